@@ -1,0 +1,38 @@
+// Does a container ask for a vendor, and for which features?
+//
+// The request is the exact environment variable named by activation_flag, or
+// the annotation "oci-decorator/<activation_flag>". Values:
+//   all                        every feature in driver_feature
+//   f1,f2                      those features
+//   none, void, 0, false, ""   off
+// An unknown feature name is an error listing the valid ones.
+#pragma once
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "error.h"
+#include "inventory.h"
+
+namespace ocid {
+
+constexpr std::string_view kAnnotationPrefix = "oci-decorator/";
+
+struct Activation {
+  bool active = false;
+  std::vector<std::string> features;   // in driver_feature order, unique
+  std::string source;                  // "env OCI_ONLOAD=all", "annotation ..."
+};
+
+// Parses one request value against the inventory's features.
+bool ParseActivationValue(const Inventory& inv, std::string_view value,
+                          std::vector<std::string>* features, Error* err);
+
+// Decides activation from env and annotations. Both may request; features
+// requested by either are applied.
+bool DecideActivation(const Inventory& inv, const std::vector<std::string>& env,
+                      const std::map<std::string, std::string>& annotations,
+                      Activation* out, Error* err);
+
+}  // namespace ocid

@@ -1,0 +1,35 @@
+// Executor for the cgroup v1 devices controller: allow the planned devices in
+// the container's devices cgroup, then re-read devices.list to verify, and
+// take back what was added if a later step fails.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "device_rule.h"
+#include "error.h"
+#include "unique_fd.h"
+
+namespace ocid {
+
+class DeviceCgroupV1 {
+ public:
+  // Finds the container's devices cgroup from /proc/<pid>/cgroup (read
+  // through proc_pid_fd) and the host's mountinfo. Must run in the host
+  // mount namespace. Fails when the host has no v1 devices hierarchy.
+  static bool Open(int proc_pid_fd, DeviceCgroupV1* out, Error* err);
+
+  // Allows each rule not already allowed, then verifies all are allowed.
+  bool Allow(const std::vector<DeviceRule>& rules, Error* err);
+  // Denies again what Allow added (rollback). Best effort.
+  void Undo();
+
+  const std::string& path() const { return path_; }
+
+ private:
+  bool ReadList(std::vector<DeviceRule>* list, Error* err) const;
+  UniqueFd dir_;
+  std::string path_;
+  std::vector<DeviceRule> added_;
+};
+
+}  // namespace ocid

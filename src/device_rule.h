@@ -1,0 +1,32 @@
+// Device cgroup rules as data, with pure renderers and parsers.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ocid {
+
+struct DeviceRule {
+  char type = 'c';          // 'c', 'b' or 'a' (all)
+  int64_t major = -1;       // -1 is the wildcard '*'
+  int64_t minor = -1;
+  std::string access = "rwm";
+
+  bool operator==(const DeviceRule& o) const {
+    return type == o.type && major == o.major && minor == o.minor &&
+           access == o.access;
+  }
+};
+
+// "c 240:0 rwm", "a *:* rwm": the cgroup v1 devices.allow / devices.list form.
+std::string DeviceRuleToV1(const DeviceRule& r);
+
+// Parses cgroup v1 devices.list content. Malformed lines are skipped.
+std::vector<DeviceRule> ParseV1DevicesList(std::string_view text);
+
+// Does `have` grant every access in `want` for want's device?
+bool RuleCovers(const DeviceRule& have, const DeviceRule& want);
+bool ListAllows(const std::vector<DeviceRule>& list, const DeviceRule& want);
+
+}  // namespace ocid

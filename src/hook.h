@@ -1,0 +1,24 @@
+// The hook command: load, decide, plan, execute, verify.
+#pragma once
+#include <string>
+
+#include "log.h"
+
+namespace ocid {
+
+struct Options {
+  std::string config_dir = "/etc/oci-decorator/oci-decorator.d";
+  std::string host_root = "/";
+  std::string state_dir = "/run/oci-decorator";
+};
+
+// Runs one hook invocation for `stage` with the state read from stdin_fd.
+// Returns the process exit code; prints nothing for containers that did not
+// ask (below debug).
+int RunHook(const Options& opts, const std::string& stage, int stdin_fd);
+
+// `plan --bundle DIR`: prints the plan as JSON to stdout. pid and id come from
+// the optional state (stdin not read); nothing changes, no root needed.
+int RunPlan(const Options& opts, const std::string& bundle);
+
+}  // namespace ocid

@@ -1,0 +1,71 @@
+// Vendor inventories: one JSON file per vendor in the config directory.
+//
+// The seed format (version, log_level, activation_flag, driver_feature,
+// inventory.<feature>.{devices,binaries,libraries,directories,miscellaneous})
+// loads unchanged. Extensions, documented in oci-decorator.json(5):
+//   - an entry is a string or an object
+//       {"source": "<path>" | ["<alt1>", "<alt2>", ...],
+//        "target": "<container path>", "target_dir": "<container dir>",
+//        "optional": true|false}
+//     where alternatives are tried in order and the first that matches wins;
+//   - the last component of a source may be a glob (libonload.so*);
+//   - a per-feature "preload" list of libraries to preload.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "error.h"
+
+namespace ocid {
+
+enum class EntryKind { kDevice, kFile, kDirectory };
+
+struct InventoryEntry {
+  EntryKind kind = EntryKind::kFile;
+  std::string category;                  // "devices", "binaries", ...
+  std::vector<std::string> sources;      // alternatives; devices: under /dev
+  std::string target;                    // "" = same path as the source
+  std::string target_dir;                // for glob sources: container dir
+  bool optional = false;
+};
+
+struct Feature {
+  std::string name;
+  std::vector<InventoryEntry> entries;
+  std::vector<std::string> preload;      // library names or container paths
+};
+
+struct Inventory {
+  std::string file;                      // where it was loaded from
+  std::string version;
+  std::string activation_flag;
+  std::vector<std::string> driver_features;  // declared order
+  std::vector<Feature> features;             // in driver_feature order
+
+  const Feature* FindFeature(std::string_view name) const;
+};
+
+// Parses one inventory. `file` is used in messages and stored in out->file.
+bool ParseInventory(std::string_view bytes, const std::string& file,
+                    Inventory* out, Error* err);
+
+// The result of loading a config directory. A broken file never hides the
+// good ones: it is kept with its error, and with its activation flag when
+// that could still be read, so only containers asking for it fail.
+struct BrokenInventory {
+  std::string file;
+  std::string activation_flag;  // "" when not even that could be read
+  Error error;
+};
+
+struct InventorySet {
+  std::vector<Inventory> inventories;    // sorted by file name
+  std::vector<BrokenInventory> broken;
+};
+
+// Loads every *.json regular file in `dir` (not following symlinks out of
+// it). A missing directory gives an empty set and returns true.
+bool LoadInventoryDir(const std::string& dir, InventorySet* out, Error* err);
+
+}  // namespace ocid

@@ -1,0 +1,53 @@
+// Executor for the plan's mounts. Two phases, because a mount can only be
+// cloned from the mount namespace that owns it:
+//   1. PrepareSources (host mount namespace): reopen each planned source
+//      inside the host root, check it is still the planned file (dev, ino,
+//      type, rdev), clone it as a detached mount (open_tree OPEN_TREE_CLONE)
+//      and set read-only, nosuid, nodev (not for devices) and private
+//      propagation on the detached mount (mount_setattr).
+//   2. Attach (container mount namespace): prepare each mountpoint inside the
+//      rootfs by fd (rootfs_path.h) and move_mount the detached tree onto
+//      that fd, then verify the target now shows the source's inode.
+// Nothing is mounted by path string, and the host namespace gains no mount.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "error.h"
+#include "plan.h"
+#include "rootfs_path.h"
+#include "unique_fd.h"
+
+namespace ocid {
+
+struct DetachedMount {
+  UniqueFd tree;            // from open_tree
+  std::string target;       // container path
+  FileType type = FileType::kRegular;
+  uint64_t dev = 0, ino = 0;
+  std::string what;         // source path for messages
+};
+
+// Clones an already-open source (an O_PATH or regular fd) as a detached mount
+// with the given flags.
+bool CloneDetached(int source_fd, const std::string& what, bool nodev,
+                   DetachedMount* out, Error* err);
+
+bool PrepareSources(int host_root_fd, const Plan& plan,
+                    std::vector<DetachedMount>* out, Error* err);
+
+// Attaches every detached mount below rootfs_fd. On failure, detaches what
+// it attached and removes what it created; nothing half-applied remains.
+class MountAttacher {
+ public:
+  explicit MountAttacher(int rootfs_fd) : rootfs_fd_(rootfs_fd) {}
+  bool Attach(std::vector<DetachedMount>* mounts, Error* err);
+  void Rollback();
+
+ private:
+  int rootfs_fd_;
+  std::vector<std::string> attached_;   // targets, in order
+  std::vector<CreatedPath> created_;
+};
+
+}  // namespace ocid

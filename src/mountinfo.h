@@ -1,0 +1,41 @@
+// /proc/<pid>/mountinfo and /proc/<pid>/cgroup, parsed from bytes.
+#pragma once
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ocid {
+
+struct MountInfoEntry {
+  int id = 0;
+  int parent = 0;
+  std::string root;          // root of the mount within its filesystem
+  std::string mount_point;   // unescaped
+  std::string mount_options;
+  std::string optional_fields;  // "shared:1 master:2" ...
+  std::string fstype;
+  std::string source;
+  std::string super_options;
+};
+
+std::vector<MountInfoEntry> ParseMountinfo(std::string_view text);
+
+// cgroup membership: controller -> path for v1 lines ("5:devices:/a/b"),
+// and the unified ("0::/x") path if any.
+struct ProcCgroup {
+  std::map<std::string, std::string> v1;   // "devices" -> "/a/b"
+  bool has_unified = false;
+  std::string unified;
+};
+ProcCgroup ParseProcCgroup(std::string_view text);
+
+// The mount point of the v1 hierarchy carrying `controller`, or "" if none.
+// When a hierarchy is mounted at several places the one whose root is "/"
+// is preferred.
+std::string FindCgroupV1Mount(const std::vector<MountInfoEntry>& mounts,
+                              const std::string& controller);
+// The mount point of cgroup2, or "".
+std::string FindCgroup2Mount(const std::vector<MountInfoEntry>& mounts);
+
+}  // namespace ocid

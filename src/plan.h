@@ -1,0 +1,48 @@
+// The Plan: everything the hook will do to one container, decided before
+// anything is done. Pure data, printable as JSON (plan_json.h), carried out
+// by the executors (mounter, device cgroup, preload).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "device_rule.h"
+#include "host_view.h"
+
+namespace ocid {
+
+struct MountOp {
+  FileType type = FileType::kRegular;  // what the source is
+  std::string source;         // host path as matched (within --host-root)
+  std::string resolved;       // host path after symlinks (within --host-root)
+  std::string target;         // absolute path inside the container
+  bool readonly = true;
+  bool nosuid = true;
+  bool nodev = true;          // false for device nodes
+  uint64_t rdev = 0;          // devices only
+  uint64_t dev = 0, ino = 0;  // identity of the planned source
+  std::string inventory;      // provenance: file and feature
+  std::string feature;
+};
+
+struct ActivatedInventory {
+  std::string file;
+  std::string activation_flag;
+  std::vector<std::string> features;
+  std::string requested_by;   // "env OCI_ONLOAD=all"
+};
+
+struct Plan {
+  std::string container_id;
+  int pid = 0;
+  std::string rootfs;                       // absolute host path
+  std::vector<ActivatedInventory> activated;
+  std::vector<MountOp> mounts;              // parents before children
+  std::vector<DeviceRule> device_rules;     // one per device mount
+  std::vector<std::string> preload;         // absolute container paths
+  std::vector<std::string> skipped;         // optional entries not found
+
+  bool Active() const { return !activated.empty(); }
+};
+
+}  // namespace ocid
