@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "error.h"
+#include "bundle_config.h"
 #include "inventory.h"
 
 namespace ocid {
@@ -24,6 +25,10 @@ struct Activation {
   std::vector<std::string> features;   // in driver_feature order, unique
   std::string source;                  // "env OCI_ONLOAD=all", "annotation ..."
 };
+
+// True for the values that mean "off": none, void, 0, false, empty
+// (case-insensitive, surrounding blanks ignored).
+bool IsOffValue(std::string_view value);
 
 // Parses one request value against the inventory's features.
 bool ParseActivationValue(const Inventory& inv, std::string_view value,

@@ -36,6 +36,8 @@ class HostView {
   // an empty list; only real I/O failures return false.
   virtual bool Match(const std::string& pattern, std::vector<HostMatch>* out,
                      Error* err) const = 0;
+  // How to name a host path in messages (with the host root prefix).
+  virtual std::string Display(const std::string& path) const { return path; }
 };
 
 class HostRootView : public HostView {
@@ -44,6 +46,9 @@ class HostRootView : public HostView {
                    std::unique_ptr<HostRootView>* out, Error* err);
   bool Match(const std::string& pattern, std::vector<HostMatch>* out,
              Error* err) const override;
+  std::string Display(const std::string& path) const override {
+    return root_path_ == "/" ? path : root_path_ + path;
+  }
   int fd() const { return root_.get(); }
   const std::string& root_path() const { return root_path_; }
 

@@ -46,7 +46,7 @@ class MountAttacher {
 
  private:
   int rootfs_fd_;
-  std::vector<std::string> attached_;   // targets, in order
+  std::vector<DetachedMount*> attached_;  // in the order attached
   std::vector<CreatedPath> created_;
 };
 

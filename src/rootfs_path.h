@@ -60,4 +60,7 @@ bool PrepareMountpoint(int root_fd, const std::string& path,
 // directories and empty files are removed. Best effort, used on rollback.
 void RemoveCreated(int root_fd, const std::vector<CreatedPath>& created);
 
+// "regular file", "FIFO", "symlink"... for messages about st_mode.
+const char* FileTypeDescription(unsigned mode);
+
 }  // namespace ocid

@@ -1,0 +1,100 @@
+#include "activation.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace ocid {
+namespace {
+
+std::string Trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+std::string Lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string ValidList(const Inventory& inv) {
+  std::string s = "all";
+  for (const auto& f : inv.driver_features) s += ", " + f;
+  return s;
+}
+
+// Adds `add` to `features` keeping driver_feature order and uniqueness.
+void Merge(const Inventory& inv, const std::vector<std::string>& add,
+           std::vector<std::string>* features) {
+  std::vector<std::string> merged;
+  for (const auto& f : inv.driver_features)
+    if (std::count(add.begin(), add.end(), f) ||
+        std::count(features->begin(), features->end(), f))
+      merged.push_back(f);
+  *features = std::move(merged);
+}
+
+}  // namespace
+
+bool IsOffValue(std::string_view value) {
+  std::string l = Lower(Trim(value));
+  return l.empty() || l == "none" || l == "void" || l == "0" || l == "false";
+}
+
+bool ParseActivationValue(const Inventory& inv, std::string_view value,
+                          std::vector<std::string>* features, Error* err) {
+  features->clear();
+  std::string v = Trim(value);
+  if (IsOffValue(v)) return true;
+  std::vector<std::string> wanted;
+  size_t start = 0;
+  while (start <= v.size()) {
+    size_t end = v.find(',', start);
+    if (end == std::string::npos) end = v.size();
+    std::string item = Trim(std::string_view(v).substr(start, end - start));
+    start = end + 1;
+    if (item.empty()) continue;
+    if (Lower(item) == "all") {
+      wanted = inv.driver_features;
+      continue;
+    }
+    if (std::find(inv.driver_features.begin(), inv.driver_features.end(), item) ==
+        inv.driver_features.end())
+      return Fail(err, "unknown feature \"" + item + "\" requested by " +
+                           inv.activation_flag + " (valid: " + ValidList(inv) +
+                           "; off: none) in " + inv.file);
+    wanted.push_back(item);
+  }
+  Merge(inv, wanted, features);
+  return true;
+}
+
+bool DecideActivation(const Inventory& inv, const std::vector<std::string>& env,
+                      const std::map<std::string, std::string>& annotations,
+                      Activation* out, Error* err) {
+  *out = Activation{};
+  std::string value;
+  if (LookupEnv(env, inv.activation_flag, &value)) {
+    std::vector<std::string> f;
+    if (!ParseActivationValue(inv, value, &f, err)) return false;
+    if (!f.empty()) {
+      Merge(inv, f, &out->features);
+      out->source = "env " + inv.activation_flag + "=" + value;
+    }
+  }
+  auto it = annotations.find(std::string(kAnnotationPrefix) + inv.activation_flag);
+  if (it != annotations.end()) {
+    std::vector<std::string> f;
+    if (!ParseActivationValue(inv, it->second, &f, err)) return false;
+    if (!f.empty()) {
+      Merge(inv, f, &out->features);
+      if (!out->source.empty()) out->source += ", ";
+      out->source += "annotation " + it->first + "=" + it->second;
+    }
+  }
+  out->active = !out->features.empty();
+  return true;
+}
+
+}  // namespace ocid

@@ -1,0 +1,317 @@
+// The hook, in the order it works:
+//   1. read the state (always to EOF), and stop at once for stages with
+//      nothing to do;
+//   2. load the inventories; if none of their activation flags occurs in the
+//      state or config.json bytes at all, stop: the common case costs one
+//      directory scan, small reads and no JSON parse of config.json;
+//   3. parse config.json and build the Plan (pure);
+//   4. execute: on the host, allow the devices in the device cgroup and
+//      clone every source as a detached read-only mount; enter the
+//      container's mount namespace; attach each mount onto a mountpoint
+//      resolved by fd inside the rootfs; write and mount the preload file;
+//   5. any failure takes back what was applied and exits non-zero with one
+//      line naming what was wrong and where.
+#include "hook.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+
+#include "bundle_config.h"
+#include "device_cgroup_v1.h"
+#include "files.h"
+#include "inventory.h"
+#include "mounter.h"
+#include "oci_state.h"
+#include "plan_json.h"
+#include "planner.h"
+#include "preload.h"
+#include "rootfs_path.h"
+#include "runtime_dir.h"
+
+namespace ocid {
+namespace {
+
+constexpr int kExitFailure = 1;
+constexpr const char* kPreloadTarget = "/etc/ld.so.preload";
+constexpr const char* kPreloadFile = "ld.so.preload";
+
+int Failed(const std::string& id, const Error& e) {
+  log::Error((id.empty() ? "" : "container " + id + ": ") + e.Line());
+  return kExitFailure;
+}
+
+// Could any inventory be asked for by this container? A flag that occurs
+// nowhere in the bytes cannot be in env or annotations.
+bool AnyFlagMentioned(const InventorySet& set, const std::string& state,
+                      const std::string& config) {
+  auto mentioned = [&](const std::string& flag) {
+    return !flag.empty() && (config.find(flag) != std::string::npos ||
+                             state.find(flag) != std::string::npos);
+  };
+  for (const auto& inv : set.inventories)
+    if (mentioned(inv.activation_flag)) return true;
+  for (const auto& b : set.broken)
+    if (mentioned(b.activation_flag)) return true;
+  return false;
+}
+
+void ReportBroken(const InventorySet& set, bool activated) {
+  for (const auto& b : set.broken) {
+    std::string line = "ignoring " + b.error.Line();
+    if (activated) log::Warn(line);
+    else OCID_DEBUG(line);
+  }
+}
+
+// The image's /etc/ld.so.preload, read through the rootfs fd. A symlink,
+// FIFO or anything but a regular file is refused (the mount would be too).
+bool ReadImagePreload(int rootfs_fd, std::string* out, Error* err) {
+  out->clear();
+  UniqueFd etc;
+  Error e;
+  if (!OpenInRoot(rootfs_fd, "/etc", O_PATH | O_DIRECTORY, &etc, &e)) {
+    if (e.errnum == ENOENT) return true;
+    *err = e;
+    return false;
+  }
+  UniqueFd fd(::openat(etc.get(), "ld.so.preload",
+                       O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (!fd.valid()) {
+    if (errno == ENOENT) return true;
+    return Fail(err, "cannot open the image's file", kPreloadTarget, errno);
+  }
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
+    return Fail(err, "the image's file is not a regular file", kPreloadTarget);
+  return ReadAllFd(fd.get(), kMaxPreloadBytes, std::string("the image's ") + kPreloadTarget,
+                   out, err);
+}
+
+class Executor {
+ public:
+  Executor(const Options& opts, const Plan& plan, int host_root_fd)
+      : opts_(opts), plan_(plan), host_root_fd_(host_root_fd) {}
+
+  bool Run(Error* err) {
+    if (!Apply(err)) {
+      Rollback();
+      return false;
+    }
+    return true;
+  }
+
+ private:
+  bool Apply(Error* err) {
+    std::string pid_dir = "/proc/" + std::to_string(plan_.pid);
+    // The /proc/<pid> directory fd pins the process: everything below is
+    // read through it, so a recycled pid cannot redirect us.
+    UniqueFd proc(::open(pid_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!proc.valid()) return Fail(err, "the container process is gone", pid_dir, errno);
+    UniqueFd mntns(::openat(proc.get(), "ns/mnt", O_RDONLY | O_CLOEXEC));
+    if (!mntns.valid())
+      return Fail(err, "cannot open the container's mount namespace", pid_dir + "/ns/mnt", errno);
+
+    // Host side first: nothing of the host is reachable by path once we are
+    // in the container's namespace.
+    if (!plan_.device_rules.empty()) {
+      if (!DeviceCgroupV1::Open(proc.get(), &cgroup_, err)) return false;
+      cgroup_used_ = true;
+      if (!cgroup_.Allow(plan_.device_rules, err)) return false;
+    }
+    if (!PrepareSources(host_root_fd_, plan_, &mounts_, err)) return false;
+    UniqueFd preload_fd;
+    if (!plan_.preload.empty() && !PreparePreload(&preload_fd, err)) return false;
+
+    // Enter the container's mount namespace. The host namespace is never
+    // modified: every mount below lands in the container's.
+    if (::setns(mntns.get(), CLONE_NEWNS) != 0)
+      return Fail(err, "cannot enter the container's mount namespace", pid_dir + "/ns/mnt", errno);
+    UniqueFd rootfs(::open(plan_.rootfs.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!rootfs.valid()) return Fail(err, "cannot open the container rootfs", plan_.rootfs, errno);
+    rootfs_fd_ = rootfs.get();
+
+    if (preload_fd.valid()) {
+      std::string image;
+      if (!ReadImagePreload(rootfs.get(), &image, err)) return false;
+      if (!WriteAllFd(preload_fd.get(), MergePreload(image, plan_.preload),
+                      opts_.state_dir + "/" + plan_.container_id + "/" + kPreloadFile, err))
+        return false;
+    }
+    attacher_ = std::make_unique<MountAttacher>(rootfs.get());
+    if (!attacher_->Attach(&mounts_, err)) return false;
+    rootfs_keep_ = std::move(rootfs);
+    return true;
+  }
+
+  // The generated preload file lives on the host; it is cloned as a mount
+  // now (a mount can only be cloned from its own namespace) and filled in
+  // once the image's own file has been read inside the container.
+  bool PreparePreload(UniqueFd* write_fd, Error* err) {
+    UniqueFd dir;
+    if (!OpenContainerDir(opts_.state_dir, plan_.container_id, &dir, err)) return false;
+    state_dir_used_ = true;
+    std::string path = opts_.state_dir + "/" + plan_.container_id + "/" + kPreloadFile;
+    // A fresh inode every time: a stale file from an earlier container with
+    // the same id may still be mounted somewhere.
+    if (::unlinkat(dir.get(), kPreloadFile, 0) != 0 && errno != ENOENT)
+      return Fail(err, "cannot replace", path, errno);
+    write_fd->reset(::openat(dir.get(), kPreloadFile,
+                             O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+    if (!write_fd->valid()) return Fail(err, "cannot create", path, errno);
+    DetachedMount d;
+    if (!CloneDetached(write_fd->get(), path, true, &d, err)) return false;
+    d.target = kPreloadTarget;
+    mounts_.push_back(std::move(d));
+    return true;
+  }
+
+  void Rollback() {
+    if (attacher_) attacher_->Rollback();
+    if (cgroup_used_) cgroup_.Undo();
+    if (state_dir_used_) {
+      Error ignored;
+      RemoveContainerDir(opts_.state_dir, plan_.container_id, &ignored);
+    }
+  }
+
+  const Options& opts_;
+  const Plan& plan_;
+  int host_root_fd_;
+  int rootfs_fd_ = -1;
+  UniqueFd rootfs_keep_;
+  DeviceCgroupV1 cgroup_;
+  bool cgroup_used_ = false;
+  bool state_dir_used_ = false;
+  std::vector<DetachedMount> mounts_;
+  std::unique_ptr<MountAttacher> attacher_;
+};
+
+std::string Summary(const Plan& plan) {
+  std::string s;
+  for (const auto& a : plan.activated) {
+    if (!s.empty()) s += "; ";
+    s += a.file + " (" + a.requested_by + "): features";
+    for (const auto& f : a.features) s += " " + f;
+  }
+  size_t devices = plan.device_rules.size();
+  s += "; " + std::to_string(plan.mounts.size()) + " mounts, " +
+       std::to_string(devices) + " devices";
+  for (const auto& p : plan.preload) s += ", preload " + p;
+  return s;
+}
+
+struct Loaded {
+  OciState state;
+  BundleConfig config;
+  InventorySet inventories;
+  std::string config_path;
+};
+
+// Steps 2-3 shared by the hook and `plan`: returns false with *err set on a
+// failure, and sets *asked=false when no inventory can be activated.
+bool LoadAndCheck(const Options& opts, const std::string& state_bytes, Loaded* l,
+                  bool* asked, Error* err) {
+  *asked = false;
+  if (!LoadInventoryDir(opts.config_dir, &l->inventories, err)) return false;
+  if (l->inventories.inventories.empty() && l->inventories.broken.empty()) return true;
+  l->config_path = l->state.bundle + "/config.json";
+  std::string config_bytes;
+  if (!ReadFileAt(AT_FDCWD, l->config_path, kMaxConfigBytes, &config_bytes, err)) return false;
+  if (!AnyFlagMentioned(l->inventories, state_bytes, config_bytes)) return true;
+  *asked = true;
+  return ParseBundleConfig(config_bytes, l->config_path, &l->config, err);
+}
+
+}  // namespace
+
+int RunHook(const Options& opts, const std::string& stage, int stdin_fd) {
+  std::string state_bytes;
+  Error err;
+  bool read_ok = ReadAllFd(stdin_fd, kMaxStateBytes, "OCI state on stdin", &state_bytes, &err);
+  bool apply = stage == "prestart" || stage == "createRuntime";
+  if (!apply && stage != "poststop") {
+    OCID_DEBUG("nothing to do at stage " + stage);
+    return 0;
+  }
+  Loaded l;
+  if (!read_ok || !ParseOciState(state_bytes, &l.state, &err)) return Failed("", err);
+
+  if (stage == "poststop") {
+    if (!RemoveContainerDir(opts.state_dir, l.state.id, &err))
+      log::Warn("container " + l.state.id + ": " + err.Line());
+    return 0;
+  }
+
+  bool asked = false;
+  if (!LoadAndCheck(opts, state_bytes, &l, &asked, &err)) {
+    // Without the inventories or config.json nobody can tell whether the
+    // container asked; a container that did not ask must not be harmed, so
+    // only an unreadable config dir is tolerated, with a warning.
+    if (!asked && err.what.rfind("cannot open config directory", 0) == 0) {
+      log::Warn(err.Line());
+      return 0;
+    }
+    return Failed(l.state.id, err);
+  }
+  if (!asked) {
+    OCID_DEBUG("container " + l.state.id + ": no activation flag mentioned");
+    ReportBroken(l.inventories, false);
+    return 0;
+  }
+
+  std::unique_ptr<HostRootView> host;
+  if (!HostRootView::Open(opts.host_root, &host, &err)) return Failed(l.state.id, err);
+  PlanInputs in{&l.state, &l.config, &l.inventories, host.get()};
+  Plan plan;
+  if (!BuildPlan(in, &plan, &err)) return Failed(l.state.id, err);
+  ReportBroken(l.inventories, plan.Active());
+  if (!plan.Active()) {
+    OCID_DEBUG("container " + l.state.id + ": not activated");
+    return 0;
+  }
+  if (plan.pid <= 0)
+    return Failed(plan.container_id, Error{"OCI state has no \"pid\" (needed to apply)", "", 0});
+  if (!plan.preload.empty() && !IsSafeContainerId(plan.container_id))
+    return Failed(plan.container_id,
+                  Error{"container id is not usable as a directory name", plan.container_id});
+
+  Executor exec(opts, plan, host->fd());
+  if (!exec.Run(&err)) return Failed(plan.container_id, err);
+  log::Info("container " + plan.container_id + ": applied " + Summary(plan));
+  return 0;
+}
+
+int RunPlan(const Options& opts, const std::string& bundle) {
+  Loaded l;
+  Error err;
+  std::string b = bundle;
+  while (b.size() > 1 && b.back() == '/') b.pop_back();
+  if (b.empty() || b[0] != '/') {
+    char cwd[4096];
+    if (!::getcwd(cwd, sizeof cwd)) return Failed("", Error{"cannot get cwd", "", errno});
+    b = std::string(cwd) + "/" + b;
+  }
+  l.state.bundle = b;
+  l.state.id = b.substr(b.rfind('/') + 1);
+  l.config_path = b + "/config.json";
+  std::string config_bytes;
+  std::unique_ptr<HostRootView> host;
+  Plan plan;
+  if (!ReadFileAt(AT_FDCWD, l.config_path, kMaxConfigBytes, &config_bytes, &err) ||
+      !ParseBundleConfig(config_bytes, l.config_path, &l.config, &err) ||
+      !LoadInventoryDir(opts.config_dir, &l.inventories, &err) ||
+      !HostRootView::Open(opts.host_root, &host, &err))
+    return Failed("", err);
+  PlanInputs in{&l.state, &l.config, &l.inventories, host.get()};
+  if (!BuildPlan(in, &plan, &err)) return Failed("", err);
+  for (const auto& broken : l.inventories.broken) log::Warn("ignoring " + broken.error.Line());
+  std::fputs(PlanToJson(plan).c_str(), stdout);
+  return 0;
+}
+
+}  // namespace ocid

@@ -1,0 +1,122 @@
+#include "host_view.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "rootfs_path.h"
+
+namespace ocid {
+namespace {
+
+std::string FdPath(int fd) {
+  char link[64], buf[PATH_MAX];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = ::readlink(link, buf, sizeof buf - 1);
+  if (n <= 0) return "";
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+bool Missing(int e) { return e == ENOENT || e == ENOTDIR || e == ELOOP; }
+
+}  // namespace
+
+const char* FileTypeName(FileType t) {
+  switch (t) {
+    case FileType::kRegular: return "file";
+    case FileType::kDirectory: return "directory";
+    case FileType::kCharDevice: return "char-device";
+    case FileType::kBlockDevice: return "block-device";
+    case FileType::kOther: return "other";
+  }
+  return "other";
+}
+
+FileType FileTypeOf(mode_t mode) {
+  if (S_ISREG(mode)) return FileType::kRegular;
+  if (S_ISDIR(mode)) return FileType::kDirectory;
+  if (S_ISCHR(mode)) return FileType::kCharDevice;
+  if (S_ISBLK(mode)) return FileType::kBlockDevice;
+  return FileType::kOther;
+}
+
+bool HasGlob(const std::string& s) {
+  return s.find_first_of("*?[") != std::string::npos;
+}
+
+bool HostRootView::Open(const std::string& host_root,
+                        std::unique_ptr<HostRootView>* out, Error* err) {
+  auto v = std::unique_ptr<HostRootView>(new HostRootView());
+  v->root_.reset(::open(host_root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!v->root_.valid()) return Fail(err, "cannot open host root", host_root, errno);
+  v->root_path_ = FdPath(v->root_.get());
+  if (v->root_path_.empty()) return Fail(err, "cannot resolve host root", host_root);
+  *out = std::move(v);
+  return true;
+}
+
+bool HostRootView::Match(const std::string& pattern,
+                         std::vector<HostMatch>* out, Error* err) const {
+  out->clear();
+  size_t slash = pattern.rfind('/');
+  std::string dir = slash == 0 ? "/" : pattern.substr(0, slash);
+  std::string leaf = pattern.substr(slash + 1);
+
+  std::vector<std::string> paths;
+  if (!HasGlob(leaf)) {
+    paths.push_back(pattern);
+  } else {
+    UniqueFd dfd;
+    Error e;
+    if (!OpenInRoot(root_.get(), dir, O_RDONLY | O_DIRECTORY, &dfd, &e)) {
+      if (Missing(e.errnum)) return true;
+      *err = e;
+      return false;
+    }
+    DIR* d = ::fdopendir(dfd.release());
+    if (!d) return Fail(err, "cannot list host directory", dir, errno);
+    while (dirent* de = ::readdir(d)) {
+      std::string n = de->d_name;
+      if (n == "." || n == "..") continue;
+      if (::fnmatch(leaf.c_str(), n.c_str(), FNM_PERIOD) == 0)
+        paths.push_back((dir == "/" ? "" : dir) + "/" + n);
+    }
+    ::closedir(d);
+    std::sort(paths.begin(), paths.end());
+  }
+
+  for (const auto& p : paths) {
+    UniqueFd fd;
+    Error e;
+    if (!OpenInRoot(root_.get(), p, O_PATH, &fd, &e)) {
+      if (Missing(e.errnum)) continue;  // absent, or a dangling link
+      *err = e;
+      return false;
+    }
+    struct stat st;
+    if (::fstat(fd.get(), &st) != 0) return Fail(err, "cannot stat host path", p, errno);
+    HostMatch m;
+    m.path = p;
+    std::string real = FdPath(fd.get());
+    if (root_path_ == "/") {
+      m.resolved = real;
+    } else if (real.rfind(root_path_ + "/", 0) == 0) {
+      m.resolved = real.substr(root_path_.size());
+    } else {
+      m.resolved = p;
+    }
+    m.type = FileTypeOf(st.st_mode);
+    m.rdev = st.st_rdev;
+    m.dev = st.st_dev;
+    m.ino = st.st_ino;
+    out->push_back(std::move(m));
+  }
+  return true;
+}
+
+}  // namespace ocid

@@ -1,0 +1,337 @@
+#include "inventory.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "files.h"
+#include "host_view.h"
+#include "unique_fd.h"
+
+namespace ocid {
+namespace {
+
+using nlohmann::json;
+
+bool IsCommentKey(const std::string& k) {
+  return k.rfind("x-", 0) == 0 || k.rfind("_", 0) == 0;
+}
+
+bool IsFlagName(const std::string& s) {
+  if (s.empty() || s.size() > 128) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    bool alpha = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+    if (!alpha && !(i > 0 && c >= '0' && c <= '9')) return false;
+  }
+  return true;
+}
+
+bool IsFeatureName(const std::string& s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (char c : s) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+    if (!ok) return false;
+  }
+  static const std::set<std::string> kReserved = {"all", "none", "void", "0",
+                                                  "false"};
+  return kReserved.count(s) == 0;
+}
+
+// A normalised path: components separated by single '/', none "." or "..",
+// no trailing '/', globs only in the last component.
+bool CheckPathSyntax(const std::string& p, bool absolute, bool allow_glob,
+                     std::string* why) {
+  if (p.empty()) return *why = "is empty", false;
+  if (p.find('\0') != std::string::npos) return *why = "contains a NUL", false;
+  if (absolute != (p[0] == '/'))
+    return *why = absolute ? "is not an absolute path" : "must be a name under /dev",
+           false;
+  if (p == "/") return *why = "is \"/\"", false;
+  size_t start = absolute ? 1 : 0;
+  while (start <= p.size()) {
+    size_t end = p.find('/', start);
+    if (end == std::string::npos) end = p.size();
+    std::string comp = p.substr(start, end - start);
+    bool last = end == p.size();
+    if (comp.empty()) return *why = "has an empty component", false;
+    if (comp == "." || comp == "..")
+      return *why = "has a \".\" or \"..\" component", false;
+    if (HasGlob(comp) && !(last && allow_glob))
+      return *why = "has a glob outside its last component", false;
+    start = end + 1;
+  }
+  return true;
+}
+
+bool CheckTarget(const std::string& t, std::string* why) {
+  if (!CheckPathSyntax(t, true, false, why)) return false;
+  for (const char* banned : {"/proc", "/sys"}) {
+    std::string b = banned;
+    if (t == b || t.rfind(b + "/", 0) == 0) return *why = "is under " + b, false;
+  }
+  return true;
+}
+
+class InventoryParser {
+ public:
+  InventoryParser(const std::string& file, Error* err) : file_(file), err_(err) {}
+
+  bool Parse(const json& j, Inventory* out) {
+    if (!j.is_object()) return Bad("", "the file is not a JSON object");
+    out->file = file_;
+    const json* inventory = nullptr;
+    for (const auto& [k, v] : j.items()) {
+      if (k == "version") {
+        if (v.is_string()) out->version = v.get<std::string>();
+        else if (v.is_number()) out->version = v.dump();
+        else return Bad(k, "must be a string");
+      } else if (k == "log_level") {
+        if (!v.is_string()) return Bad(k, "must be a string");
+      } else if (k == "activation_flag") {
+        if (!v.is_string() || !IsFlagName(v.get<std::string>()))
+          return Bad(k, "must be an environment variable name");
+        out->activation_flag = v.get<std::string>();
+      } else if (k == "driver_feature") {
+        if (!ParseFeatureList(v, &out->driver_features)) return false;
+      } else if (k == "inventory") {
+        inventory = &v;
+      } else if (!IsCommentKey(k)) {
+        return Bad(k, "unknown key");
+      }
+    }
+    if (out->activation_flag.empty()) return Bad("activation_flag", "is missing");
+    if (out->driver_features.empty()) return Bad("driver_feature", "is missing");
+    if (!inventory) return Bad("inventory", "is missing");
+    if (!inventory->is_object()) return Bad("inventory", "must be an object");
+    for (const auto& [k, v] : inventory->items()) {
+      if (IsCommentKey(k)) continue;
+      if (std::find(out->driver_features.begin(), out->driver_features.end(), k) ==
+          out->driver_features.end())
+        return Bad("inventory." + k, "is not listed in driver_feature");
+    }
+    for (const auto& name : out->driver_features) {
+      auto it = inventory->find(name);
+      if (it == inventory->end())
+        return Bad("inventory." + name, "is missing (listed in driver_feature)");
+      Feature f;
+      f.name = name;
+      if (!ParseFeature(*it, "inventory." + name, &f)) return false;
+      out->features.push_back(std::move(f));
+    }
+    return true;
+  }
+
+ private:
+  bool Bad(const std::string& key, const std::string& why) {
+    return Fail(err_, "invalid inventory " + file_,
+                key.empty() ? why : "\"" + key + "\" " + why);
+  }
+
+  bool ParseFeatureList(const json& v, std::vector<std::string>* out) {
+    if (!v.is_array() || v.empty())
+      return Bad("driver_feature", "must be a non-empty list of names");
+    for (const auto& e : v) {
+      if (!e.is_string() || !IsFeatureName(e.get<std::string>()))
+        return Bad("driver_feature",
+                   "has an invalid name (letters, digits, _ . -; not all/none)");
+      std::string n = e.get<std::string>();
+      if (std::find(out->begin(), out->end(), n) != out->end())
+        return Bad("driver_feature", "lists \"" + n + "\" twice");
+      out->push_back(n);
+    }
+    return true;
+  }
+
+  bool ParseFeature(const json& v, const std::string& key, Feature* f) {
+    if (!v.is_object()) return Bad(key, "must be an object");
+    for (const auto& [k, list] : v.items()) {
+      if (IsCommentKey(k)) continue;
+      std::string sub = key + "." + k;
+      if (k == "preload") {
+        if (!ParsePreload(list, sub, &f->preload)) return false;
+        continue;
+      }
+      EntryKind kind;
+      if (k == "devices") kind = EntryKind::kDevice;
+      else if (k == "directories") kind = EntryKind::kDirectory;
+      else if (k == "binaries" || k == "libraries" || k == "miscellaneous")
+        kind = EntryKind::kFile;
+      else return Bad(sub, "unknown key");
+      if (!list.is_array()) return Bad(sub, "must be a list");
+      for (size_t i = 0; i < list.size(); ++i) {
+        InventoryEntry e;
+        e.kind = kind;
+        e.category = k;
+        if (!ParseEntry(list[i], sub + "[" + std::to_string(i) + "]", &e))
+          return false;
+        f->entries.push_back(std::move(e));
+      }
+    }
+    return true;
+  }
+
+  bool ParsePreload(const json& v, const std::string& key,
+                    std::vector<std::string>* out) {
+    if (!v.is_array()) return Bad(key, "must be a list");
+    for (const auto& e : v) {
+      if (!e.is_string()) return Bad(key, "must hold strings");
+      std::string s = e.get<std::string>();
+      std::string why;
+      bool ok = s.find('/') == std::string::npos
+                    ? (!s.empty() && s != "." && s != ".." && !HasGlob(s))
+                    : CheckTarget(s, &why);
+      if (!ok) return Bad(key, "has an invalid entry \"" + s + "\"");
+      out->push_back(s);
+    }
+    return true;
+  }
+
+  bool ParseSource(std::string s, const std::string& key, EntryKind kind,
+                   std::vector<std::string>* out) {
+    if (kind == EntryKind::kDevice && s.rfind("/dev/", 0) == 0) s = s.substr(5);
+    std::string why;
+    if (!CheckPathSyntax(s, kind != EntryKind::kDevice, true, &why))
+      return Bad(key, "source \"" + s + "\" " + why);
+    out->push_back(s);
+    return true;
+  }
+
+  bool ParseEntry(const json& v, const std::string& key, InventoryEntry* e) {
+    if (v.is_string()) return ParseSource(v.get<std::string>(), key, e->kind, &e->sources);
+    if (!v.is_object()) return Bad(key, "must be a string or an object");
+    for (const auto& [k, x] : v.items()) {
+      if (k == "source") {
+        if (x.is_string()) {
+          if (!ParseSource(x.get<std::string>(), key, e->kind, &e->sources)) return false;
+        } else if (x.is_array() && !x.empty()) {
+          for (const auto& alt : x) {
+            if (!alt.is_string()) return Bad(key + ".source", "must hold strings");
+            if (!ParseSource(alt.get<std::string>(), key, e->kind, &e->sources))
+              return false;
+          }
+        } else {
+          return Bad(key + ".source", "must be a string or a non-empty list");
+        }
+      } else if (k == "target" || k == "target_dir") {
+        std::string why;
+        if (!x.is_string() || !CheckTarget(x.get<std::string>(), &why))
+          return Bad(key + "." + k, x.is_string() ? why : "must be a string");
+        (k == "target" ? e->target : e->target_dir) = x.get<std::string>();
+      } else if (k == "optional") {
+        if (!x.is_boolean()) return Bad(key + ".optional", "must be true or false");
+        e->optional = x.get<bool>();
+      } else if (!IsCommentKey(k)) {
+        return Bad(key + "." + k, "unknown key");
+      }
+    }
+    if (e->sources.empty()) return Bad(key + ".source", "is missing");
+    if (!e->target.empty() && !e->target_dir.empty())
+      return Bad(key, "has both target and target_dir");
+    if (!e->target.empty())
+      for (const auto& s : e->sources)
+        if (HasGlob(s)) return Bad(key + ".target", "cannot be used with a glob source (use target_dir)");
+    return true;
+  }
+
+  const std::string& file_;
+  Error* err_;
+};
+
+// Best effort for a file that failed to parse: the activation flag, so the
+// containers asking for it (and only those) can be failed.
+std::string SalvageFlag(std::string_view bytes) {
+  json j = json::parse(bytes.begin(), bytes.end(), nullptr, false);
+  if (!j.is_discarded() && j.is_object()) {
+    auto it = j.find("activation_flag");
+    if (it != j.end() && it->is_string() && IsFlagName(it->get<std::string>()))
+      return it->get<std::string>();
+    return "";
+  }
+  const std::string_view key = "\"activation_flag\"";
+  size_t p = bytes.find(key);
+  if (p == std::string_view::npos) return "";
+  p += key.size();
+  while (p < bytes.size() && (bytes[p] == ' ' || bytes[p] == '\t' ||
+                              bytes[p] == '\n' || bytes[p] == '\r' || bytes[p] == ':'))
+    ++p;
+  if (p >= bytes.size() || bytes[p] != '"') return "";
+  size_t end = bytes.find('"', p + 1);
+  if (end == std::string_view::npos) return "";
+  std::string flag(bytes.substr(p + 1, end - p - 1));
+  return IsFlagName(flag) ? flag : "";
+}
+
+}  // namespace
+
+const Feature* Inventory::FindFeature(std::string_view name) const {
+  for (const auto& f : features)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+bool ParseInventory(std::string_view bytes, const std::string& file,
+                    Inventory* out, Error* err) {
+  *out = Inventory{};
+  json j = json::parse(bytes.begin(), bytes.end(), nullptr, false);
+  if (j.is_discarded()) return Fail(err, "invalid inventory " + file, "not valid JSON");
+  try {
+    InventoryParser p(file, err);
+    return p.Parse(j, out);
+  } catch (const json::exception& e) {
+    return Fail(err, "invalid inventory " + file, e.what());
+  }
+}
+
+bool LoadInventoryDir(const std::string& dir, InventorySet* out, Error* err) {
+  *out = InventorySet{};
+  UniqueFd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dfd.valid()) {
+    if (errno == ENOENT) return true;
+    return Fail(err, "cannot open config directory", dir, errno);
+  }
+  int dup_fd = ::dup(dfd.get());
+  if (dup_fd < 0) return Fail(err, "cannot read config directory", dir, errno);
+  DIR* d = ::fdopendir(dup_fd);
+  if (!d) {
+    ::close(dup_fd);
+    return Fail(err, "cannot read config directory", dir, errno);
+  }
+  std::vector<std::string> names;
+  while (dirent* de = ::readdir(d)) {
+    std::string n = de->d_name;
+    if (n.size() > 5 && n.compare(n.size() - 5, 5, ".json") == 0 && n[0] != '.')
+      names.push_back(n);
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+
+  for (const auto& n : names) {
+    std::string path = dir + (dir.empty() || dir.back() == '/' ? "" : "/") + n;
+    UniqueFd fd(::openat(dfd.get(), n.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+    struct stat st;
+    std::string bytes;
+    Error e;
+    if (!fd.valid()) {
+      Fail(&e, "cannot open inventory", path, errno);
+    } else if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+      Fail(&e, "inventory is not a regular file", path);
+    } else if (ReadAllFd(fd.get(), kMaxInventoryBytes, path, &bytes, &e)) {
+      Inventory inv;
+      if (ParseInventory(bytes, path, &inv, &e)) {
+        out->inventories.push_back(std::move(inv));
+        continue;
+      }
+    }
+    out->broken.push_back(BrokenInventory{path, SalvageFlag(bytes), e});
+  }
+  return true;
+}
+
+}  // namespace ocid

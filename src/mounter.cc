@@ -1,0 +1,94 @@
+#include "mounter.h"
+
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+
+#include "syscalls.h"
+
+namespace ocid {
+
+bool CloneDetached(int source_fd, const std::string& what, bool nodev,
+                   DetachedMount* out, Error* err) {
+  // A non-recursive clone: exactly the one file or directory, never a mount
+  // tree that might sit below a host directory.
+  UniqueFd tree(sys::open_tree(source_fd, "",
+                               OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH));
+  if (!tree.valid()) return Fail(err, "cannot clone host source as a mount", what, errno);
+  mount_attr attr{};
+  attr.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | (nodev ? MOUNT_ATTR_NODEV : 0);
+  // A device node must stay usable even if its host filesystem is nodev.
+  attr.attr_clr = nodev ? 0 : MOUNT_ATTR_NODEV;
+  // Private: nothing mounted later under it propagates anywhere.
+  attr.propagation = MS_PRIVATE;
+  if (sys::mount_setattr(tree.get(), "", AT_EMPTY_PATH, &attr) != 0)
+    return Fail(err, "cannot make mount read-only/nosuid/private", what, errno);
+  struct stat st;
+  if (::fstat(tree.get(), &st) != 0) return Fail(err, "cannot stat", what, errno);
+  out->tree = std::move(tree);
+  out->type = FileTypeOf(st.st_mode);
+  out->dev = st.st_dev;
+  out->ino = st.st_ino;
+  out->what = what;
+  return true;
+}
+
+bool PrepareSources(int host_root_fd, const Plan& plan,
+                    std::vector<DetachedMount>* out, Error* err) {
+  for (const auto& m : plan.mounts) {
+    UniqueFd src;
+    if (!OpenInRoot(host_root_fd, m.source, O_PATH, &src, err)) return false;
+    struct stat st;
+    if (::fstat(src.get(), &st) != 0) return Fail(err, "cannot stat host source", m.source, errno);
+    // The file must still be the one the plan was made from: same inode,
+    // same type, and for devices the same device number the cgroup allows.
+    if (st.st_dev != m.dev || st.st_ino != m.ino || FileTypeOf(st.st_mode) != m.type ||
+        ((m.type == FileType::kCharDevice || m.type == FileType::kBlockDevice) &&
+         st.st_rdev != m.rdev))
+      return Fail(err, "host source changed since it was planned", m.source);
+    DetachedMount d;
+    if (!CloneDetached(src.get(), m.source, m.nodev, &d, err)) return false;
+    d.target = m.target;
+    out->push_back(std::move(d));
+  }
+  return true;
+}
+
+bool MountAttacher::Attach(std::vector<DetachedMount>* mounts, Error* err) {
+  for (auto& m : *mounts) {
+    bool dir = m.type == FileType::kDirectory;
+    bool device = m.type == FileType::kCharDevice || m.type == FileType::kBlockDevice;
+    UniqueFd mp;
+    if (!PrepareMountpoint(rootfs_fd_, m.target,
+                           dir ? MountpointType::kDirectory : MountpointType::kFile,
+                           device, &mp, &created_, err))
+      return false;
+    // Mount by fd onto the fd of the mountpoint: no path is looked up again.
+    if (sys::move_mount(m.tree.get(), "", mp.get(), "",
+                        MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+      return Fail(err, "cannot mount " + m.what + " on", m.target, errno);
+    attached_.push_back(&m);
+    // Verify: the container path now shows the host file.
+    UniqueFd check;
+    struct stat st;
+    if (!OpenInRoot(rootfs_fd_, m.target, O_PATH, &check, err)) return false;
+    if (::fstat(check.get(), &st) != 0 || st.st_dev != m.dev || st.st_ino != m.ino)
+      return Fail(err, "mount did not take effect", m.target);
+  }
+  return true;
+}
+
+void MountAttacher::Rollback() {
+  for (auto it = attached_.rbegin(); it != attached_.rend(); ++it) {
+    // The tree fd now refers to the attached mount; detach exactly it.
+    std::string p = "/proc/thread-self/fd/" + std::to_string((*it)->tree.get());
+    ::umount2(p.c_str(), MNT_DETACH);
+  }
+  attached_.clear();
+  RemoveCreated(rootfs_fd_, created_);
+  created_.clear();
+}
+
+}  // namespace ocid

@@ -1,0 +1,50 @@
+#include "plan_json.h"
+
+#include <sys/sysmacros.h>
+
+#include <nlohmann/json.hpp>
+
+namespace ocid {
+
+std::string PlanToJson(const Plan& plan) {
+  using nlohmann::json;
+  using ordered = nlohmann::ordered_json;
+  ordered j;
+  j["container"] = {{"id", plan.container_id}, {"pid", plan.pid}, {"rootfs", plan.rootfs}};
+  j["active"] = plan.Active();
+  j["activated"] = ordered::array();
+  for (const auto& a : plan.activated)
+    j["activated"].push_back({{"file", a.file},
+                              {"activation_flag", a.activation_flag},
+                              {"features", a.features},
+                              {"requested_by", a.requested_by}});
+  j["mounts"] = ordered::array();
+  j["devices"] = ordered::array();
+  for (const auto& m : plan.mounts) {
+    std::vector<std::string> flags = {"bind"};
+    if (m.readonly) flags.push_back("ro");
+    if (m.nosuid) flags.push_back("nosuid");
+    if (m.nodev) flags.push_back("nodev");
+    flags.push_back("private");
+    j["mounts"].push_back({{"type", FileTypeName(m.type)},
+                           {"source", m.source},
+                           {"resolved", m.resolved},
+                           {"target", m.target},
+                           {"flags", flags},
+                           {"inventory", m.inventory},
+                           {"feature", m.feature}});
+    if (m.type == FileType::kCharDevice || m.type == FileType::kBlockDevice)
+      j["devices"].push_back({{"path", m.target},
+                              {"type", m.type == FileType::kCharDevice ? "c" : "b"},
+                              {"major", major(m.rdev)},
+                              {"minor", minor(m.rdev)}});
+  }
+  j["cgroup_rules"] = ordered::array();
+  for (const auto& r : plan.device_rules) j["cgroup_rules"].push_back(DeviceRuleToV1(r));
+  j["preload"] = plan.preload;
+  j["preload_file"] = plan.preload.empty() ? "" : "/etc/ld.so.preload";
+  j["skipped"] = plan.skipped;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace ocid

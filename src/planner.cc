@@ -1,0 +1,210 @@
+#include "planner.h"
+
+#include <sys/sysmacros.h>
+
+#include <algorithm>
+
+#include "activation.h"
+#include "log.h"
+
+namespace ocid {
+namespace {
+
+std::string Basename(const std::string& p) { return p.substr(p.rfind('/') + 1); }
+
+std::string JoinAlternatives(const HostView& host, const InventoryEntry& e) {
+  std::string s;
+  for (const auto& alt : e.sources) {
+    if (!s.empty()) s += " or ";
+    s += host.Display(e.kind == EntryKind::kDevice ? "/dev/" + alt : alt);
+  }
+  return s;
+}
+
+bool TypeFits(EntryKind kind, FileType t) {
+  switch (kind) {
+    case EntryKind::kDevice:
+      return t == FileType::kCharDevice || t == FileType::kBlockDevice;
+    case EntryKind::kFile: return t == FileType::kRegular;
+    case EntryKind::kDirectory: return t == FileType::kDirectory;
+  }
+  return false;
+}
+
+const char* Expected(EntryKind kind) {
+  switch (kind) {
+    case EntryKind::kDevice: return "a device node";
+    case EntryKind::kFile: return "a regular file";
+    case EntryKind::kDirectory: return "a directory";
+  }
+  return "";
+}
+
+class Planner {
+ public:
+  Planner(const PlanInputs& in, Plan* out, Error* err) : in_(in), plan_(out), err_(err) {}
+
+  bool Run() {
+    const OciState& st = *in_.state;
+    const BundleConfig& cfg = *in_.config;
+    plan_->container_id = st.id;
+    plan_->pid = st.pid;
+    plan_->rootfs = RootfsPath(st.bundle, st.root, cfg.root_path);
+    std::map<std::string, std::string> annotations = cfg.annotations;
+    for (const auto& [k, v] : st.annotations) annotations.emplace(k, v);
+
+    for (const auto& b : in_.inventories->broken)
+      if (Requested(b.activation_flag, annotations)) {
+        *err_ = b.error;
+        return false;
+      }
+    for (const auto& inv : in_.inventories->inventories) {
+      Activation a;
+      if (!DecideActivation(inv, cfg.env, annotations, &a, err_)) return false;
+      if (!a.active) continue;
+      plan_->activated.push_back(ActivatedInventory{inv.file, inv.activation_flag,
+                                                    a.features, a.source});
+      for (const auto& name : a.features)
+        if (!PlanFeature(inv, *inv.FindFeature(name))) return false;
+    }
+    return Finish();
+  }
+
+ private:
+  bool Requested(const std::string& flag,
+                 const std::map<std::string, std::string>& annotations) const {
+    if (flag.empty()) return false;
+    std::string v;
+    if (LookupEnv(in_.config->env, flag, &v) && !IsOffValue(v)) return true;
+    auto it = annotations.find(std::string(kAnnotationPrefix) + flag);
+    return it != annotations.end() && !IsOffValue(it->second);
+  }
+
+  bool PlanFeature(const Inventory& inv, const Feature& f) {
+    size_t first = plan_->mounts.size();
+    for (const auto& e : f.entries)
+      if (!PlanEntry(inv, f, e)) return false;
+    for (const auto& p : f.preload) {
+      std::string found;
+      for (size_t i = first; i < plan_->mounts.size(); ++i) {
+        const MountOp& m = plan_->mounts[i];
+        if (m.type == FileType::kRegular &&
+            (p[0] == '/' ? m.target == p : Basename(m.target) == p)) {
+          found = m.target;
+          break;
+        }
+      }
+      if (found.empty())
+        return Fail(err_, "inventory " + inv.file + ": preload \"" + p +
+                              "\" is not one of the files feature \"" + f.name + "\" mounts");
+      if (std::find(plan_->preload.begin(), plan_->preload.end(), found) == plan_->preload.end())
+        plan_->preload.push_back(found);
+    }
+    return true;
+  }
+
+  bool PlanEntry(const Inventory& inv, const Feature& f, const InventoryEntry& e) {
+    const HostView& host = *in_.host;
+    std::vector<HostMatch> matches;
+    for (const auto& alt : e.sources) {
+      std::string pattern = e.kind == EntryKind::kDevice ? "/dev/" + alt : alt;
+      if (!host.Match(pattern, &matches, err_)) return false;
+      if (!matches.empty()) break;
+    }
+    if (matches.empty()) {
+      std::string what = JoinAlternatives(host, e);
+      if (e.optional) {
+        OCID_DEBUG("optional " + e.category + " entry not found, skipped: " + what +
+                   " (" + inv.file + ")");
+        plan_->skipped.push_back(what);
+        return true;
+      }
+      return Fail(err_, "required " + e.category + " entry of feature \"" + f.name +
+                            "\" not found on the host (inventory " + inv.file + ")",
+                  what);
+    }
+    for (const auto& m : matches) {
+      if (!TypeFits(e.kind, m.type))
+        return Fail(err_, std::string("host path is a ") + FileTypeName(m.type) +
+                              ", expected " + Expected(e.kind) + " (inventory " +
+                              inv.file + ")",
+                    host.Display(m.path));
+      MountOp op;
+      op.type = m.type;
+      op.source = m.path;
+      op.resolved = m.resolved;
+      if (!e.target.empty()) op.target = e.target;
+      else if (!e.target_dir.empty()) op.target = e.target_dir + "/" + Basename(m.path);
+      else op.target = m.path;
+      op.nodev = e.kind != EntryKind::kDevice;
+      op.rdev = m.rdev;
+      op.dev = m.dev;
+      op.ino = m.ino;
+      op.inventory = inv.file;
+      op.feature = f.name;
+      plan_->mounts.push_back(std::move(op));
+    }
+    return true;
+  }
+
+  // Merges duplicates, drops mounts a directory mount already provides,
+  // orders parents first and derives the device rules.
+  bool Finish() {
+    std::vector<MountOp>& ms = plan_->mounts;
+    std::stable_sort(ms.begin(), ms.end(), [](const MountOp& a, const MountOp& b) {
+      return a.target < b.target;
+    });
+    std::vector<MountOp> out;
+    for (auto& m : ms) {
+      if (!out.empty() && out.back().target == m.target) {
+        const MountOp& o = out.back();
+        if (o.dev != m.dev || o.ino != m.ino)
+          return Fail(err_, "two inventory entries want the same container path with "
+                            "different sources: " + o.source + " (" + o.inventory +
+                            ") and " + m.source + " (" + m.inventory + ")",
+                      m.target);
+        continue;
+      }
+      if (CoveredByDirectory(out, m)) continue;
+      out.push_back(std::move(m));
+    }
+    ms = std::move(out);
+    for (const auto& m : ms) {
+      if (m.type != FileType::kCharDevice && m.type != FileType::kBlockDevice) continue;
+      DeviceRule r;
+      r.type = m.type == FileType::kCharDevice ? 'c' : 'b';
+      r.major = static_cast<int64_t>(major(m.rdev));
+      r.minor = static_cast<int64_t>(minor(m.rdev));
+      if (std::find(plan_->device_rules.begin(), plan_->device_rules.end(), r) ==
+          plan_->device_rules.end())
+        plan_->device_rules.push_back(r);
+    }
+    return true;
+  }
+
+  static bool CoveredByDirectory(const std::vector<MountOp>& done, const MountOp& m) {
+    for (const auto& d : done) {
+      if (d.type != FileType::kDirectory) continue;
+      const std::string prefix = d.target + "/";
+      if (m.target.rfind(prefix, 0) != 0) continue;
+      std::string suffix = m.target.substr(d.target.size());
+      // Same file at the same relative place: the directory mount shows it.
+      if (m.resolved == d.resolved + suffix) return true;
+    }
+    return false;
+  }
+
+  const PlanInputs& in_;
+  Plan* plan_;
+  Error* err_;
+};
+
+}  // namespace
+
+bool BuildPlan(const PlanInputs& in, Plan* out, Error* err) {
+  *out = Plan{};
+  Planner p(in, out, err);
+  return p.Run();
+}
+
+}  // namespace ocid

@@ -1,0 +1,195 @@
+// Resolution and creation of paths inside an untrusted rootfs. The threat
+// model is in rootfs_path.h; each step below says why it cannot leave the
+// rootfs.
+#include "rootfs_path.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+
+#include "host_view.h"
+#include "syscalls.h"
+
+namespace ocid {
+namespace {
+
+constexpr int kMaxEagainRetries = 64;
+
+// openat2 relative to `dirfd` with the given resolve flags; EAGAIN (a
+// concurrent rename somewhere on the system) is retried a bounded number of
+// times, as openat2(2) recommends.
+int OpenAt2(int dirfd, const std::string& rel, int flags, unsigned long long resolve) {
+  open_how how{};
+  how.flags = static_cast<unsigned long long>(flags | O_CLOEXEC);
+  how.resolve = resolve;
+  for (int i = 0; i < kMaxEagainRetries; ++i) {
+    int fd = sys::openat2(dirfd, rel.empty() ? "." : rel.c_str(), &how);
+    if (fd >= 0 || errno != EAGAIN) return fd;
+  }
+  errno = EAGAIN;
+  return -1;
+}
+
+std::string Relative(const std::string& path) {
+  size_t i = 0;
+  while (i < path.size() && path[i] == '/') ++i;
+  return path.substr(i);
+}
+
+std::string Join(const std::vector<std::string>& parts, size_t n) {
+  std::string s;
+  for (size_t i = 0; i < n; ++i) s += "/" + parts[i];
+  return s.empty() ? "/" : s;
+}
+
+}  // namespace
+
+bool SplitContainerPath(const std::string& path, std::vector<std::string>* parts,
+                        Error* err) {
+  parts->clear();
+  if (path.empty() || path[0] != '/')
+    return Fail(err, "container path is not absolute", path);
+  size_t start = 1;
+  while (start < path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    std::string comp = path.substr(start, end - start);
+    if (comp == "." || comp == ".." || comp.find('\0') != std::string::npos)
+      return Fail(err, "container path has a \".\" or \"..\" component", path);
+    if (!comp.empty()) parts->push_back(comp);
+    start = end + 1;
+  }
+  if (parts->empty()) return Fail(err, "container path is \"/\"", path);
+  return true;
+}
+
+bool OpenInRoot(int root_fd, const std::string& path, int flags, UniqueFd* out,
+                Error* err) {
+  // RESOLVE_IN_ROOT: "/" and ".." stop at root_fd, absolute symlinks are
+  // resolved relative to it. RESOLVE_NO_MAGICLINKS: /proc/<pid>/fd/N style
+  // links, which could jump anywhere, are refused.
+  int fd = OpenAt2(root_fd, Relative(path), flags,
+                   RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+  if (fd < 0) return Fail(err, "cannot resolve inside root", path, errno);
+  out->reset(fd);
+  return true;
+}
+
+bool OpenParentCreating(int root_fd, const std::string& path, UniqueFd* parent,
+                        std::string* leaf, std::vector<CreatedPath>* created,
+                        Error* err) {
+  std::vector<std::string> parts;
+  if (!SplitContainerPath(path, &parts, err)) return false;
+  UniqueFd cur;
+  if (!OpenInRoot(root_fd, "/", O_PATH | O_DIRECTORY, &cur, err)) return false;
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    std::string prefix = Join(parts, i + 1);
+    UniqueFd next;
+    Error e;
+    // Resolve the whole prefix from the root, the way the container will
+    // see it: a symlinked parent is followed, but only inside the rootfs.
+    if (OpenInRoot(root_fd, prefix, O_PATH | O_DIRECTORY, &next, &e)) {
+      cur = std::move(next);
+      continue;
+    }
+    if (e.errnum != ENOENT)
+      return Fail(err, "cannot open directory in rootfs", prefix, e.errnum);
+    // Missing: create it in the directory we hold, then reopen it strictly
+    // beneath that directory with no symlink allowed, so a swap between
+    // mkdirat and open is refused instead of followed.
+    if (::mkdirat(cur.get(), parts[i].c_str(), 0755) == 0) {
+      if (created) created->push_back(CreatedPath{prefix, true});
+    } else if (errno != EEXIST) {
+      return Fail(err, "cannot create directory in rootfs", prefix, errno);
+    }
+    int fd = OpenAt2(cur.get(), parts[i], O_PATH | O_DIRECTORY | O_NOFOLLOW,
+                     RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+    if (fd < 0)
+      return Fail(err, "directory in rootfs changed while being created (or is a dangling symlink)",
+                  prefix, errno);
+    cur.reset(fd);
+  }
+  *parent = std::move(cur);
+  *leaf = parts.back();
+  return true;
+}
+
+bool PrepareMountpoint(int root_fd, const std::string& path,
+                       MountpointType type, bool allow_device, UniqueFd* out,
+                       std::vector<CreatedPath>* created, Error* err) {
+  UniqueFd parent;
+  std::string leaf;
+  if (!OpenParentCreating(root_fd, path, &parent, &leaf, created, err)) return false;
+
+  // The last component is a single name opened with O_NOFOLLOW: a symlink
+  // there is seen as a symlink and refused, never followed.
+  UniqueFd fd(::openat(parent.get(), leaf.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid() && errno == ENOENT) {
+    if (type == MountpointType::kDirectory) {
+      if (::mkdirat(parent.get(), leaf.c_str(), 0755) != 0)
+        return Fail(err, "cannot create mountpoint in rootfs", path, errno);
+    } else {
+      int c = ::openat(parent.get(), leaf.c_str(),
+                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      if (c < 0) return Fail(err, "cannot create mountpoint in rootfs", path, errno);
+      ::close(c);
+    }
+    if (created)
+      created->push_back(CreatedPath{path, type == MountpointType::kDirectory});
+    fd.reset(::openat(parent.get(), leaf.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  }
+  if (!fd.valid()) return Fail(err, "cannot open mountpoint in rootfs", path, errno);
+
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0)
+    return Fail(err, "cannot stat mountpoint in rootfs", path, errno);
+  if (S_ISLNK(st.st_mode))
+    return Fail(err, "refusing to mount over a symlink in the image", path);
+  bool ok = type == MountpointType::kDirectory
+                ? S_ISDIR(st.st_mode)
+                : S_ISREG(st.st_mode) ||
+                      (allow_device && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)));
+  if (!ok)
+    return Fail(err,
+                std::string("refusing to mount: the image has a ") +
+                    FileTypeDescription(st.st_mode) + " where a " +
+                    (type == MountpointType::kDirectory ? "directory" : "file") +
+                    " is needed",
+                path);
+  *out = std::move(fd);
+  return true;
+}
+
+const char* FileTypeDescription(unsigned mode) {
+  if (S_ISREG(mode)) return "regular file";
+  if (S_ISDIR(mode)) return "directory";
+  if (S_ISLNK(mode)) return "symlink";
+  if (S_ISCHR(mode)) return "character device";
+  if (S_ISBLK(mode)) return "block device";
+  if (S_ISFIFO(mode)) return "FIFO";
+  if (S_ISSOCK(mode)) return "socket";
+  return "special file";
+}
+
+void RemoveCreated(int root_fd, const std::vector<CreatedPath>& created) {
+  for (auto it = created.rbegin(); it != created.rend(); ++it) {
+    UniqueFd parent;
+    std::string leaf;
+    std::vector<std::string> parts;
+    Error e;
+    if (!SplitContainerPath(it->path, &parts, &e)) continue;
+    std::string dir = Join(parts, parts.size() - 1);
+    if (!OpenInRoot(root_fd, dir, O_PATH | O_DIRECTORY, &parent, &e)) continue;
+    struct stat st;
+    if (::fstatat(parent.get(), parts.back().c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+      continue;
+    if (it->is_dir) {
+      if (S_ISDIR(st.st_mode)) ::unlinkat(parent.get(), parts.back().c_str(), AT_REMOVEDIR);
+    } else if (S_ISREG(st.st_mode) && st.st_size == 0) {
+      ::unlinkat(parent.get(), parts.back().c_str(), 0);
+    }
+  }
+}
+
+}  // namespace ocid
