@@ -17,8 +17,9 @@ struct Options {
 // ask (below debug).
 int RunHook(const Options& opts, const std::string& stage, int stdin_fd);
 
-// `plan --bundle DIR`: prints the plan as JSON to stdout. pid and id come from
-// the optional state (stdin not read); nothing changes, no root needed.
+// `plan --bundle DIR`: prints the plan as JSON to stdout. The container id is
+// the bundle directory's name and there is no pid; stdin is not read,
+// nothing changes and no root is needed.
 int RunPlan(const Options& opts, const std::string& bundle);
 
 }  // namespace ocid

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -39,9 +40,12 @@ bool IsFeatureName(const std::string& s) {
               (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
     if (!ok) return false;
   }
-  static const std::set<std::string> kReserved = {"all", "none", "void", "0",
-                                                  "false"};
-  return kReserved.count(s) == 0;
+  // Activation values match these words case-insensitively, so a feature
+  // with one of these names could never be asked for.
+  std::string lower = s;
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  static const std::set<std::string> kReserved = {"all", "none", "void", "0", "false"};
+  return kReserved.count(lower) == 0;
 }
 
 // A normalised path: components separated by single '/', none "." or "..",

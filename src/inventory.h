@@ -64,8 +64,9 @@ struct InventorySet {
   std::vector<BrokenInventory> broken;
 };
 
-// Loads every *.json regular file in `dir` (not following symlinks out of
-// it). A missing directory gives an empty set and returns true.
+// Loads every *.json file in `dir` (names starting with '.' are skipped;
+// each must be, or link to, a regular file). A missing directory gives an
+// empty set and returns true.
 bool LoadInventoryDir(const std::string& dir, InventorySet* out, Error* err);
 
 }  // namespace ocid

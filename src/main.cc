@@ -48,15 +48,16 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
 
-  ocid::log::Level lvl;
-  if (!ocid::log::ParseLevel(level, &lvl)) {
-    std::fprintf(stderr, "oci-decorator: error: unknown --log-level: %s\n", level.c_str());
-    return 2;
-  }
+  // A logging problem is reported but never fails a container: the hook
+  // runs for every container on the host, most of which did not ask.
+  ocid::log::Level lvl = ocid::log::Level::kInfo;
+  if (!ocid::log::ParseLevel(level, &lvl))
+    std::fprintf(stderr, "oci-decorator: warning: unknown --log-level %s, using info\n",
+                 level.c_str());
   std::string err;
   if (!ocid::log::Init(lvl, log_file, &err)) {
-    std::fprintf(stderr, "oci-decorator: error: %s\n", err.c_str());
-    return 2;
+    std::fprintf(stderr, "oci-decorator: warning: %s; logging to stderr only\n", err.c_str());
+    ocid::log::Init(lvl, "", &err);
   }
   if (*hook) return ocid::RunHook(opts, stage, STDIN_FILENO);
   return ocid::RunPlan(opts, bundle);

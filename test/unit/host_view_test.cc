@@ -1,0 +1,90 @@
+// HostRootView against a real tree standing for --host-root.
+#include "host_view.h"
+
+#include <doctest/doctest.h>
+
+#include "test_tree.h"
+
+namespace ocid {
+namespace {
+
+using test::TempTree;
+
+std::vector<std::string> Paths(const std::vector<HostMatch>& ms) {
+  std::vector<std::string> out;
+  for (const auto& m : ms) out.push_back(m.path);
+  return out;
+}
+
+TEST_CASE("HostRootView: globs in the last component, version links resolved") {
+  TempTree host;
+  host.File("usr/lib64/libonload_ext.so.1.2.0", "ext");
+  host.Link("usr/lib64/libonload_ext.so.1", "libonload_ext.so.1.2.0");
+  host.Link("usr/lib64/libonload_ext.so", "/usr/lib64/libonload_ext.so.1");  // absolute
+  host.File("usr/lib64/libonload_ext.a", "static");
+  host.File("usr/lib64/.libonload_ext.so.hidden", "dotfile");
+  std::unique_ptr<HostRootView> v;
+  Error err;
+  REQUIRE(HostRootView::Open(host.path(), &v, &err));
+  std::vector<HostMatch> ms;
+  REQUIRE(v->Match("/usr/lib64/libonload_ext.so*", &ms, &err));
+  CHECK(Paths(ms) == std::vector<std::string>{"/usr/lib64/libonload_ext.so",
+                                              "/usr/lib64/libonload_ext.so.1",
+                                              "/usr/lib64/libonload_ext.so.1.2.0"});
+  for (const auto& m : ms) {
+    CHECK(m.resolved == "/usr/lib64/libonload_ext.so.1.2.0");
+    CHECK(m.type == FileType::kRegular);
+    CHECK(m.ino == ms[2].ino);
+  }
+  CHECK(v->Display("/usr/lib64/x") == host.path() + "/usr/lib64/x");
+}
+
+TEST_CASE("HostRootView: absolute links resolve inside the host root, not /") {
+  TempTree host;
+  host.Link("usr/bin/onload", "/etc/hostname");  // exists on the real host
+  std::unique_ptr<HostRootView> v;
+  Error err;
+  REQUIRE(HostRootView::Open(host.path(), &v, &err));
+  std::vector<HostMatch> ms;
+  REQUIRE(v->Match("/usr/bin/onload", &ms, &err));
+  CHECK(ms.empty());  // dangling inside the host root
+  host.File("etc/hostname", "simulated");
+  REQUIRE(v->Match("/usr/bin/onload", &ms, &err));
+  REQUIRE(ms.size() == 1);
+  CHECK(ms[0].resolved == "/etc/hostname");
+}
+
+TEST_CASE("HostRootView: missing directories and no match give an empty list") {
+  TempTree host;
+  host.Dir("dev");
+  std::unique_ptr<HostRootView> v;
+  Error err;
+  REQUIRE(HostRootView::Open(host.path(), &v, &err));
+  std::vector<HostMatch> ms;
+  CHECK(v->Match("/dev/infiniband/uverbs*", &ms, &err));
+  CHECK(ms.empty());
+  CHECK(v->Match("/dev/nvidia[0-9]*", &ms, &err));
+  CHECK(ms.empty());
+  CHECK(v->Match("/usr/bin/absent", &ms, &err));
+  CHECK(ms.empty());
+}
+
+TEST_CASE("HostRootView: types are reported as found") {
+  TempTree host;
+  host.Dir("usr/libexec/onload/profiles");
+  host.File("usr/bin/onload", "#!/bin/sh\n");
+  std::unique_ptr<HostRootView> v;
+  Error err;
+  REQUIRE(HostRootView::Open(host.path(), &v, &err));
+  std::vector<HostMatch> ms;
+  REQUIRE(v->Match("/usr/libexec/onload/profiles", &ms, &err));
+  REQUIRE(ms.size() == 1);
+  CHECK(ms[0].type == FileType::kDirectory);
+  REQUIRE(v->Match("/usr/bin/onload", &ms, &err));
+  CHECK(ms[0].type == FileType::kRegular);
+  CHECK_FALSE(HostRootView::Open(host / "nonexistent", &v, &err));
+  CHECK(err.Line().find("nonexistent") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace ocid
