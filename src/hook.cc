@@ -26,6 +26,7 @@
 #include "files.h"
 #include "inventory.h"
 #include "mounter.h"
+#include "mountinfo.h"
 #include "oci_state.h"
 #include "plan_json.h"
 #include "planner.h"
@@ -83,6 +84,8 @@ bool ReadImagePreload(int rootfs_fd, std::string* out, Error* err) {
                        O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
   if (!fd.valid()) {
     if (errno == ENOENT) return true;
+    if (errno == ELOOP)
+      return Fail(err, "refusing: the image's file is a symlink", kPreloadTarget);
     return Fail(err, "cannot open the image's file", kPreloadTarget, errno);
   }
   struct stat st;
@@ -90,6 +93,17 @@ bool ReadImagePreload(int rootfs_fd, std::string* out, Error* err) {
     return Fail(err, "the image's file is not a regular file", kPreloadTarget);
   return ReadAllFd(fd.get(), kMaxPreloadBytes, std::string("the image's ") + kPreloadTarget,
                    out, err);
+}
+
+// Ids of the mounts with shared propagation in our current mount namespace.
+bool SharedMounts(std::set<uint64_t>* out, Error* err) {
+  std::string text;
+  if (!ReadFileAt(AT_FDCWD, "/proc/thread-self/mountinfo", 16 * kMaxSmallFileBytes, &text, err))
+    return false;
+  for (const auto& m : ParseMountinfo(text))
+    if (m.optional_fields.find("shared:") != std::string::npos)
+      out->insert(static_cast<uint64_t>(m.id));
+  return true;
 }
 
 class Executor {
@@ -115,6 +129,14 @@ class Executor {
     UniqueFd mntns(::openat(proc.get(), "ns/mnt", O_RDONLY | O_CLOEXEC));
     if (!mntns.valid())
       return Fail(err, "cannot open the container's mount namespace", pid_dir + "/ns/mnt", errno);
+
+    // A container without a mount namespace of its own would have us mount
+    // on the host: refuse.
+    struct stat ours, theirs;
+    if (::stat("/proc/self/ns/mnt", &ours) != 0 || ::fstat(mntns.get(), &theirs) != 0)
+      return Fail(err, "cannot compare mount namespaces", pid_dir + "/ns/mnt", errno);
+    if (ours.st_ino == theirs.st_ino && ours.st_dev == theirs.st_dev)
+      return Fail(err, "the container shares the host's mount namespace; refusing to mount");
 
     // Host side first: nothing of the host is reachable by path once we are
     // in the container's namespace.
@@ -142,7 +164,9 @@ class Executor {
                       opts_.state_dir + "/" + plan_.container_id + "/" + kPreloadFile, err))
         return false;
     }
-    attacher_ = std::make_unique<MountAttacher>(rootfs.get());
+    std::set<uint64_t> shared;
+    if (!SharedMounts(&shared, err)) return false;
+    attacher_ = std::make_unique<MountAttacher>(rootfs.get(), std::move(shared));
     if (!attacher_->Attach(&mounts_, err)) return false;
     rootfs_keep_ = std::move(rootfs);
     return true;

@@ -65,6 +65,13 @@ bool MountAttacher::Attach(std::vector<DetachedMount>* mounts, Error* err) {
                            dir ? MountpointType::kDirectory : MountpointType::kFile,
                            device, &mp, &created_, err))
       return false;
+    struct statx sx {};
+    if (::statx(mp.get(), "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) != 0 ||
+        !(sx.stx_mask & STATX_MNT_ID))
+      return Fail(err, "cannot find the mount holding", m.target, errno);
+    if (shared_.count(sx.stx_mnt_id))
+      return Fail(err, "refusing to mount under a mount with shared propagation "
+                       "(it would leak to other mount namespaces)", m.target);
     // Mount by fd onto the fd of the mountpoint: no path is looked up again.
     if (sys::move_mount(m.tree.get(), "", mp.get(), "",
                         MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)

@@ -10,6 +10,8 @@
 //      that fd, then verify the target now shows the source's inode.
 // Nothing is mounted by path string, and the host namespace gains no mount.
 #pragma once
+#include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,14 +40,20 @@ bool PrepareSources(int host_root_fd, const Plan& plan,
 
 // Attaches every detached mount below rootfs_fd. On failure, detaches what
 // it attached and removes what it created; nothing half-applied remains.
+//
+// `shared_mounts` holds the ids of the mounts in the container's namespace
+// that have shared propagation: a mount placed under one of them would
+// propagate to its peers (possibly the host), so such a target is refused.
 class MountAttacher {
  public:
-  explicit MountAttacher(int rootfs_fd) : rootfs_fd_(rootfs_fd) {}
+  MountAttacher(int rootfs_fd, std::set<uint64_t> shared_mounts)
+      : rootfs_fd_(rootfs_fd), shared_(std::move(shared_mounts)) {}
   bool Attach(std::vector<DetachedMount>* mounts, Error* err);
   void Rollback();
 
  private:
   int rootfs_fd_;
+  std::set<uint64_t> shared_;
   std::vector<DetachedMount*> attached_;  // in the order attached
   std::vector<CreatedPath> created_;
 };

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian packages needed to build oci-decorator and run its
+# tests (real runc, busybox-static for test images). Idempotent; root only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DEBIAN_FRONTEND=noninteractive
+
+packages=(cmake g++ make pkg-config
+          nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev libseccomp-dev doctest-dev
+          runc busybox-static jq util-linux man-db)
+if [[ -f test/integration/PACKAGES ]]; then
+  while read -r p; do [[ -n "$p" && "$p" != \#* ]] && packages+=("$p"); done < test/integration/PACKAGES
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}" < /dev/null
+fi
