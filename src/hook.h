@@ -17,6 +17,10 @@ struct Options {
 // ask (below debug).
 int RunHook(const Options& opts, const std::string& stage, int stdin_fd);
 
+// `check`: loads the config directory and prints one line per inventory
+// (its flag and features, or why it is broken). Exit 1 if any is broken.
+int RunCheck(const Options& opts);
+
 // `plan --bundle DIR`: prints the plan as JSON to stdout. The container id is
 // the bundle directory's name and there is no pid; stdin is not read,
 // nothing changes and no root is needed.

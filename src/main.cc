@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   CLI::App* hook = app.add_subcommand("hook", "Run as an OCI hook; the state is read on stdin");
   hook->add_option("stage", stage, "prestart (default), createRuntime or poststop")
       ->capture_default_str();
+  CLI::App* check = app.add_subcommand("check", "Validate the inventories in the config directory");
   CLI::App* plan = app.add_subcommand("plan", "Print what the hook would do for a bundle, as JSON");
   plan->add_option("--bundle", bundle, "Bundle directory (holds config.json)")->required();
 
@@ -60,5 +61,6 @@ int main(int argc, char** argv) {
     ocid::log::Init(lvl, "", &err);
   }
   if (*hook) return ocid::RunHook(opts, stage, STDIN_FILENO);
+  if (*check) return ocid::RunCheck(opts);
   return ocid::RunPlan(opts, bundle);
 }

@@ -102,6 +102,17 @@ bool OpenParentCreating(int root_fd, const std::string& path, UniqueFd* parent,
       if (created) created->push_back(CreatedPath{prefix, true});
     } else if (errno != EEXIST) {
       return Fail(err, "cannot create directory in rootfs", prefix, errno);
+    } else {
+      // It exists, yet resolving it gave ENOENT: a symlink whose target is
+      // not inside the rootfs (e.g. an absolute link to a host path). We do
+      // not create its target: what the image points at is its business.
+      struct stat st;
+      if (::fstatat(cur.get(), parts[i].c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+          S_ISLNK(st.st_mode))
+        return Fail(err,
+                    "the image has a symlink here whose target does not exist inside the "
+                    "rootfs; refusing to create through it",
+                    prefix);
     }
     int fd = OpenAt2(cur.get(), parts[i], O_PATH | O_DIRECTORY | O_NOFOLLOW,
                      RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);

@@ -1,0 +1,155 @@
+#!/bin/bash
+# sim-onload.sh HOSTROOT [--layout lib64|debian]
+#
+# Builds a SIMULATED Onload installation under HOSTROOT, for oci-decorator's
+# integration tests and demo on machines without Solarflare/AMD hardware.
+# Nothing here is Onload: every file says SIMULATED in its content or output.
+# Point the hook at it with --host-root HOSTROOT.
+#
+# Layout (see shared notes "onload-install"):
+#   usr/lib64/ (or usr/lib/x86_64-linux-gnu/ with --layout debian)
+#     libonload.so                     preload library (constructor prints a line)
+#     libonload_ext.so.1.2.0, .so.1 -> .so.1.2.0, .so -> .so.1
+#     libonload_zf.so.1.0.0,  .so.1 -> .so.1.0.0, .so -> .so.1
+#   usr/bin/onload, onload_stackdump, zf_stackdump, zf_debug   (sh scripts)
+#   usr/sbin/onload_tool                                       (sh script)
+#   usr/libexec/onload/profiles/*.opf
+#   etc/SIMULATED-ONLOAD-README
+#   dev/onload, dev/onload_epoll, dev/sfc_char: char devices, mode 0666, minor 0,
+#     each with its own major that no driver on this host registered (so an
+#     open that the device cgroup allows fails with ENXIO, one it denies with
+#     EPERM), outside runc's default allow list.
+#
+# Idempotent: running it again refreshes the files and keeps existing device
+# nodes whose majors are still free. Prints one summary line to stderr.
+set -euo pipefail
+
+usage() { echo "usage: $0 HOSTROOT [--layout lib64|debian]" >&2; exit 2; }
+
+[[ $# -ge 1 ]] || usage
+HOSTROOT=$1; shift
+LAYOUT=lib64
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --layout) [[ $# -ge 2 ]] || usage; LAYOUT=$2; shift 2 ;;
+    --layout=*) LAYOUT=${1#--layout=}; shift ;;
+    *) usage ;;
+  esac
+done
+case $LAYOUT in
+  lib64) LIBDIR=usr/lib64; OTHER_LIBDIR=usr/lib/x86_64-linux-gnu ;;
+  debian) LIBDIR=usr/lib/x86_64-linux-gnu; OTHER_LIBDIR=usr/lib64 ;;
+  *) usage ;;
+esac
+[[ $(id -u) -eq 0 ]] || { echo "$0: must run as root (mknod)" >&2; exit 1; }
+command -v cc >/dev/null || { echo "$0: needs a C compiler (cc)" >&2; exit 1; }
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+FIXTURES=$HERE/../test/fixtures
+[[ -f $FIXTURES/sim_libonload.c ]] || { echo "$0: missing $FIXTURES/sim_libonload.c" >&2; exit 1; }
+
+mkdir -p "$HOSTROOT"
+HOSTROOT=$(cd "$HOSTROOT" && pwd -P)
+[[ $HOSTROOT != / ]] || { echo "$0: refusing to write a simulated install over /" >&2; exit 1; }
+
+mkdir -p "$HOSTROOT/$LIBDIR" "$HOSTROOT/usr/bin" "$HOSTROOT/usr/sbin" \
+         "$HOSTROOT/usr/libexec/onload/profiles" "$HOSTROOT/etc" "$HOSTROOT/dev"
+
+# A previous run with the other layout must not leave a second copy that the
+# inventory's first-existing-directory rule would prefer.
+rm -f "$HOSTROOT/$OTHER_LIBDIR"/libonload.so "$HOSTROOT/$OTHER_LIBDIR"/libonload_ext.so* \
+      "$HOSTROOT/$OTHER_LIBDIR"/libonload_zf.so*
+
+# --- libraries -------------------------------------------------------------
+L=$HOSTROOT/$LIBDIR
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cc -shared -fPIC -O2 -o "$tmp/libonload.so" "$FIXTURES/sim_libonload.c"
+cc -shared -fPIC -O2 -Wl,-soname,libonload_ext.so.1 \
+   -DSIM_NAME='"SIMULATED libonload_ext 1.2.0"' -o "$tmp/libonload_ext.so.1.2.0" \
+   "$FIXTURES/sim_libonload_ext.c"
+cc -shared -fPIC -O2 -Wl,-soname,libonload_zf.so.1 \
+   -DSIM_NAME='"SIMULATED libonload_zf 1.0.0"' -o "$tmp/libonload_zf.so.1.0.0" \
+   "$FIXTURES/sim_libonload_ext.c"
+install -m 0755 "$tmp/libonload.so" "$tmp/libonload_ext.so.1.2.0" "$tmp/libonload_zf.so.1.0.0" "$L/"
+ln -sfn libonload_ext.so.1.2.0 "$L/libonload_ext.so.1"
+ln -sfn libonload_ext.so.1 "$L/libonload_ext.so"
+ln -sfn libonload_zf.so.1.0.0 "$L/libonload_zf.so.1"
+ln -sfn libonload_zf.so.1 "$L/libonload_zf.so"
+
+# --- programs ----------------------------------------------------------------
+write_script() {  # path, body
+  local path=$1 body=$2
+  printf '#!/bin/sh\n# SIMULATED Onload program for oci-decorator tests: not the real Onload.\n%s\n' \
+    "$body" >"$path.tmp"
+  chmod 0755 "$path.tmp"
+  mv -f "$path.tmp" "$path"
+}
+write_script "$HOSTROOT/usr/bin/onload" 'case "$1" in
+  --version|-v) echo "SIMULATED Onload 0.0.0-sim (oci-decorator test install, not the real Onload)"; exit 0 ;;
+  "") echo "SIMULATED onload: usage: onload [--profile=NAME] COMMAND [ARGS...]" >&2; exit 1 ;;
+esac
+while [ $# -gt 0 ]; do
+  case "$1" in --profile=*|-p) shift ;; --*) shift ;; *) break ;; esac
+done
+echo "SIMULATED onload: would run $* with LD_PRELOAD=libonload.so" >&2
+LD_PRELOAD=libonload.so exec "$@"'
+write_script "$HOSTROOT/usr/bin/onload_stackdump" 'echo "SIMULATED onload_stackdump: no stacks (simulated install)"'
+write_script "$HOSTROOT/usr/bin/zf_stackdump" 'echo "SIMULATED zf_stackdump: no TCPDirect stacks (simulated install)"'
+write_script "$HOSTROOT/usr/bin/zf_debug" 'echo "SIMULATED zf_debug (simulated install)"'
+write_script "$HOSTROOT/usr/sbin/onload_tool" 'echo "SIMULATED onload_tool $* (simulated install: no driver to load)"'
+
+# --- profiles ----------------------------------------------------------------
+P=$HOSTROOT/usr/libexec/onload/profiles
+for prof in latency latency-best throughput; do
+  printf '# SIMULATED Onload profile "%s" for oci-decorator tests (not the real Onload)\nonload_set EF_POLL_USEC 100000\n' \
+    "$prof" >"$P/$prof.opf"
+  chmod 0644 "$P/$prof.opf"
+done
+
+cat >"$HOSTROOT/etc/SIMULATED-ONLOAD-README" <<EOF
+SIMULATED Onload installation created by oci-decorator's scripts/sim-onload.sh.
+Nothing under this directory is Onload: the libraries only print a line when
+loaded, the programs are shell scripts, the device nodes have majors no driver
+on this host registered. Layout: $LAYOUT ($LIBDIR).
+EOF
+
+# --- device nodes --------------------------------------------------------------
+# Char majors registered by drivers on this host.
+mapfile -t used < <(awk '/^Character devices:/{c=1;next} /^$/{c=0} /^Block devices:/{c=0} c{print $1}' /proc/devices)
+is_used() { local m; for m in "${used[@]}"; do [[ $m == "$1" ]] && return 0; done; return 1; }
+# runc's default allow list uses majors 1, 5, 10, 136 (and 4 for ttys): all below 230.
+
+taken=()
+is_taken() { local m; for m in "${taken[@]}"; do [[ $m == "$1" ]] && return 0; done; return 1; }
+pick_major() {
+  local m
+  for ((m = 254; m >= 230; m--)); do
+    is_used "$m" || is_taken "$m" || { echo "$m"; return 0; }
+  done
+  return 1
+}
+
+summary=()
+for name in onload onload_epoll sfc_char; do
+  node=$HOSTROOT/dev/$name
+  major=
+  if [[ -c $node && ! -L $node ]]; then
+    cur=$(stat -c '%t' "$node")
+    cur=$((16#$cur))
+    if ! is_used "$cur" && ! is_taken "$cur" && [[ $cur -ge 230 && $cur -le 254 ]] && \
+       [[ $(stat -c '%T' "$node") == 0 ]]; then
+      major=$cur
+    fi
+  fi
+  if [[ -z $major ]]; then
+    major=$(pick_major) || { echo "$0: no free char major in 230..254" >&2; exit 1; }
+    rm -f "$node"
+    mknod -m 0666 "$node" c "$major" 0
+  fi
+  chmod 0666 "$node"
+  taken+=("$major")
+  summary+=("$name=$major:0")
+done
+
+echo "sim-onload: SIMULATED Onload install ($LAYOUT) under $HOSTROOT; devices ${summary[*]}" >&2

@@ -1,0 +1,280 @@
+# shellcheck shell=bash
+# Shared helpers for oci-decorator's root integration tests (sourced, bash).
+#
+# Environment:
+#   OCID_BIN         the oci-decorator binary (set by CTest)
+#   OCID_SOURCE_DIR  the source tree (set by CTest; defaults to ../.. of this file)
+#   IT_DEBUG=1       run the hook with --log-level debug --log-file, print logs on failure
+#   IT_KEEP=1        keep the temp dir (for debugging)
+#
+# Each script: source lib.sh; it_setup; ... assertions ...; it_finish
+# Exit codes: 0 pass, 1 fail, 77 skip (not root, or runc missing).
+
+IT_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SRC=${OCID_SOURCE_DIR:-$(cd "$IT_LIB_DIR/../.." && pwd)}
+IT_PASS=0
+IT_FAIL=0
+IT_IDS=()
+IT_NAME=$(basename "$0" .sh)
+
+# --- reporting ------------------------------------------------------------------
+ok()  { IT_PASS=$((IT_PASS + 1)); echo "ok   - $*"; }
+nok() { IT_FAIL=$((IT_FAIL + 1)); echo "FAIL - $*"; }
+info() { echo "#      $*"; }
+skip_all() { echo "SKIP $IT_NAME: $*"; exit 77; }
+die() { echo "ERROR $IT_NAME: $*" >&2; exit 1; }
+
+# check DESC CMD...: passes when CMD succeeds.
+check() { local d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+# check_not DESC CMD...: passes when CMD fails.
+check_not() { local d=$1; shift; if "$@"; then nok "$d"; else ok "$d"; fi; }
+# quiet CMD...: runs CMD with its output discarded (for check/check_not).
+quiet() { "$@" >/dev/null 2>&1; }
+assert_eq() {  # DESC EXPECTED ACTUAL (multi-line values are shown as a diff)
+  if [[ $2 == "$3" ]]; then
+    ok "$1"
+  elif [[ $2 == *$'\n'* || $3 == *$'\n'* ]]; then
+    nok "$1 (differs, expected < > actual:)"
+    diff <(echo "$2") <(echo "$3") | grep '^[<>]' | head -20 | sed 's/^/#        /'
+  else
+    nok "$1 (expected '$2', got '$3')"
+  fi
+}
+assert_contains() {  # DESC HAYSTACK NEEDLE   (fixed string)
+  if grep -qF -- "$3" <<<"$2"; then ok "$1"; else nok "$1 (no '$3' in: $(head -c 600 <<<"$2" | tr '\n' '|'))"; fi
+}
+assert_not_contains() {  # DESC HAYSTACK NEEDLE
+  if grep -qF -- "$3" <<<"$2"; then nok "$1 (found '$3': $(grep -F -- "$3" <<<"$2" | head -3 | tr '\n' '|'))"; else ok "$1"; fi
+}
+assert_match() {  # DESC HAYSTACK ERE
+  if grep -qE -- "$3" <<<"$2"; then ok "$1"; else nok "$1 (no /$3/ in: $(head -c 600 <<<"$2" | tr '\n' '|'))"; fi
+}
+assert_no_match() {  # DESC HAYSTACK ERE
+  if grep -qE -- "$3" <<<"$2"; then nok "$1 (matched /$3/: $(grep -E -- "$3" <<<"$2" | head -3 | tr '\n' '|'))"; else ok "$1"; fi
+}
+
+# --- setup and cleanup --------------------------------------------------------------
+# it_setup [LAYOUT]: checks preconditions, creates $T with a SIMULATED Onload host
+# root ($HOST_ROOT), config dir ($CONF_DIR), state dir ($STATE_DIR), base rootfs
+# ($BASE_ROOTFS) and a private runc root.
+it_setup() {
+  local layout=${1:-lib64}
+  [[ $(id -u) -eq 0 ]] || skip_all "needs root (runc, mknod, mounts)"
+  command -v runc >/dev/null 2>&1 || skip_all "runc is not installed (apt-get install runc)"
+  [[ -n ${OCID_BIN:-} ]] || die "OCID_BIN is not set (path to the oci-decorator binary)"
+  [[ -x $OCID_BIN ]] || die "OCID_BIN=$OCID_BIN is not executable"
+  OCID_BIN=$(readlink -f "$OCID_BIN")
+  command -v jq >/dev/null 2>&1 || die "jq is missing (see test/integration/PACKAGES)"
+  [[ -d /sys/fs/cgroup/devices ]] || die "no cgroup v1 devices controller at /sys/fs/cgroup/devices"
+
+  T=$(mktemp -d /tmp/ocid-it.XXXXXX)
+  chmod 0755 "$T"   # plan_cli runs as nobody below it
+  trap it_cleanup EXIT
+  trap 'exit 1' INT TERM
+  RUNC_ROOT=$T/runc-root
+  CG_PARENT=ocid-it-$(basename "$T" | tr -dc 'A-Za-z0-9')
+  STATE_DIR=$T/state
+  mkdir -m 0700 "$STATE_DIR"
+  CONF_DIR=$T/conf
+  mkdir -p "$CONF_DIR" "$T/bundles" "$T/logs"
+  cp "$SRC/config/onload.json" "$CONF_DIR/"
+  HOST_ROOT=$T/host
+  make_sim "$HOST_ROOT" "$layout"
+  BASE_ROOTFS=$T/base-rootfs
+  bash "$SRC/scripts/make-rootfs.sh" "$BASE_ROOTFS" || die "make-rootfs.sh failed"
+  IT_MOUNTINFO_START=$(host_mountinfo)
+  info "binary $OCID_BIN; temp dir $T"
+}
+
+make_sim() {  # HOSTROOT [LAYOUT]
+  bash "$SRC/scripts/sim-onload.sh" "$1" --layout "${2:-lib64}" 2>/dev/null \
+    || die "sim-onload.sh $1 failed"
+}
+
+# Host mount table without the columns that change by themselves.
+host_mountinfo() { sort /proc/self/mountinfo; }
+
+it_cleanup() {
+  local rc=$? id d
+  for id in "${IT_IDS[@]}"; do
+    runc --root "$RUNC_ROOT" delete -f "$id" >/dev/null 2>&1
+  done
+  # runc leaves the empty parent of cgroupsPath in every hierarchy.
+  for d in /sys/fs/cgroup/*/"$CG_PARENT"; do
+    [[ -d $d ]] || continue
+    find "$d" -depth -mindepth 1 -type d -exec rmdir {} + 2>/dev/null
+    rmdir "$d" 2>/dev/null || echo "# warning: could not remove cgroup $d" >&2
+  done
+  # Safety: a mount leaked into the host namespace below $T must never make
+  # rm -rf walk into host directories.
+  local leaked
+  leaked=$(awk -v t="$T/" 'index($5, t) == 1 {print $5}' /proc/self/mountinfo | sort -r)
+  if [[ -n $leaked ]]; then
+    echo "FAIL - mounts leaked into the host mount namespace under $T:" >&2
+    echo "$leaked" >&2
+    while read -r d; do umount -l "$d" 2>/dev/null; done <<<"$leaked"
+    rc=1
+  fi
+  if [[ ${IT_KEEP:-0} == 1 ]]; then
+    echo "# kept $T" >&2
+  else
+    rm -rf --one-file-system "$T"
+  fi
+  exit "$rc"
+}
+
+it_finish() {
+  local now
+  now=$(host_mountinfo)
+  if [[ $now == "$IT_MOUNTINFO_START" ]]; then
+    ok "host mount table unchanged over the whole script"
+  else
+    nok "host mount table changed over the whole script: $(diff <(echo "$IT_MOUNTINFO_START") <(echo "$now") | head -10 | tr '\n' '|')"
+  fi
+  echo "$IT_PASS passed, $IT_FAIL failed"
+  [[ $IT_FAIL -eq 0 ]] && exit 0 || exit 1
+}
+
+# --- bundles ---------------------------------------------------------------------------
+# make_bundle NAME [options] -- SCRIPT
+#   --env K=V           add to process.env (repeatable)
+#   --annotation K=V    add to annotations (repeatable)
+#   --rootfs DIR        use DIR as root.path as is (default: a copy of $BASE_ROOTFS)
+#   --host-root DIR     hook --host-root (default $HOST_ROOT)
+#   --config-dir DIR    hook --config-dir (default $CONF_DIR)
+#   --state-dir DIR     hook --state-dir (default $STATE_DIR)
+#   --cap CAP           add a capability (e.g. CAP_MKNOD) to all sets
+#   --readonly          root.readonly true (default false, like docker/podman)
+#   --jq FILTER         extra jq filter applied to config.json last
+#   --no-hook           register no hooks
+# Sets B (bundle dir), CID (container id), ROOTFS (rootfs path).
+make_bundle() {
+  local name=$1; shift
+  local envs=() annos=() rootfs="" hr=$HOST_ROOT cd=$CONF_DIR sd=$STATE_DIR caps=() ro=false
+  local extra='.' hook=1
+  while [[ $# -gt 0 ]]; do
+    case $1 in
+      --env) envs+=("$2"); shift 2 ;;
+      --annotation) annos+=("$2"); shift 2 ;;
+      --rootfs) rootfs=$2; shift 2 ;;
+      --host-root) hr=$2; shift 2 ;;
+      --config-dir) cd=$2; shift 2 ;;
+      --state-dir) sd=$2; shift 2 ;;
+      --cap) caps+=("$2"); shift 2 ;;
+      --readonly) ro=true; shift ;;
+      --jq) extra=$2; shift 2 ;;
+      --no-hook) hook=0; shift ;;
+      --) shift; break ;;
+      *) die "make_bundle: unknown option $1" ;;
+    esac
+  done
+  local script=${1:-true}
+  CID="ocid-it-$name-$$-$RANDOM"
+  B=$T/bundles/$CID
+  mkdir -p "$B"
+  if [[ -z $rootfs ]]; then
+    rootfs=$B/rootfs
+    cp -a "$BASE_ROOTFS" "$rootfs"
+  fi
+  ROOTFS=$rootfs
+  (cd "$B" && runc spec) || die "runc spec failed"
+
+  local hookargs=(--host-root "$hr" --config-dir "$cd" --state-dir "$sd")
+  if [[ ${IT_DEBUG:-0} == 1 ]]; then
+    hookargs+=(--log-level debug --log-file "$T/logs/$CID.log")
+  fi
+  local envj annoj capsj argsj
+  envj=$(printf '%s\n' "PATH=/usr/sbin:/usr/bin:/sbin:/bin" "${envs[@]}" | jq -R . | jq -s .)
+  if [[ ${#annos[@]} -gt 0 ]]; then
+    annoj=$(printf '%s\n' "${annos[@]}" | jq -R 'index("=") as $i | {(.[:$i]): .[$i+1:]}' | jq -s 'add')
+  else
+    annoj='{}'
+  fi
+  capsj=$(printf '%s\n' "${caps[@]}" | jq -R 'select(. != "")' | jq -s .)
+  argsj=$(printf '%s\n' "${hookargs[@]}" | jq -R . | jq -s .)
+
+  jq --arg rootfs "$rootfs" --argjson ro "$ro" --arg script "$script" \
+     --argjson env "$envj" --argjson anno "$annoj" --argjson caps "$capsj" \
+     --arg bin "$OCID_BIN" --argjson hargs "$argsj" --argjson hook "$hook" \
+     --arg cg "/$CG_PARENT/$CID" '
+    .process.terminal = false
+    | .process.args = ["sh", "-c", $script]
+    | .process.env = $env
+    | .root = {path: $rootfs, readonly: $ro}
+    | .hostname = "ocid-it"
+    | .linux.cgroupsPath = $cg
+    | (if ($anno | length) > 0 then .annotations = $anno else . end)
+    | .process.capabilities |= with_entries(.value = ((.value + $caps) | unique))
+    | (if $hook == 1 then .hooks = {
+          prestart: [{path: $bin, args: (["oci-decorator"] + $hargs + ["hook", "prestart"]),
+                      env: ["PATH=/usr/bin:/bin"]}],
+          poststop: [{path: $bin, args: (["oci-decorator"] + $hargs + ["hook", "poststop"]),
+                      env: ["PATH=/usr/bin:/bin"]}]}
+       else del(.hooks) end)
+  ' "$B/config.json" >"$B/config.json.new" || die "jq edit of config.json failed"
+  if [[ $extra != . ]]; then
+    jq "$extra" "$B/config.json.new" >"$B/config.json" || die "jq filter failed: $extra"
+    rm -f "$B/config.json.new"
+  else
+    mv "$B/config.json.new" "$B/config.json"
+  fi
+}
+
+# run_container: runs the bundle $B as $CID in the foreground (stdin /dev/null).
+# Sets RC, OUT (container stdout), ERR (stderr: container and runc errors).
+run_container() {
+  IT_IDS+=("$CID")
+  timeout 90 runc --root "$RUNC_ROOT" run --bundle "$B" "$CID" </dev/null >"$B/out" 2>"$B/err"
+  RC=$?
+  OUT=$(cat "$B/out")
+  ERR=$(cat "$B/err")
+  runc --root "$RUNC_ROOT" delete -f "$CID" >/dev/null 2>&1
+  if [[ ${IT_DEBUG:-0} == 1 && -f $T/logs/$CID.log ]]; then
+    sed 's/^/# hook log: /' "$T/logs/$CID.log"
+  fi
+  return 0
+}
+
+# dump_run: prints the last run's output, for failed assertions.
+dump_run() {
+  info "rc=$RC"
+  sed 's/^/#      out: /' <<<"$OUT" | head -80
+  sed 's/^/#      err: /' <<<"$ERR" | head -40
+}
+
+# field PREFIX: lines of $OUT starting with "PREFIX ", prefix removed.
+field() { sed -n "s/^$1 //p" <<<"$OUT"; }
+
+# Snapshot of a tree: path, type, mode, size (files), link target, sha256.
+# Directories carry no size (it changes with entries); mtimes are left out.
+tree_snapshot() {  # DIR
+  local dir=$1
+  (cd "$dir" && find . -printf '%p\t%y\t%m\t%U:%G\t%l\n' | sort | while IFS=$'\t' read -r p y m o l; do
+     case $y in
+       f) printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$p" f "$m" "$o" "$(stat -c %s "$p")" "$(sha256sum <"$p" | cut -c1-64)" ;;
+       l) printf '%s\t%s\t%s\t%s\t->%s\n' "$p" l "$m" "$o" "$l" ;;
+       *) printf '%s\t%s\t%s\t%s\n' "$p" "$y" "$m" "$o" ;;
+     esac
+   done)
+}
+
+# Snapshot of a host marker directory in the brief's format plus ctime and hashes.
+marker_snapshot() {  # DIR...
+  find "$@" -printf '%p %y %s %m %T@ %C@\n' | sort
+  find "$@" -type f -exec sha256sum {} + | sort
+}
+
+# Waits until a detached container's init runs (status "running").
+wait_running() {  # ID
+  local i
+  for i in $(seq 1 100); do
+    [[ $(runc --root "$RUNC_ROOT" state "$1" 2>/dev/null | jq -r .status) == running ]] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# Device major:minor (decimal) of a host node.
+devnum() { printf '%d:%d' "0x$(stat -c %t "$1")" "0x$(stat -c %T "$1")"; }
+
+host_sha() { sha256sum <"$1" | cut -c1-64; }

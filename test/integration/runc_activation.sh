@@ -1,0 +1,144 @@
+#!/bin/bash
+# Real runc: who gets activated and who does not, and failures that must stop
+# the container with one clear line.
+#   - unset, none/void/0/false/empty, DISABLE_OCI_ONLOAD=1, XOCI_ONLOAD=all,
+#     oci_onload=all: nothing mounted, image byte-identical, no state left
+#   - annotation oci-decorator/OCI_ONLOAD=onload without env
+#   - the device cgroup really denies: a node with the simulated major (from
+#     linux.devices) gives EPERM without activation, ENXIO with it
+#   - OCI_ONLOAD=bogus fails the start, naming the valid features
+#   - a missing required file fails the start naming path and inventory file
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+it_setup lib64
+
+PROBE='
+echo "MOUNTS_MATCHING $(grep -cE "onload|sfc_char|ld\.so\.preload|/usr/lib64|/usr/libexec" /proc/mounts)"
+for p in /dev/onload /dev/onload_epoll /dev/sfc_char /usr/lib64/libonload.so /usr/bin/onload /etc/ld.so.preload /usr/libexec/onload; do
+  if [ -e $p ]; then echo "PRESENT $p"; else echo "ABSENT $p"; fi
+done
+/usr/bin/dyn-hello 2>&1 | sed "s/^/DYN /"
+[ -e /dev/ldev ] && echo "LDEV $(cat /dev/ldev 2>&1 </dev/null)"
+echo DONE'
+
+ONLOAD_MAJ=$(devnum "$HOST_ROOT/dev/onload"); ONLOAD_MAJ=${ONLOAD_MAJ%%:*}
+# linux.devices: runc creates the node but adds no cgroup rule for it.
+LDEV_JQ=".linux.devices = [{path: \"/dev/ldev\", type: \"c\", major: $ONLOAD_MAJ, minor: 0, fileMode: 438, uid: 0, gid: 0}]"
+
+# not_activated DESC [make_bundle options...]
+not_activated() {
+  local desc=$1; shift
+  make_bundle na "$@" --jq "$LDEV_JQ" -- "$PROBE"
+  local before after
+  before=$(tree_snapshot "$ROOTFS")
+  run_container
+  echo "# --- not activated: $desc"
+  assert_eq "[$desc] container ran" 0 "$RC"
+  [[ $RC -eq 0 ]] || dump_run
+  assert_eq "[$desc] no onload/preload mount inside" "0" "$(field MOUNTS_MATCHING)"
+  local p
+  for p in /dev/onload /dev/onload_epoll /dev/sfc_char /usr/lib64/libonload.so /usr/bin/onload /etc/ld.so.preload; do
+    assert_contains "[$desc] $p absent" "$(field ABSENT)" "$p"
+  done
+  assert_eq "[$desc] dyn-hello runs without preload" "dyn-hello: running" "$(field DYN)"
+  assert_contains "[$desc] device with the Onload major but no rule: EPERM" "$(field LDEV)" "Operation not permitted"
+  assert_eq "[$desc] hook printed nothing on stderr" "" "$ERR"
+  after=$(tree_snapshot "$ROOTFS")
+  assert_eq "[$desc] image dir byte-identical (not even mountpoints)" "$before" "$after"
+  assert_eq "[$desc] nothing in the state dir" "" "$(ls -A "$STATE_DIR")"
+}
+
+not_activated "OCI_ONLOAD unset"
+for v in none void 0 false ""; do
+  not_activated "OCI_ONLOAD='$v'" --env "OCI_ONLOAD=$v"
+done
+not_activated "DISABLE_OCI_ONLOAD=1" --env DISABLE_OCI_ONLOAD=1
+not_activated "XOCI_ONLOAD=all" --env XOCI_ONLOAD=all
+not_activated "OCI_ONLOAD_X=all" --env OCI_ONLOAD_X=all
+not_activated "oci_onload=all (case)" --env oci_onload=all
+not_activated "annotation oci-decorator/OCI_ONLOAD=none" --annotation oci-decorator/OCI_ONLOAD=none
+not_activated "annotation for another flag" --annotation oci-decorator/OCI_OTHER=all
+
+# --- annotation activation, no env
+make_bundle anno --annotation oci-decorator/OCI_ONLOAD=onload --jq "$LDEV_JQ" -- "$PROBE"
+run_container
+echo "# --- annotation oci-decorator/OCI_ONLOAD=onload"
+assert_eq "[annotation] container ran" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+for p in /dev/onload /dev/onload_epoll /dev/sfc_char /usr/lib64/libonload.so /usr/bin/onload /etc/ld.so.preload; do
+  assert_contains "[annotation] $p present" "$(field PRESENT)" "$p"
+done
+assert_contains "[annotation] dyn-hello gets libonload preloaded" "$(field DYN)" "SIMULATED libonload: preloaded"
+assert_match "[annotation] node with the Onload major now passes the cgroup (ENXIO/ENODEV)" "$(field LDEV)" "No such device"
+assert_not_contains "[annotation] ... and is not EPERM" "$(field LDEV)" "Operation not permitted"
+
+# --- zf only: the onload major stays denied
+make_bundle zfdeny --env OCI_ONLOAD=zf --jq "$LDEV_JQ" -- "$PROBE"
+run_container
+echo "# --- zf: onload's major stays denied"
+assert_eq "[zf] container ran" 0 "$RC"
+assert_contains "[zf] node with /dev/onload's major: EPERM (only sfc_char allowed)" "$(field LDEV)" "Operation not permitted"
+
+# --- unknown feature fails the start
+make_bundle bogus --env OCI_ONLOAD=bogus -- 'echo SHOULD-NOT-RUN'
+before=$(tree_snapshot "$ROOTFS")
+run_container
+echo "# --- OCI_ONLOAD=bogus"
+check_not "[bogus] runc run fails (exit $RC)" test "$RC" -eq 0
+assert_not_contains "[bogus] container process never ran" "$OUT" "SHOULD-NOT-RUN"
+assert_contains "[bogus] error names the bad value" "$ERR" "bogus"
+assert_contains "[bogus] error lists valid feature onload" "$ERR" "onload"
+assert_contains "[bogus] error lists valid feature zf" "$ERR" "zf"
+info "runc stderr: $(tr '\n' '|' <<<"$ERR" | head -c 400)"
+assert_eq "[bogus] nothing in the state dir" "" "$(ls -A "$STATE_DIR")"
+assert_eq "[bogus] image dir byte-identical" "$before" "$(tree_snapshot "$ROOTFS")"
+# Mixed valid and unknown features must fail too.
+make_bundle mixed --env OCI_ONLOAD=onload,bogus -- 'echo SHOULD-NOT-RUN'
+run_container
+check_not "[onload,bogus] runc run fails" test "$RC" -eq 0
+assert_not_contains "[onload,bogus] container process never ran" "$OUT" "SHOULD-NOT-RUN"
+
+# --- missing required file
+HOST_MISSING=$T/host-missing
+cp -a "$HOST_ROOT" "$HOST_MISSING"
+rm -f "$HOST_MISSING/usr/bin/onload"
+make_bundle missing --host-root "$HOST_MISSING" --env OCI_ONLOAD=all -- 'echo SHOULD-NOT-RUN'
+before=$(tree_snapshot "$ROOTFS")
+run_container
+echo "# --- missing required /usr/bin/onload"
+check_not "[missing] runc run fails (exit $RC)" test "$RC" -eq 0
+assert_not_contains "[missing] container process never ran" "$OUT" "SHOULD-NOT-RUN"
+assert_contains "[missing] error names the host path" "$ERR" "$HOST_MISSING/usr/bin/onload"
+assert_contains "[missing] error names the inventory file" "$ERR" "onload.json"
+info "runc stderr: $(tr '\n' '|' <<<"$ERR" | head -c 400)"
+assert_eq "[missing] nothing left under the state dir" "" "$(ls -A "$STATE_DIR")"
+after=$(tree_snapshot "$ROOTFS")
+added=$(comm -13 <(echo "$before") <(echo "$after"))
+assert_eq "[missing] image: nothing removed or changed" "" "$(comm -23 <(echo "$before") <(echo "$after"))"
+assert_eq "[missing] image: only empty mountpoints added" "" \
+  "$(awk -F'\t' '!($2 == "d" || ($2 == "f" && $5 == 0))' <<<"$added" | sed '/^$/d')"
+# The same missing file does not matter for a container that asked only for zf.
+make_bundle missingzf --host-root "$HOST_MISSING" --env OCI_ONLOAD=zf -- 'ls /usr/bin/zf_stackdump && echo RAN'
+run_container
+assert_eq "[missing onload file, zf requested] container runs" 0 "$RC"
+assert_contains "[missing onload file, zf requested] zf_stackdump present" "$OUT" "RAN"
+
+# --- a broken extra inventory must not stop a container that did not ask for it
+CONF_BROKEN=$T/conf-broken
+mkdir -p "$CONF_BROKEN"
+cp "$CONF_DIR/onload.json" "$CONF_BROKEN/"
+echo '{ this is not json' >"$CONF_BROKEN/broken.json"
+make_bundle brokencfg --config-dir "$CONF_BROKEN" -- 'echo RAN'
+run_container
+echo "# --- broken extra inventory file"
+assert_eq "[broken inventory, not activated] container runs" 0 "$RC"
+assert_contains "[broken inventory, not activated] process ran" "$OUT" "RAN"
+make_bundle brokencfg2 --config-dir "$CONF_BROKEN" --env OCI_ONLOAD=onload -- 'ls /usr/bin/onload && echo RAN'
+run_container
+assert_eq "[broken other inventory, onload activated] container runs" 0 "$RC"
+assert_contains "[broken other inventory, onload activated] onload present" "$OUT" "RAN"
+# Missing config dir: a non-activated container still runs.
+make_bundle noconf --config-dir "$T/does-not-exist" -- 'echo RAN'
+run_container
+assert_eq "[missing config dir, not activated] container runs" 0 "$RC"
+
+it_finish
