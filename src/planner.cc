@@ -154,17 +154,20 @@ class Planner {
     std::stable_sort(ms.begin(), ms.end(), [](const MountOp& a, const MountOp& b) {
       return a.target < b.target;
     });
+    // Conflicts first, over every entry: whether one of them would later be
+    // dropped as covered by a directory must not hide a conflict.
+    for (size_t i = 1; i < ms.size(); ++i) {
+      const MountOp& o = ms[i - 1];
+      const MountOp& m = ms[i];
+      if (o.target == m.target && (o.dev != m.dev || o.ino != m.ino))
+        return Fail(err_, "two inventory entries want the same container path with "
+                          "different sources: " + o.source + " (" + o.inventory +
+                          ") and " + m.source + " (" + m.inventory + ")",
+                    m.target);
+    }
     std::vector<MountOp> out;
     for (auto& m : ms) {
-      if (!out.empty() && out.back().target == m.target) {
-        const MountOp& o = out.back();
-        if (o.dev != m.dev || o.ino != m.ino)
-          return Fail(err_, "two inventory entries want the same container path with "
-                            "different sources: " + o.source + " (" + o.inventory +
-                            ") and " + m.source + " (" + m.inventory + ")",
-                      m.target);
-        continue;
-      }
+      if (!out.empty() && out.back().target == m.target) continue;  // same file
       if (CoveredByDirectory(out, m)) continue;
       out.push_back(std::move(m));
     }

@@ -1,0 +1,211 @@
+// Activation: which inventories and features a container asks for.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "activation.h"
+
+using ocid::Activation;
+using ocid::DecideActivation;
+using ocid::Error;
+using ocid::Inventory;
+using ocid::IsOffValue;
+using ocid::ParseActivationValue;
+
+namespace {
+
+using Strings = std::vector<std::string>;
+using Annotations = std::map<std::string, std::string>;
+
+bool Contains(const std::string& hay, const std::string& needle) {
+  return hay.find(needle) != std::string::npos;
+}
+
+Inventory OnloadInventory() {
+  Inventory inv;
+  inv.file = "/etc/oci-decorator/oci-decorator.d/onload.json";
+  inv.activation_flag = "OCI_ONLOAD";
+  inv.driver_features = {"onload", "zf", "tcpdirect"};
+  for (const auto& n : inv.driver_features) {
+    ocid::Feature f;
+    f.name = n;
+    inv.features.push_back(f);
+  }
+  return inv;
+}
+
+Strings Features(const std::string& value) {
+  Strings out = {"sentinel"};
+  Error err;
+  bool ok = ParseActivationValue(OnloadInventory(), value, &out, &err);
+  CAPTURE(value);
+  REQUIRE_MESSAGE(ok, err.Line());
+  return out;
+}
+
+Activation Decide(const Strings& env, const Annotations& ann = {}) {
+  Activation a;
+  a.features = {"stale"};
+  Error err;
+  bool ok = DecideActivation(OnloadInventory(), env, ann, &a, &err);
+  REQUIRE_MESSAGE(ok, err.Line());
+  return a;
+}
+
+}  // namespace
+
+TEST_SUITE("activation") {
+
+TEST_CASE("all requests every feature in driver_feature order") {
+  CHECK(Features("all") == Strings{"onload", "zf", "tcpdirect"});
+  CHECK(Features("ALL") == Strings{"onload", "zf", "tcpdirect"});
+  CHECK(Features("All") == Strings{"onload", "zf", "tcpdirect"});
+  CHECK(Features("  all  ") == Strings{"onload", "zf", "tcpdirect"});
+}
+
+TEST_CASE("a single feature") {
+  CHECK(Features("zf") == Strings{"zf"});
+  CHECK(Features("onload") == Strings{"onload"});
+}
+
+TEST_CASE("a comma list, kept in driver_feature order") {
+  CHECK(Features("tcpdirect,onload") == Strings{"onload", "tcpdirect"});
+  CHECK(Features("zf,onload") == Strings{"onload", "zf"});
+}
+
+TEST_CASE("spaces around names and empty items are ignored") {
+  CHECK(Features(" zf , onload ") == Strings{"onload", "zf"});
+  CHECK(Features("zf,,onload,") == Strings{"onload", "zf"});
+  CHECK(Features("\tzf\t") == Strings{"zf"});
+}
+
+TEST_CASE("duplicates collapse") {
+  CHECK(Features("zf,zf") == Strings{"zf"});
+  CHECK(Features("all,zf") == Strings{"onload", "zf", "tcpdirect"});
+  CHECK(Features("zf,all,onload") == Strings{"onload", "zf", "tcpdirect"});
+}
+
+TEST_CASE("off values") {
+  for (const char* v : {"none", "NONE", "None", "void", "VOID", "0", "false", "FALSE", "",
+                        "  ", " none ", "\tfalse\n"}) {
+    CAPTURE(v);
+    CHECK(IsOffValue(v));
+    CHECK(Features(v).empty());
+  }
+  for (const char* v : {"1", "true", "all", "zf", "nonee", "no"}) {
+    CAPTURE(v);
+    CHECK_FALSE(IsOffValue(v));
+  }
+}
+
+TEST_CASE("an unknown feature is an error listing the valid names and the file") {
+  Inventory inv = OnloadInventory();
+  Strings f;
+  Error err;
+  CHECK_FALSE(ParseActivationValue(inv, "onload,bogus", &f, &err));
+  const std::string line = err.Line();
+  CAPTURE(line);
+  CHECK(Contains(line, "\"bogus\""));
+  CHECK(Contains(line, "OCI_ONLOAD"));
+  CHECK(Contains(line, "all"));
+  CHECK(Contains(line, "onload"));
+  CHECK(Contains(line, "zf"));
+  CHECK(Contains(line, "tcpdirect"));
+  CHECK(Contains(line, inv.file));
+}
+
+TEST_CASE("feature names are case-sensitive") {
+  Strings f;
+  Error err;
+  CHECK_FALSE(ParseActivationValue(OnloadInventory(), "ZF", &f, &err));
+  CHECK(Contains(err.Line(), "\"ZF\""));
+}
+
+TEST_CASE("not requested: inactive, no features") {
+  Activation a = Decide({"PATH=/bin"});
+  CHECK_FALSE(a.active);
+  CHECK(a.features.empty());
+  CHECK(a.source.empty());
+}
+
+TEST_CASE("requested by environment") {
+  Activation a = Decide({"PATH=/bin", "OCI_ONLOAD=all"});
+  CHECK(a.active);
+  CHECK(a.features == Strings{"onload", "zf", "tcpdirect"});
+  CHECK(Contains(a.source, "env"));
+  CHECK(Contains(a.source, "OCI_ONLOAD=all"));
+}
+
+TEST_CASE("requested by annotation oci-decorator/<flag>") {
+  Activation a = Decide({}, {{"oci-decorator/OCI_ONLOAD", "zf"}});
+  CHECK(a.active);
+  CHECK(a.features == Strings{"zf"});
+  CHECK(Contains(a.source, "annotation"));
+  CHECK(Contains(a.source, "oci-decorator/OCI_ONLOAD"));
+  CHECK_FALSE(Contains(a.source, "env"));
+}
+
+TEST_CASE("env and annotation: union of both") {
+  Activation a = Decide({"OCI_ONLOAD=tcpdirect"}, {{"oci-decorator/OCI_ONLOAD", "onload"}});
+  CHECK(a.active);
+  CHECK(a.features == Strings{"onload", "tcpdirect"});
+  CHECK(Contains(a.source, "env"));
+  CHECK(Contains(a.source, "annotation"));
+}
+
+TEST_CASE("env off, annotation on: on") {
+  Activation a = Decide({"OCI_ONLOAD=none"}, {{"oci-decorator/OCI_ONLOAD", "zf"}});
+  CHECK(a.active);
+  CHECK(a.features == Strings{"zf"});
+  CHECK_FALSE(Contains(a.source, "env"));
+}
+
+TEST_CASE("env on, annotation off: on") {
+  Activation a = Decide({"OCI_ONLOAD=zf"}, {{"oci-decorator/OCI_ONLOAD", "false"}});
+  CHECK(a.active);
+  CHECK(a.features == Strings{"zf"});
+}
+
+TEST_CASE("both off: off") {
+  Activation a = Decide({"OCI_ONLOAD=0"}, {{"oci-decorator/OCI_ONLOAD", "void"}});
+  CHECK_FALSE(a.active);
+  CHECK(a.features.empty());
+}
+
+TEST_CASE("bare variable without '=' is off") {
+  Activation a = Decide({"OCI_ONLOAD"});
+  CHECK_FALSE(a.active);
+}
+
+TEST_CASE("last env occurrence wins") {
+  CHECK_FALSE(Decide({"OCI_ONLOAD=all", "OCI_ONLOAD=none"}).active);
+  Activation a = Decide({"OCI_ONLOAD=none", "OCI_ONLOAD=zf"});
+  CHECK(a.active);
+  CHECK(a.features == Strings{"zf"});
+}
+
+TEST_CASE("exact-name matching for env and annotations") {
+  Activation a = Decide({"DISABLE_OCI_ONLOAD=all", "XOCI_ONLOAD=all", "OCI_ONLOAD_X=all",
+                         "oci_onload=all"},
+                        {{"oci-decorator/OCI_ONLOAD_X", "all"},
+                         {"OCI_ONLOAD", "all"},
+                         {"oci-decorator/oci_onload", "all"},
+                         {"x-oci-decorator/OCI_ONLOAD", "all"}});
+  CHECK_FALSE(a.active);
+  CHECK(a.features.empty());
+}
+
+TEST_CASE("unknown feature in env or annotation is an error") {
+  Activation a;
+  Error err;
+  CHECK_FALSE(DecideActivation(OnloadInventory(), {"OCI_ONLOAD=bogus"}, {}, &a, &err));
+  CHECK(Contains(err.Line(), "\"bogus\""));
+  Error err2;
+  CHECK_FALSE(DecideActivation(OnloadInventory(), {},
+                               {{"oci-decorator/OCI_ONLOAD", "zf,nope"}}, &a, &err2));
+  CHECK(Contains(err2.Line(), "\"nope\""));
+}
+
+}  // TEST_SUITE

@@ -1,0 +1,792 @@
+// Inventory parsing: the seed format, the shipped files, every extension and
+// every rejection; LoadInventoryDir on a real temporary directory.
+#include <doctest/doctest.h>
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "inventory.h"
+
+using ocid::EntryKind;
+using ocid::Error;
+using ocid::Feature;
+using ocid::Inventory;
+using ocid::InventoryEntry;
+using ocid::InventorySet;
+using ocid::LoadInventoryDir;
+using ocid::ParseInventory;
+
+namespace {
+
+// Verbatim from /work/shared/seeds/oci-decorator-notes.md (the NVIDIA POC).
+const char kSeedNvidia[] = R"seed({
+    "version": "396.26",
+    "log_level": "LOG_DEBUG",
+    "activation_flag": "OCI_NVIDIA",
+    "driver_feature": ["compute", "utility"],
+
+    "inventory": {
+        "compute": {
+            "devices": ["nvidia0", "nvidiactl", "nvidia-uvm", "nvidia-uvm-tools"],
+            "binaries": ["/usr/bin/nvidia-cuda-mps-control", "/usr/bin/nvidia-cuda-ms-server"],
+            "libraries": ["/usr/lib64/nvidia/libcuda.so",
+                          "/usr/lib64/nvidia/libcuda.so.396.26",
+                          "/usr/lib64/nvidia/libnvidia-opencl.so.396.26",
+                          "/usr/lib64/nvidia/libnvidia-ptxjitcompiler.so.396.26",
+                          "/usr/lib64/nvidia/libnvidia-fatbinaryloader.so.396.26",
+                          "/usr/lib64/nvidia/libnvidia-compiler.so.396.26"],
+            "directories": ["/usr/lib64/nvidia"],
+            "miscellaneous": ["/etc/ld.so.conf.d/nvidia-lib64.conf"] 
+        },
+        "utility": {
+            "devices": ["nvidia0", "nvidiactl"],
+            "binaries": ["/usr/bin/nvidia-smi", "/usr/bin/nvidia-debugdump", "/usr/bin/nvidia-presistenced"],
+            "libraries": ["/usr/lib64/nvidia/libnvidia-ml.so.396.26",
+                          "/usr/lib64/nvidia/libnvidia-ml.so",
+                          "/usr/lib64/nvidia/libnvidia-cfg.so.396.26"],
+            "directories": ["/usr/lib64/nvidia"],
+            "miscellaneous": ["/etc/ld.so.conf.d/nvidia-lib64.conf"] 
+        }
+    }
+}
+)seed";
+
+// Verbatim from /work/shared/seeds/oci-decorator-notes.md (the Solarflare POC).
+const char kSeedSolarflare[] = R"seed({
+    "version": "201805",
+    "log_level": "LOG_DEBUG",
+    "activation_flag": "OCI_SOLARFLARE",
+    "driver_feature": ["onload"],
+
+    "inventory": {
+        "onload": {
+            "devices": ["onload", "onload_epoll", "sfc_char"],
+            "binaries": ["/usr/bin/onload", "/usr/bin/sfnt-pingpong", "/usr/sbin/onload_tool", "/usr/lib64/libonload.so"],
+            "libraries": ["/usr/lib64/libonload_ext.so",
+                          "/usr/lib64/libonload_ext.so.1.1.0",
+                          "/usr/lib64/libonload_zf.so",
+                          "/usr/lib64/libonload_zf.so.1.1.1",
+                          "/usr/lib64/libonload_zf_static.a",
+                          "/usr/lib64/libsfcaffinity.so"],
+            "directories": ["/usr/libexec/onload", "/usr/libexec/onload/profiles", "/usr/libexec/onload/apps"],
+            "miscellaneous": ["/usr/libexec/onload/profiles/latency.opf", "/usr/libexec/onload/profiles/latency-best.opf"]
+        }
+    }
+}
+)seed";
+
+const std::string kFile = "/etc/oci-decorator/oci-decorator.d/test.json";
+
+bool Contains(const std::string& hay, const std::string& needle) {
+  return hay.find(needle) != std::string::npos;
+}
+
+std::string ReadSource(const std::string& rel) {
+  std::ifstream in(std::string(OCID_SOURCE_DIR) + "/" + rel, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+size_t CountCategory(const Feature& f, const std::string& category) {
+  return static_cast<size_t>(std::count_if(
+      f.entries.begin(), f.entries.end(),
+      [&](const InventoryEntry& e) { return e.category == category; }));
+}
+
+std::vector<const InventoryEntry*> Entries(const Feature& f, const std::string& category) {
+  std::vector<const InventoryEntry*> out;
+  for (const auto& e : f.entries)
+    if (e.category == category) out.push_back(&e);
+  return out;
+}
+
+// A minimal inventory with one feature "f" whose body is `feature`.
+std::string WithFeature(const std::string& feature) {
+  return R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":)" +
+         feature + "}}";
+}
+
+Inventory MustParse(const std::string& json, const std::string& file = kFile) {
+  Inventory inv;
+  Error err;
+  bool ok = ParseInventory(json, file, &inv, &err);
+  CAPTURE(json);
+  REQUIRE_MESSAGE(ok, err.Line());
+  return inv;
+}
+
+// Expects a rejection whose one-line message names the file and the key.
+void ExpectReject(const std::string& json, const std::string& key,
+                  const std::string& also = "") {
+  Inventory inv;
+  Error err;
+  CAPTURE(json);
+  CHECK_FALSE(ParseInventory(json, kFile, &inv, &err));
+  const std::string line = err.Line();
+  CAPTURE(line);
+  CHECK(Contains(line, kFile));
+  CHECK(Contains(line, "\"" + key + "\""));
+  if (!also.empty()) CHECK(Contains(line, also));
+}
+
+}  // namespace
+
+TEST_SUITE("inventory") {
+
+TEST_CASE("seed NVIDIA inventory from the notes loads unchanged") {
+  Inventory inv = MustParse(kSeedNvidia);
+  CHECK(inv.file == kFile);
+  CHECK(inv.version == "396.26");
+  CHECK(inv.activation_flag == "OCI_NVIDIA");
+  CHECK(inv.driver_features == std::vector<std::string>{"compute", "utility"});
+  REQUIRE(inv.features.size() == 2);
+  CHECK(inv.features[0].name == "compute");
+  CHECK(inv.features[1].name == "utility");
+
+  const Feature* compute = inv.FindFeature("compute");
+  REQUIRE(compute != nullptr);
+  CHECK(compute->entries.size() == 14);
+  CHECK(CountCategory(*compute, "devices") == 4);
+  CHECK(CountCategory(*compute, "binaries") == 2);
+  CHECK(CountCategory(*compute, "libraries") == 6);
+  CHECK(CountCategory(*compute, "directories") == 1);
+  CHECK(CountCategory(*compute, "miscellaneous") == 1);
+  CHECK(compute->preload.empty());
+
+  const Feature* utility = inv.FindFeature("utility");
+  REQUIRE(utility != nullptr);
+  CHECK(utility->entries.size() == 10);
+  CHECK(CountCategory(*utility, "devices") == 2);
+  CHECK(CountCategory(*utility, "binaries") == 3);
+  CHECK(CountCategory(*utility, "libraries") == 3);
+  CHECK(CountCategory(*utility, "directories") == 1);
+  CHECK(CountCategory(*utility, "miscellaneous") == 1);
+
+  CHECK(inv.FindFeature("all") == nullptr);
+
+  for (const auto& f : inv.features)
+    for (const auto& e : f.entries) {
+      CAPTURE(e.category);
+      REQUIRE(e.sources.size() == 1);
+      CHECK_FALSE(e.optional);
+      CHECK(e.target.empty());
+      CHECK(e.target_dir.empty());
+      if (e.category == "devices") {
+        CHECK(e.kind == EntryKind::kDevice);
+        CHECK(e.sources[0][0] != '/');
+      } else if (e.category == "directories") {
+        CHECK(e.kind == EntryKind::kDirectory);
+      } else {
+        CHECK(e.kind == EntryKind::kFile);
+      }
+    }
+  auto devs = Entries(*compute, "devices");
+  std::vector<std::string> names;
+  for (auto* e : devs) names.push_back(e->sources[0]);
+  CHECK(names == std::vector<std::string>{"nvidia0", "nvidiactl", "nvidia-uvm",
+                                          "nvidia-uvm-tools"});
+  auto dirs = Entries(*utility, "directories");
+  REQUIRE(dirs.size() == 1);
+  CHECK(dirs[0]->sources[0] == "/usr/lib64/nvidia");
+}
+
+TEST_CASE("seed Solarflare inventory from the notes loads unchanged") {
+  Inventory inv = MustParse(kSeedSolarflare);
+  CHECK(inv.version == "201805");
+  CHECK(inv.activation_flag == "OCI_SOLARFLARE");
+  CHECK(inv.driver_features == std::vector<std::string>{"onload"});
+  REQUIRE(inv.features.size() == 1);
+  const Feature& f = inv.features[0];
+  CHECK(f.name == "onload");
+  CHECK(f.entries.size() == 18);
+  CHECK(CountCategory(f, "devices") == 3);
+  CHECK(CountCategory(f, "binaries") == 4);
+  CHECK(CountCategory(f, "libraries") == 6);
+  CHECK(CountCategory(f, "directories") == 3);
+  CHECK(CountCategory(f, "miscellaneous") == 2);
+  CHECK(f.preload.empty());
+  auto libs = Entries(f, "libraries");
+  REQUIRE(libs.size() == 6);
+  CHECK(libs[0]->sources == std::vector<std::string>{"/usr/lib64/libonload_ext.so"});
+  CHECK(libs[5]->sources == std::vector<std::string>{"/usr/lib64/libsfcaffinity.so"});
+  auto misc = Entries(f, "miscellaneous");
+  REQUIRE(misc.size() == 2);
+  CHECK(misc[1]->sources[0] == "/usr/libexec/onload/profiles/latency-best.opf");
+}
+
+TEST_CASE("shipped config/onload.json") {
+  Inventory inv = MustParse(ReadSource("config/onload.json"), "onload.json");
+  CHECK(inv.activation_flag == "OCI_ONLOAD");
+  CHECK(inv.version == "1");
+  CHECK(inv.driver_features == std::vector<std::string>{"onload", "zf"});
+  const Feature* onload = inv.FindFeature("onload");
+  const Feature* zf = inv.FindFeature("zf");
+  REQUIRE(onload);
+  REQUIRE(zf);
+  CHECK(onload->entries.size() == 9);
+  CHECK(CountCategory(*onload, "devices") == 3);
+  CHECK(CountCategory(*onload, "binaries") == 3);
+  CHECK(CountCategory(*onload, "libraries") == 2);
+  CHECK(CountCategory(*onload, "directories") == 1);
+  CHECK(onload->preload == std::vector<std::string>{"libonload.so"});
+  auto bins = Entries(*onload, "binaries");
+  REQUIRE(bins.size() == 3);
+  CHECK(bins[2]->sources == std::vector<std::string>{"/usr/sbin/onload_tool", "/sbin/onload_tool"});
+  auto libs = Entries(*onload, "libraries");
+  REQUIRE(libs.size() == 2);
+  CHECK(libs[0]->sources == std::vector<std::string>{
+                                "/usr/lib64/libonload.so*",
+                                "/usr/lib/x86_64-linux-gnu/libonload.so*",
+                                "/opt/onload/usr/lib64/libonload.so*"});
+  CHECK(zf->entries.size() == 4);
+  CHECK(CountCategory(*zf, "devices") == 1);
+  CHECK(Entries(*zf, "devices")[0]->sources[0] == "sfc_char");
+  CHECK(zf->preload.empty());
+}
+
+TEST_CASE("shipped config/rdma.json") {
+  Inventory inv = MustParse(ReadSource("config/rdma.json"), "rdma.json");
+  CHECK(inv.activation_flag == "OCI_RDMA");
+  REQUIRE(inv.features.size() == 1);
+  const Feature& f = inv.features[0];
+  CHECK(f.name == "verbs");
+  REQUIRE(f.entries.size() == 3);
+  CHECK(f.entries[0].sources[0] == "infiniband/uverbs*");
+  CHECK_FALSE(f.entries[0].optional);
+  CHECK(f.entries[1].sources[0] == "infiniband/rdma_cm");
+  CHECK(f.entries[1].optional);
+  CHECK(f.entries[2].sources[0] == "knem");
+  CHECK(f.entries[2].optional);
+  for (const auto& e : f.entries) CHECK(e.kind == EntryKind::kDevice);
+}
+
+TEST_CASE("shipped config/nvidia.json") {
+  Inventory inv = MustParse(ReadSource("config/nvidia.json"), "nvidia.json");
+  CHECK(inv.activation_flag == "OCI_NVIDIA");
+  CHECK(inv.driver_features == std::vector<std::string>{"compute", "utility"});
+  const Feature* compute = inv.FindFeature("compute");
+  const Feature* utility = inv.FindFeature("utility");
+  REQUIRE(compute);
+  REQUIRE(utility);
+  CHECK(compute->entries.size() == 10);
+  CHECK(utility->entries.size() == 7);
+  auto devs = Entries(*compute, "devices");
+  REQUIRE(devs.size() == 4);
+  CHECK(devs[1]->sources[0] == "nvidia[0-9]*");
+  CHECK(devs[3]->optional);
+  auto libs = Entries(*compute, "libraries");
+  REQUIRE(libs.size() == 4);
+  CHECK_FALSE(libs[0]->optional);
+  CHECK(libs[0]->sources.size() == 2);
+  CHECK(libs[1]->optional);
+}
+
+TEST_CASE("object entry with alternatives, optional, target") {
+  Inventory inv = MustParse(WithFeature(R"({
+    "libraries": [{"source": ["/usr/lib64/libx.so.1", "/usr/lib/x86_64-linux-gnu/libx.so.1"],
+                   "target": "/opt/x/libx.so.1", "optional": true}],
+    "binaries": [{"source": "/usr/bin/x", "optional": false}]
+  })"));
+  const Feature& f = inv.features.at(0);
+  auto libs = Entries(f, "libraries");
+  REQUIRE(libs.size() == 1);
+  CHECK(libs[0]->kind == EntryKind::kFile);
+  CHECK(libs[0]->sources == std::vector<std::string>{"/usr/lib64/libx.so.1",
+                                                    "/usr/lib/x86_64-linux-gnu/libx.so.1"});
+  CHECK(libs[0]->target == "/opt/x/libx.so.1");
+  CHECK(libs[0]->target_dir.empty());
+  CHECK(libs[0]->optional);
+  auto bins = Entries(f, "binaries");
+  REQUIRE(bins.size() == 1);
+  CHECK(bins[0]->sources == std::vector<std::string>{"/usr/bin/x"});
+  CHECK_FALSE(bins[0]->optional);
+}
+
+TEST_CASE("glob source with target_dir") {
+  Inventory inv = MustParse(WithFeature(
+      R"({"libraries": [{"source": "/usr/lib64/libonload.so*", "target_dir": "/usr/lib"}]})"));
+  const InventoryEntry& e = inv.features.at(0).entries.at(0);
+  CHECK(e.sources == std::vector<std::string>{"/usr/lib64/libonload.so*"});
+  CHECK(e.target_dir == "/usr/lib");
+  CHECK(e.target.empty());
+}
+
+TEST_CASE("glob forms in the last component are accepted") {
+  Inventory inv = MustParse(WithFeature(
+      R"({"libraries": ["/usr/lib64/lib?.so", "/usr/lib64/lib[a-z].so", "/usr/lib64/*"]})"));
+  CHECK(inv.features.at(0).entries.size() == 3);
+}
+
+TEST_CASE("devices: names under /dev, leading /dev/ stripped") {
+  Inventory inv = MustParse(WithFeature(R"({"devices": [
+      "/dev/onload", "infiniband/uverbs0", "/dev/infiniband/uverbs*",
+      {"source": ["/dev/nvidia-uvm", "nvidia-uvm-alt"], "optional": true}]})"));
+  const Feature& f = inv.features.at(0);
+  REQUIRE(f.entries.size() == 4);
+  CHECK(f.entries[0].kind == EntryKind::kDevice);
+  CHECK(f.entries[0].sources[0] == "onload");
+  CHECK(f.entries[1].sources[0] == "infiniband/uverbs0");
+  CHECK(f.entries[2].sources[0] == "infiniband/uverbs*");
+  CHECK(f.entries[3].sources == std::vector<std::string>{"nvidia-uvm", "nvidia-uvm-alt"});
+  CHECK(f.entries[3].optional);
+}
+
+TEST_CASE("directories entries are kDirectory") {
+  Inventory inv = MustParse(WithFeature(R"({"directories": ["/usr/libexec/onload/profiles"]})"));
+  const InventoryEntry& e = inv.features.at(0).entries.at(0);
+  CHECK(e.kind == EntryKind::kDirectory);
+  CHECK(e.category == "directories");
+}
+
+TEST_CASE("preload: names and absolute container paths") {
+  Inventory inv = MustParse(WithFeature(
+      R"({"libraries": ["/usr/lib64/libonload.so"], "preload": ["libonload.so", "/usr/lib64/libonload.so"]})"));
+  CHECK(inv.features.at(0).preload ==
+        std::vector<std::string>{"libonload.so", "/usr/lib64/libonload.so"});
+}
+
+TEST_CASE("empty feature object is accepted") {
+  Inventory inv = MustParse(WithFeature("{}"));
+  REQUIRE(inv.features.size() == 1);
+  CHECK(inv.features[0].entries.empty());
+}
+
+TEST_CASE("numeric version is accepted as text") {
+  Inventory inv = MustParse(
+      R"({"version": 2, "activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":{}}})");
+  CHECK(inv.version == "2");
+}
+
+TEST_CASE("features are kept in driver_feature order") {
+  Inventory inv = MustParse(
+      R"({"activation_flag":"OCI_T","driver_feature":["zeta","alpha","mid"],)"
+      R"("inventory":{"alpha":{},"mid":{},"zeta":{}}})");
+  REQUIRE(inv.features.size() == 3);
+  CHECK(inv.features[0].name == "zeta");
+  CHECK(inv.features[1].name == "alpha");
+  CHECK(inv.features[2].name == "mid");
+}
+
+TEST_CASE("x- and _ keys are ignored at every level") {
+  Inventory inv = MustParse(R"({
+    "x-comment": "top", "_note": {"anything": [1, 2]},
+    "activation_flag": "OCI_T", "driver_feature": ["f"],
+    "inventory": {
+      "_about": "ignored",
+      "x-more": 1,
+      "f": {
+        "x-why": "because",
+        "_n": null,
+        "binaries": [{"source": "/usr/bin/x", "x-note": "n", "_k": 1}]
+      }
+    }
+  })");
+  REQUIRE(inv.features.size() == 1);
+  REQUIRE(inv.features[0].entries.size() == 1);
+  CHECK(inv.features[0].entries[0].sources[0] == "/usr/bin/x");
+}
+
+TEST_CASE("rejects: not JSON, not an object") {
+  Inventory inv;
+  Error err;
+  CHECK_FALSE(ParseInventory("{ oops", kFile, &inv, &err));
+  CHECK(Contains(err.Line(), kFile));
+  CHECK_FALSE(ParseInventory("[]", kFile, &inv, &err));
+  CHECK(Contains(err.Line(), kFile));
+}
+
+TEST_CASE("rejects an unknown key") {
+  ExpectReject(R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":{}},"activation_flags":"X"})",
+               "activation_flags", "unknown key");
+  ExpectReject(WithFeature(R"({"library": ["/usr/lib/x"]})"), "inventory.f.library",
+               "unknown key");
+  ExpectReject(WithFeature(R"({"binaries": [{"source": "/usr/bin/x", "optinal": true}]})"),
+               "inventory.f.binaries[0].optinal", "unknown key");
+}
+
+TEST_CASE("rejects a missing activation_flag") {
+  ExpectReject(R"({"driver_feature":["f"],"inventory":{"f":{}}})", "activation_flag",
+               "missing");
+}
+
+TEST_CASE("rejects a bad activation_flag") {
+  for (const char* flag : {R"("OCI-ONLOAD")", R"("1OCI")", R"("OCI ONLOAD")", R"("")",
+                           R"("OCI=1")", "5", "null", R"(["OCI_X"])"}) {
+    CAPTURE(flag);
+    ExpectReject(std::string(R"({"activation_flag":)") + flag +
+                     R"(,"driver_feature":["f"],"inventory":{"f":{}}})",
+                 "activation_flag");
+  }
+}
+
+TEST_CASE("accepts flag names with digits and underscores") {
+  Inventory inv = MustParse(
+      R"({"activation_flag":"_OCI_X2","driver_feature":["f"],"inventory":{"f":{}}})");
+  CHECK(inv.activation_flag == "_OCI_X2");
+}
+
+TEST_CASE("rejects an empty or missing driver_feature") {
+  ExpectReject(R"({"activation_flag":"OCI_T","driver_feature":[],"inventory":{}})",
+               "driver_feature");
+  ExpectReject(R"({"activation_flag":"OCI_T","inventory":{}})", "driver_feature", "missing");
+  ExpectReject(R"({"activation_flag":"OCI_T","driver_feature":"f","inventory":{"f":{}}})",
+               "driver_feature");
+  ExpectReject(R"({"activation_flag":"OCI_T","driver_feature":[""],"inventory":{}})",
+               "driver_feature");
+  ExpectReject(R"({"activation_flag":"OCI_T","driver_feature":["a b"],"inventory":{}})",
+               "driver_feature");
+  ExpectReject(R"({"activation_flag":"OCI_T","driver_feature":["a,b"],"inventory":{}})",
+               "driver_feature");
+  ExpectReject(R"({"activation_flag":"OCI_T","driver_feature":[1],"inventory":{}})",
+               "driver_feature");
+}
+
+TEST_CASE("rejects a duplicate feature") {
+  ExpectReject(R"({"activation_flag":"OCI_T","driver_feature":["f","g","f"],"inventory":{"f":{},"g":{}}})",
+               "driver_feature", "\"f\"");
+}
+
+TEST_CASE("rejects reserved feature names") {
+  for (const char* name : {"all", "none", "void", "0", "false"}) {
+    CAPTURE(name);
+    ExpectReject(std::string(R"({"activation_flag":"OCI_T","driver_feature":[")") + name +
+                     R"("],"inventory":{")" + name + R"(":{}}})",
+                 "driver_feature");
+  }
+}
+
+// Activation values are matched case-insensitively (OCI_X=ALL means all,
+// OCI_X=None means off), so the reserved words must be too: a feature named
+// "None" could never be requested on its own.
+TEST_CASE("rejects reserved feature names in any letter case") {
+  for (const char* name : {"ALL", "All", "None", "VOID", "False"}) {
+    CAPTURE(name);
+    ExpectReject(std::string(R"({"activation_flag":"OCI_T","driver_feature":[")") + name +
+                     R"("],"inventory":{")" + name + R"(":{}}})",
+                 "driver_feature");
+  }
+}
+
+TEST_CASE("rejects an inventory key not in driver_feature") {
+  ExpectReject(R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":{},"extra":{}}})",
+               "inventory.extra", "driver_feature");
+}
+
+TEST_CASE("rejects a driver_feature without inventory") {
+  ExpectReject(R"({"activation_flag":"OCI_T","driver_feature":["f","g"],"inventory":{"f":{}}})",
+               "inventory.g", "missing");
+  ExpectReject(R"({"activation_flag":"OCI_T","driver_feature":["f"]})", "inventory", "missing");
+  ExpectReject(R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":[]})",
+               "inventory");
+  ExpectReject(R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":[]}})",
+               "inventory.f");
+}
+
+TEST_CASE("rejects a relative path in binaries") {
+  ExpectReject(WithFeature(R"({"binaries": ["/usr/bin/ok", "usr/bin/onload"]})"),
+               "inventory.f.binaries[1]", "usr/bin/onload");
+  ExpectReject(WithFeature(R"({"libraries": [{"source": ["/ok/lib.so", "lib.so"]}]})"),
+               "inventory.f.libraries[0]", "lib.so");
+}
+
+TEST_CASE("rejects a .. or . component") {
+  ExpectReject(WithFeature(R"({"libraries": ["/usr/lib64/../../etc/shadow"]})"),
+               "inventory.f.libraries[0]", "..");
+  ExpectReject(WithFeature(R"({"miscellaneous": ["/etc/./x"]})"),
+               "inventory.f.miscellaneous[0]");
+  ExpectReject(WithFeature(R"({"devices": ["../sda"]})"), "inventory.f.devices[0]");
+  ExpectReject(WithFeature(R"({"devices": ["/dev/../etc/shadow"]})"), "inventory.f.devices[0]");
+  ExpectReject(WithFeature(R"({"directories": ["/usr/.."]})"), "inventory.f.directories[0]");
+}
+
+TEST_CASE("rejects empty components, trailing slash, / and an empty path") {
+  ExpectReject(WithFeature(R"({"binaries": ["/usr//bin/x"]})"), "inventory.f.binaries[0]");
+  ExpectReject(WithFeature(R"({"directories": ["/usr/lib/"]})"), "inventory.f.directories[0]");
+  ExpectReject(WithFeature(R"({"directories": ["/"]})"), "inventory.f.directories[0]");
+  ExpectReject(WithFeature(R"({"binaries": [""]})"), "inventory.f.binaries[0]");
+}
+
+TEST_CASE("rejects a device outside /dev") {
+  ExpectReject(WithFeature(R"({"devices": ["/etc/shadow"]})"), "inventory.f.devices[0]");
+  ExpectReject(WithFeature(R"({"devices": ["/dev"]})"), "inventory.f.devices[0]");
+}
+
+TEST_CASE("rejects a glob in a directory component") {
+  ExpectReject(WithFeature(R"({"libraries": ["/usr/lib*/libonload.so"]})"),
+               "inventory.f.libraries[0]", "glob");
+  ExpectReject(WithFeature(R"({"devices": ["infiniband*/uverbs0"]})"),
+               "inventory.f.devices[0]", "glob");
+  ExpectReject(WithFeature(R"({"libraries": [{"source": ["/usr/lib64/x.so", "/usr/[a-z]/x.so"]}]})"),
+               "inventory.f.libraries[0]", "glob");
+}
+
+TEST_CASE("rejects target with a glob source") {
+  ExpectReject(WithFeature(R"({"libraries": [{"source": "/usr/lib64/libonload.so*", "target": "/usr/lib/libonload.so"}]})"),
+               "inventory.f.libraries[0].target", "glob");
+  ExpectReject(WithFeature(R"({"libraries": [{"source": ["/usr/lib64/libx.so", "/usr/lib/libx.so*"], "target": "/usr/lib/libx.so"}]})"),
+               "inventory.f.libraries[0].target", "glob");
+}
+
+TEST_CASE("rejects target and target_dir together") {
+  ExpectReject(WithFeature(R"({"libraries": [{"source": "/usr/lib64/libx.so", "target": "/a/libx.so", "target_dir": "/a"}]})"),
+               "inventory.f.libraries[0]", "target_dir");
+}
+
+TEST_CASE("rejects targets under /proc or /sys, relative or unnormalised") {
+  ExpectReject(WithFeature(R"({"miscellaneous": [{"source": "/etc/x", "target": "/proc/sys/kernel/core_pattern"}]})"),
+               "inventory.f.miscellaneous[0].target", "/proc");
+  ExpectReject(WithFeature(R"({"miscellaneous": [{"source": "/etc/x", "target": "/proc"}]})"),
+               "inventory.f.miscellaneous[0].target", "/proc");
+  ExpectReject(WithFeature(R"({"miscellaneous": [{"source": "/etc/x", "target": "/sys/kernel/x"}]})"),
+               "inventory.f.miscellaneous[0].target", "/sys");
+  ExpectReject(WithFeature(R"({"libraries": [{"source": "/usr/lib64/l*", "target_dir": "/proc/self"}]})"),
+               "inventory.f.libraries[0].target_dir", "/proc");
+  ExpectReject(WithFeature(R"({"miscellaneous": [{"source": "/etc/x", "target": "etc/x"}]})"),
+               "inventory.f.miscellaneous[0].target");
+  ExpectReject(WithFeature(R"({"miscellaneous": [{"source": "/etc/x", "target": "/etc/../proc/x"}]})"),
+               "inventory.f.miscellaneous[0].target");
+  ExpectReject(WithFeature(R"({"miscellaneous": [{"source": "/etc/x", "target": "/"}]})"),
+               "inventory.f.miscellaneous[0].target");
+  ExpectReject(WithFeature(R"({"miscellaneous": [{"source": "/etc/x", "target": 5}]})"),
+               "inventory.f.miscellaneous[0].target");
+}
+
+TEST_CASE("a target merely starting with /proc or /sys is fine") {
+  Inventory inv = MustParse(WithFeature(
+      R"({"miscellaneous": [{"source": "/etc/x", "target": "/procfs/x"}, {"source": "/etc/y", "target": "/system/y"}]})"));
+  CHECK(inv.features[0].entries[0].target == "/procfs/x");
+  CHECK(inv.features[0].entries[1].target == "/system/y");
+}
+
+TEST_CASE("rejects optional that is not a boolean") {
+  ExpectReject(WithFeature(R"({"binaries": [{"source": "/usr/bin/x", "optional": "true"}]})"),
+               "inventory.f.binaries[0].optional");
+  ExpectReject(WithFeature(R"({"binaries": [{"source": "/usr/bin/x", "optional": 1}]})"),
+               "inventory.f.binaries[0].optional");
+}
+
+TEST_CASE("rejects bad sources and entries") {
+  ExpectReject(WithFeature(R"({"binaries": [{"optional": true}]})"),
+               "inventory.f.binaries[0].source", "missing");
+  ExpectReject(WithFeature(R"({"binaries": [{"source": []}]})"),
+               "inventory.f.binaries[0].source");
+  ExpectReject(WithFeature(R"({"binaries": [{"source": ["/usr/bin/x", 1]}]})"),
+               "inventory.f.binaries[0].source");
+  ExpectReject(WithFeature(R"({"binaries": [{"source": 3}]})"),
+               "inventory.f.binaries[0].source");
+  ExpectReject(WithFeature(R"({"binaries": [42]})"), "inventory.f.binaries[0]");
+  ExpectReject(WithFeature(R"({"binaries": "/usr/bin/x"})"), "inventory.f.binaries", "list");
+}
+
+TEST_CASE("rejects a preload entry with a glob or bad form") {
+  ExpectReject(WithFeature(R"({"libraries": ["/usr/lib64/libonload.so*"], "preload": ["libonload.so*"]})"),
+               "inventory.f.preload", "libonload.so*");
+  ExpectReject(WithFeature(R"({"preload": ["/usr/lib64/*.so"]})"), "inventory.f.preload");
+  ExpectReject(WithFeature(R"({"preload": ["lib/x.so"]})"), "inventory.f.preload");
+  ExpectReject(WithFeature(R"({"preload": ["/proc/self/x.so"]})"), "inventory.f.preload");
+  ExpectReject(WithFeature(R"({"preload": [""]})"), "inventory.f.preload");
+  ExpectReject(WithFeature(R"({"preload": ".."})"), "inventory.f.preload");
+  ExpectReject(WithFeature(R"({"preload": [".."]})"), "inventory.f.preload");
+  ExpectReject(WithFeature(R"({"preload": [1]})"), "inventory.f.preload");
+}
+
+TEST_CASE("a failed parse does not leave a half-filled inventory") {
+  Inventory inv = MustParse(kSeedSolarflare);
+  Error err;
+  CHECK_FALSE(ParseInventory("{ oops", kFile, &inv, &err));
+  CHECK(inv.features.empty());
+  CHECK(inv.activation_flag.empty());
+}
+
+}  // TEST_SUITE
+
+// ---------------------------------------------------------------------------
+// LoadInventoryDir on a temporary directory.
+
+namespace {
+
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/ocid-inv-XXXXXX";
+    char* p = ::mkdtemp(tmpl);
+    REQUIRE(p != nullptr);
+    path_ = p;
+  }
+  ~TempDir() {
+    std::string cmd = "rm -rf '" + path_ + "'";
+    if (std::system(cmd.c_str()) != 0) {
+    }
+  }
+  const std::string& path() const { return path_; }
+  std::string Write(const std::string& name, const std::string& content) const {
+    std::string p = path_ + "/" + name;
+    std::ofstream out(p, std::ios::binary);
+    out << content;
+    return p;
+  }
+
+ private:
+  std::string path_;
+};
+
+const char kGoodA[] =
+    R"({"activation_flag":"OCI_A","driver_feature":["f"],"inventory":{"f":{"devices":["a"]}}})";
+const char kGoodB[] =
+    R"({"activation_flag":"OCI_B","driver_feature":["f"],"inventory":{"f":{"devices":["b"]}}})";
+
+const ocid::BrokenInventory* FindBroken(const InventorySet& set, const std::string& file) {
+  for (const auto& b : set.broken)
+    if (b.file == file) return &b;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_SUITE("inventory_dir") {
+
+TEST_CASE("good, broken, unparsable and ignored files") {
+  TempDir d;
+  // Written in reverse order: the result must be sorted by name anyway.
+  d.Write("zz-good.json", kGoodB);
+  d.Write("aa-good.json", kGoodA);
+  const std::string broken = d.Write(
+      "mm-broken.json",
+      R"({"activation_flag":"OCI_BROKEN","driver_feature":["f"],"inventory":{"f":{"devicez":[]}}})");
+  const std::string text = d.Write(
+      "nn-text.json", "# not json\n{ \"version\": 1,\n  \"activation_flag\":  \"OCI_X\",\n  oops");
+  const std::string noflag = d.Write("oo-noflag.json", "complete garbage");
+  d.Write("readme.txt", kGoodB);          // not *.json
+  d.Write("onload.json.bak", kGoodB);     // not *.json
+  d.Write(".hidden.json", kGoodB);        // dotfile
+  d.Write(".json", kGoodB);               // nothing before .json
+
+  InventorySet set;
+  Error err;
+  REQUIRE_MESSAGE(LoadInventoryDir(d.path(), &set, &err), err.Line());
+
+  REQUIRE(set.inventories.size() == 2);
+  CHECK(set.inventories[0].file == d.path() + "/aa-good.json");
+  CHECK(set.inventories[0].activation_flag == "OCI_A");
+  CHECK(set.inventories[1].file == d.path() + "/zz-good.json");
+  CHECK(set.inventories[1].activation_flag == "OCI_B");
+
+  CHECK(set.broken.size() == 3);
+  const auto* b1 = FindBroken(set, broken);
+  REQUIRE(b1);
+  CHECK(b1->activation_flag == "OCI_BROKEN");
+  CHECK(Contains(b1->error.Line(), broken));
+  CHECK(Contains(b1->error.Line(), "inventory.f.devicez"));
+
+  const auto* b2 = FindBroken(set, text);
+  REQUIRE(b2);
+  CHECK(b2->activation_flag == "OCI_X");
+  CHECK(Contains(b2->error.Line(), text));
+
+  const auto* b3 = FindBroken(set, noflag);
+  REQUIRE(b3);
+  CHECK(b3->activation_flag.empty());
+  CHECK(Contains(b3->error.Line(), noflag));
+}
+
+TEST_CASE("a broken file with an invalid flag salvages nothing") {
+  TempDir d;
+  const std::string f1 = d.Write("a.json", R"({"activation_flag":"OCI-BAD","driver_feature":["f"]})");
+  const std::string f2 = d.Write("b.json", "not json \"activation_flag\": \"has space\"");
+  InventorySet set;
+  Error err;
+  REQUIRE(LoadInventoryDir(d.path(), &set, &err));
+  REQUIRE(set.broken.size() == 2);
+  CHECK(set.broken[0].file == f1);
+  CHECK(set.broken[0].activation_flag.empty());
+  CHECK(set.broken[1].file == f2);
+  CHECK(set.broken[1].activation_flag.empty());
+}
+
+TEST_CASE("a directory or FIFO named *.json is broken, not fatal, and does not block") {
+  TempDir d;
+  REQUIRE(::mkdir((d.path() + "/sub.json").c_str(), 0755) == 0);
+  REQUIRE(::mkfifo((d.path() + "/fifo.json").c_str(), 0600) == 0);
+  d.Write("good.json", kGoodA);
+  InventorySet set;
+  Error err;
+  REQUIRE_MESSAGE(LoadInventoryDir(d.path(), &set, &err), err.Line());
+  REQUIRE(set.inventories.size() == 1);
+  CHECK(set.inventories[0].activation_flag == "OCI_A");
+  REQUIRE(set.broken.size() == 2);
+  CHECK(FindBroken(set, d.path() + "/sub.json") != nullptr);
+  CHECK(FindBroken(set, d.path() + "/fifo.json") != nullptr);
+}
+
+TEST_CASE("trailing slash on the directory gives clean file names") {
+  TempDir d;
+  d.Write("a.json", kGoodA);
+  InventorySet set;
+  Error err;
+  REQUIRE(LoadInventoryDir(d.path() + "/", &set, &err));
+  REQUIRE(set.inventories.size() == 1);
+  CHECK(set.inventories[0].file == d.path() + "/a.json");
+}
+
+TEST_CASE("a missing directory is an empty set, not an error") {
+  InventorySet set;
+  set.broken.push_back({"stale", "X", {}});
+  Error err;
+  CHECK(LoadInventoryDir("/nonexistent/ocid-test/oci-decorator.d", &set, &err));
+  CHECK(set.inventories.empty());
+  CHECK(set.broken.empty());
+  CHECK(err.empty());
+}
+
+TEST_CASE("an empty directory is an empty set") {
+  TempDir d;
+  InventorySet set;
+  Error err;
+  CHECK(LoadInventoryDir(d.path(), &set, &err));
+  CHECK(set.inventories.empty());
+  CHECK(set.broken.empty());
+}
+
+TEST_CASE("a path that is a file, not a directory, is an error") {
+  TempDir d;
+  const std::string f = d.Write("plain", "x");
+  InventorySet set;
+  Error err;
+  CHECK_FALSE(LoadInventoryDir(f, &set, &err));
+  CHECK(Contains(err.Line(), f));
+}
+
+// inventory.h: "each must be, or link to, a regular file".
+TEST_CASE("a symlink to a regular file is loaded; a dangling one is broken") {
+  TempDir outside;
+  const std::string target = outside.Write("elsewhere.json", kGoodB);
+  TempDir d;
+  d.Write("a.json", kGoodA);
+  REQUIRE(::symlink(target.c_str(), (d.path() + "/link.json").c_str()) == 0);
+  REQUIRE(::symlink((outside.path() + "/gone.json").c_str(),
+                    (d.path() + "/dangling.json").c_str()) == 0);
+  REQUIRE(::symlink(outside.path().c_str(), (d.path() + "/dirlink.json").c_str()) == 0);
+  InventorySet set;
+  Error err;
+  REQUIRE_MESSAGE(LoadInventoryDir(d.path(), &set, &err), err.Line());
+  REQUIRE(set.inventories.size() == 2);
+  CHECK(set.inventories[0].activation_flag == "OCI_A");
+  CHECK(set.inventories[1].activation_flag == "OCI_B");
+  CHECK(set.inventories[1].file == d.path() + "/link.json");
+  REQUIRE(set.broken.size() == 2);
+  const auto* dangling = FindBroken(set, d.path() + "/dangling.json");
+  REQUIRE(dangling);
+  CHECK(Contains(dangling->error.Line(), d.path() + "/dangling.json"));
+  CHECK(FindBroken(set, d.path() + "/dirlink.json") != nullptr);
+}
+
+}  // TEST_SUITE
