@@ -58,6 +58,15 @@ bool PrepareSources(int host_root_fd, const Plan& plan,
 
 bool MountAttacher::Attach(std::vector<DetachedMount>* mounts, Error* err) {
   for (auto& m : *mounts) {
+    // Already visible: an earlier mount of ours shows this very host file
+    // here (e.g. a version link inside a mounted directory). Resolution
+    // stays inside the root, and only an identical inode counts.
+    UniqueFd existing;
+    Error ignored;
+    struct stat est;
+    if (OpenInRoot(rootfs_fd_, m.target, O_PATH, &existing, &ignored) &&
+        ::fstat(existing.get(), &est) == 0 && est.st_dev == m.dev && est.st_ino == m.ino)
+      continue;
     bool dir = m.type == FileType::kDirectory;
     bool device = m.type == FileType::kCharDevice || m.type == FileType::kBlockDevice;
     UniqueFd mp;
