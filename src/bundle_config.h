@@ -1,20 +1,36 @@
 // What the hook needs from a bundle's config.json: where the rootfs is, the
-// process environment and the annotations that may request a vendor.
+// process environment and the annotations that may request a vendor, and the
+// container's device rules (a cgroup v2 device program must keep them).
 #pragma once
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "device_rule.h"
 #include "error.h"
 
 namespace ocid {
+
+// One linux.devices entry: a node the runtime creates in the container.
+struct LinuxDevice {
+  std::string path;
+  char type = 'c';          // 'c', 'b', 'u' or 'p'
+  int64_t major = -1;       // -1 when absent (allowed for 'p' only)
+  int64_t minor = -1;
+};
 
 struct BundleConfig {
   std::string root_path;        // root.path as written (relative or absolute)
   bool root_readonly = false;
   std::vector<std::string> env;  // process.env, "NAME=value"
   std::map<std::string, std::string> annotations;
+  std::vector<LinuxDevice> devices;      // linux.devices
+  // linux.resources.devices, in order: type 'a' when absent, -1 (wildcard)
+  // for an absent or negative major/minor (as runc reads them), access "rwm"
+  // when absent, otherwise in the canonical order "rwm".
+  std::vector<DeviceRule> device_rules;
 };
 
 // `where` names the file in errors (the config.json path).
@@ -22,7 +38,7 @@ bool ParseBundleConfig(std::string_view bytes, const std::string& where,
                        BundleConfig* out, Error* err);
 
 // The rootfs as an absolute path: crun's state.root when given, otherwise
-// root.path made absolute against the bundle directory.
+// root.path; either made absolute against the bundle directory.
 std::string RootfsPath(const std::string& bundle, const std::string& state_root,
                        const std::string& root_path);
 

@@ -5,36 +5,14 @@
 #include <cerrno>
 
 #include "files.h"
-#include "mountinfo.h"
 
 namespace ocid {
 
-bool DeviceCgroupV1::Open(int proc_pid_fd, DeviceCgroupV1* out, Error* err) {
-  std::string cg, mi;
-  if (!ReadFileAt(proc_pid_fd, "cgroup", kMaxSmallFileBytes, &cg, err)) return false;
-  ProcCgroup pc = ParseProcCgroup(cg);
-  auto it = pc.v1.find("devices");
-  if (it == pc.v1.end())
-    return Fail(err, pc.has_unified
-                         ? "the container is on a pure cgroup v2 hierarchy; cgroup v2 "
-                           "device control is not supported by this version"
-                         : "the container has no devices cgroup");
-  if (!ReadFileAt(AT_FDCWD, "/proc/self/mountinfo", 4 * kMaxSmallFileBytes, &mi, err))
-    return false;
-  std::vector<MountInfoEntry> mounts = ParseMountinfo(mi);
-  std::string mount = FindCgroupV1Mount(mounts, "devices");
-  if (mount.empty()) return Fail(err, "no cgroup v1 devices hierarchy is mounted on the host");
-  std::string rel = it->second;
-  for (const auto& m : mounts) {
-    if (m.mount_point == mount && m.root != "/" && rel.rfind(m.root, 0) == 0) {
-      rel = rel.substr(m.root.size());
-      break;
-    }
-  }
-  out->path_ = mount + (rel == "/" ? "" : rel);
-  out->dir_.reset(::open(out->path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
+bool DeviceCgroupV1::Open(const std::string& path, DeviceCgroupV1* out, Error* err) {
+  out->path_ = path;
+  out->dir_.reset(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
   if (!out->dir_.valid())
-    return Fail(err, "cannot open the container's devices cgroup", out->path_, errno);
+    return Fail(err, "cannot open the container's devices cgroup", path, errno);
   return true;
 }
 

@@ -13,10 +13,9 @@ namespace ocid {
 
 class DeviceCgroupV1 {
  public:
-  // Finds the container's devices cgroup from /proc/<pid>/cgroup (read
-  // through proc_pid_fd) and the host's mountinfo. Must run in the host
-  // mount namespace. Fails when the host has no v1 devices hierarchy.
-  static bool Open(int proc_pid_fd, DeviceCgroupV1* out, Error* err);
+  // Opens the container's devices cgroup directory (found by
+  // LocateDeviceCgroup, device_cgroup.h).
+  static bool Open(const std::string& path, DeviceCgroupV1* out, Error* err);
 
   // Allows each rule not already allowed, then verifies all are allowed.
   bool Allow(const std::vector<DeviceRule>& rules, Error* err);

@@ -12,10 +12,11 @@ struct DeviceRule {
   int64_t major = -1;       // -1 is the wildcard '*'
   int64_t minor = -1;
   std::string access = "rwm";
+  bool allow = true;        // false: a deny rule (config.json only; ours allow)
 
   bool operator==(const DeviceRule& o) const {
     return type == o.type && major == o.major && minor == o.minor &&
-           access == o.access;
+           access == o.access && allow == o.allow;
   }
 };
 

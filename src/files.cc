@@ -3,7 +3,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <sys/syscall.h>
+
 #include <cerrno>
+#include <cstring>
 
 #include "unique_fd.h"
 
@@ -41,6 +44,29 @@ bool ReadFileAt(int dirfd, const std::string& path, size_t limit,
                        O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY));
   if (!fd.valid()) return Fail(err, "cannot open", path, errno);
   return ReadAllFd(fd.get(), limit, path, out, err);
+}
+
+bool ListDirectory(int dirfd, const std::string& what, std::vector<std::string>* names,
+                   Error* err) {
+  names->clear();
+  alignas(8) char buf[16384];
+  for (;;) {
+    long n = ::syscall(SYS_getdents64, dirfd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Fail(err, "cannot list directory", what, errno);
+    }
+    if (n == 0) return true;
+    for (long off = 0; off < n;) {
+      // struct linux_dirent64: d_ino, d_off, d_reclen, d_type, d_name[].
+      const char* rec = buf + off;
+      unsigned short reclen;
+      std::memcpy(&reclen, rec + 16, sizeof reclen);
+      const char* name = rec + 19;
+      if (std::strcmp(name, ".") != 0 && std::strcmp(name, "..") != 0) names->emplace_back(name);
+      off += reclen;
+    }
+  }
 }
 
 bool WriteAllFd(int fd, const std::string& data, const std::string& what,

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "error.h"
 
@@ -24,6 +25,11 @@ bool ReadAllFd(int fd, size_t limit, const std::string& what, std::string* out,
 // on the last component and reads it whole, up to `limit` bytes.
 bool ReadFileAt(int dirfd, const std::string& path, size_t limit,
                 std::string* out, Error* err);
+
+// The names in an open directory (O_RDONLY|O_DIRECTORY), without "." and
+// "..", unsorted. getdents64 directly: no DIR stream, no extra fcntl calls.
+bool ListDirectory(int dirfd, const std::string& what, std::vector<std::string>* names,
+                   Error* err);
 
 // Writes all of `data` to fd.
 bool WriteAllFd(int fd, const std::string& data, const std::string& what,

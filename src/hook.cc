@@ -22,7 +22,7 @@
 #include <cstdio>
 
 #include "bundle_config.h"
-#include "device_cgroup_v1.h"
+#include "device_cgroup.h"
 #include "files.h"
 #include "inventory.h"
 #include "mounter.h"
@@ -47,17 +47,28 @@ int Failed(const std::string& id, const Error& e) {
 }
 
 // Could any inventory be asked for by this container? A flag that occurs
-// nowhere in the bytes cannot be in env or annotations.
-bool AnyFlagMentioned(const InventorySet& set, const std::string& state,
+// nowhere in the state or config.json bytes cannot be in env or annotations.
+// Decided before any JSON is parsed: this is the path nearly every container
+// on a host takes.
+bool AnyFlagMentioned(const std::vector<InventoryFile>& files, const std::string& state,
                       const std::string& config) {
   auto mentioned = [&](const std::string& flag) {
     return !flag.empty() && (config.find(flag) != std::string::npos ||
                              state.find(flag) != std::string::npos);
   };
-  for (const auto& inv : set.inventories)
-    if (mentioned(inv.activation_flag)) return true;
-  for (const auto& b : set.broken)
-    if (mentioned(b.activation_flag)) return true;
+  std::vector<std::string> flags;
+  for (const auto& f : files) {
+    if (!f.read_error.empty()) continue;  // unreadable: nobody can ask for it
+    if (!QuickActivationFlags(f.bytes, &flags)) {
+      InventorySet one;
+      ParseInventoryFiles({f}, &one);
+      flags.clear();
+      for (const auto& inv : one.inventories) flags.push_back(inv.activation_flag);
+      for (const auto& b : one.broken) flags.push_back(b.activation_flag);
+    }
+    for (const auto& flag : flags)
+      if (mentioned(flag)) return true;
+  }
   return false;
 }
 
@@ -100,16 +111,14 @@ bool SharedMounts(std::set<uint64_t>* out, Error* err) {
   std::string text;
   if (!ReadFileAt(AT_FDCWD, "/proc/thread-self/mountinfo", 16 * kMaxSmallFileBytes, &text, err))
     return false;
-  for (const auto& m : ParseMountinfo(text))
-    if (m.optional_fields.find("shared:") != std::string::npos)
-      out->insert(static_cast<uint64_t>(m.id));
+  for (int id : SharedMountIds(text)) out->insert(static_cast<uint64_t>(id));
   return true;
 }
 
 class Executor {
  public:
-  Executor(const Options& opts, const Plan& plan, int host_root_fd)
-      : opts_(opts), plan_(plan), host_root_fd_(host_root_fd) {}
+  Executor(const Options& opts, const Plan& plan, const HostRootView& host)
+      : opts_(opts), plan_(plan), host_(host) {}
 
   bool Run(Error* err) {
     if (!Apply(err)) {
@@ -141,11 +150,11 @@ class Executor {
     // Host side first: nothing of the host is reachable by path once we are
     // in the container's namespace.
     if (!plan_.device_rules.empty()) {
-      if (!DeviceCgroupV1::Open(proc.get(), &cgroup_, err)) return false;
+      if (!DeviceCgroup::Open(proc.get(), &cgroup_, err)) return false;
       cgroup_used_ = true;
-      if (!cgroup_.Allow(plan_.device_rules, err)) return false;
+      if (!cgroup_.Allow(plan_.container_device_rules, plan_.device_rules, err)) return false;
     }
-    if (!PrepareSources(host_root_fd_, plan_, &mounts_, err)) return false;
+    if (!PrepareSources(host_, plan_, &mounts_, err)) return false;
     UniqueFd preload_fd;
     if (!plan_.preload.empty() && !PreparePreload(&preload_fd, err)) return false;
 
@@ -188,7 +197,9 @@ class Executor {
                              O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
     if (!write_fd->valid()) return Fail(err, "cannot create", path, errno);
     DetachedMount d;
-    if (!CloneDetached(write_fd->get(), path, true, &d, err)) return false;
+    struct stat st;
+    if (::fstat(write_fd->get(), &st) != 0) return Fail(err, "cannot stat", path, errno);
+    if (!CloneDetached(write_fd->get(), st, path, true, &d, err)) return false;
     d.target = kPreloadTarget;
     mounts_.push_back(std::move(d));
     return true;
@@ -205,10 +216,10 @@ class Executor {
 
   const Options& opts_;
   const Plan& plan_;
-  int host_root_fd_;
+  const HostRootView& host_;
   int rootfs_fd_ = -1;
   UniqueFd rootfs_keep_;
-  DeviceCgroupV1 cgroup_;
+  DeviceCgroup cgroup_;
   bool cgroup_used_ = false;
   bool state_dir_used_ = false;
   std::vector<DetachedMount> mounts_;
@@ -241,13 +252,19 @@ struct Loaded {
 bool LoadAndCheck(const Options& opts, const std::string& state_bytes, Loaded* l,
                   bool* asked, Error* err) {
   *asked = false;
-  if (!LoadInventoryDir(opts.config_dir, &l->inventories, err)) return false;
-  if (l->inventories.inventories.empty() && l->inventories.broken.empty()) return true;
+  std::vector<InventoryFile> files;
+  if (!ReadInventoryDir(opts.config_dir, &files, err)) return false;
+  if (files.empty()) return true;
   l->config_path = l->state.bundle + "/config.json";
   std::string config_bytes;
   if (!ReadFileAt(AT_FDCWD, l->config_path, kMaxConfigBytes, &config_bytes, err)) return false;
-  if (!AnyFlagMentioned(l->inventories, state_bytes, config_bytes)) return true;
+  if (!AnyFlagMentioned(files, state_bytes, config_bytes)) {
+    OCID_DEBUG("no activation flag of " + std::to_string(files.size()) +
+               " inventories mentioned (inventories not parsed)");
+    return true;
+  }
   *asked = true;
+  ParseInventoryFiles(files, &l->inventories);
   return ParseBundleConfig(config_bytes, l->config_path, &l->config, err);
 }
 
@@ -283,13 +300,13 @@ int RunHook(const Options& opts, const std::string& stage, int stdin_fd) {
     return Failed(l.state.id, err);
   }
   if (!asked) {
-    OCID_DEBUG("container " + l.state.id + ": no activation flag mentioned");
-    ReportBroken(l.inventories, false);
+    OCID_DEBUG("container " + l.state.id + ": did not ask");
     return 0;
   }
 
   std::unique_ptr<HostRootView> host;
   if (!HostRootView::Open(opts.host_root, &host, &err)) return Failed(l.state.id, err);
+  host->set_resolve_paths(false);  // only `plan` prints them
   PlanInputs in{&l.state, &l.config, &l.inventories, host.get()};
   Plan plan;
   if (!BuildPlan(in, &plan, &err)) return Failed(l.state.id, err);
@@ -304,7 +321,7 @@ int RunHook(const Options& opts, const std::string& stage, int stdin_fd) {
     return Failed(plan.container_id,
                   Error{"container id is not usable as a directory name", plan.container_id});
 
-  Executor exec(opts, plan, host->fd());
+  Executor exec(opts, plan, *host);
   if (!exec.Run(&err)) return Failed(plan.container_id, err);
   log::Info("container " + plan.container_id + ": applied " + Summary(plan));
   return 0;

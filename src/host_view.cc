@@ -1,6 +1,5 @@
 #include "host_view.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
@@ -9,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "files.h"
 #include "rootfs_path.h"
 
 namespace ocid {
@@ -60,6 +60,32 @@ bool HostRootView::Open(const std::string& host_root,
   return true;
 }
 
+std::string HostRootView::ResolvedOf(int fd, const std::string& path) const {
+  std::string real = FdPath(fd);
+  if (root_path_ == "/") return real;
+  if (real.rfind(root_path_ + "/", 0) == 0) return real.substr(root_path_.size());
+  return path;
+}
+
+std::string HostRootView::Resolve(const std::string& path) const {
+  auto it = opened_.find(path);
+  if (it != opened_.end() && it->second.valid()) return ResolvedOf(it->second.get(), path);
+  UniqueFd fd;
+  Error ignored;
+  if (!OpenInRoot(root_.get(), path, O_PATH, &fd, &ignored)) return "";
+  return ResolvedOf(fd.get(), path);
+}
+
+bool HostRootView::OpenSource(const std::string& path, UniqueFd* out, Error* err) const {
+  auto it = opened_.find(path);
+  if (it != opened_.end() && it->second.valid()) {
+    *out = std::move(it->second);
+    opened_.erase(it);
+    return true;
+  }
+  return OpenInRoot(root_.get(), path, O_PATH, out, err);
+}
+
 bool HostRootView::Match(const std::string& pattern,
                          std::vector<HostMatch>* out, Error* err) const {
   out->clear();
@@ -78,15 +104,11 @@ bool HostRootView::Match(const std::string& pattern,
       *err = e;
       return false;
     }
-    DIR* d = ::fdopendir(dfd.release());
-    if (!d) return Fail(err, "cannot list host directory", dir, errno);
-    while (dirent* de = ::readdir(d)) {
-      std::string n = de->d_name;
-      if (n == "." || n == "..") continue;
+    std::vector<std::string> names;
+    if (!ListDirectory(dfd.get(), Display(dir), &names, err)) return false;
+    for (const auto& n : names)
       if (::fnmatch(leaf.c_str(), n.c_str(), FNM_PERIOD) == 0)
         paths.push_back((dir == "/" ? "" : dir) + "/" + n);
-    }
-    ::closedir(d);
     std::sort(paths.begin(), paths.end());
   }
 
@@ -102,18 +124,12 @@ bool HostRootView::Match(const std::string& pattern,
     if (::fstat(fd.get(), &st) != 0) return Fail(err, "cannot stat host path", p, errno);
     HostMatch m;
     m.path = p;
-    std::string real = FdPath(fd.get());
-    if (root_path_ == "/") {
-      m.resolved = real;
-    } else if (real.rfind(root_path_ + "/", 0) == 0) {
-      m.resolved = real.substr(root_path_.size());
-    } else {
-      m.resolved = p;
-    }
+    if (resolve_paths_) m.resolved = ResolvedOf(fd.get(), p);
     m.type = FileTypeOf(st.st_mode);
     m.rdev = st.st_rdev;
     m.dev = st.st_dev;
     m.ino = st.st_ino;
+    opened_[p] = std::move(fd);
     out->push_back(std::move(m));
   }
   return true;

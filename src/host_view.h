@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@ class HostView {
                      Error* err) const = 0;
   // How to name a host path in messages (with the host root prefix).
   virtual std::string Display(const std::string& path) const { return path; }
+  // `path` after following symlinks inside the host root, for views that
+  // leave HostMatch::resolved empty; "" when unknown.
+  virtual std::string Resolve(const std::string& path) const { (void)path; return ""; }
 };
 
 class HostRootView : public HostView {
@@ -46,15 +50,26 @@ class HostRootView : public HostView {
                    std::unique_ptr<HostRootView>* out, Error* err);
   bool Match(const std::string& pattern, std::vector<HostMatch>* out,
              Error* err) const override;
+  // Fill HostMatch::resolved in Match (one readlink per match). The hook
+  // turns it off and resolves only the few paths the planner asks about.
+  void set_resolve_paths(bool on) { resolve_paths_ = on; }
+  std::string Resolve(const std::string& path) const override;
   std::string Display(const std::string& path) const override {
     return root_path_ == "/" ? path : root_path_ + path;
   }
+  // The O_PATH fd of a host path, moved out of what Match opened (so the
+  // executor mounts exactly the file that was planned, without a second
+  // lookup), or opened afresh inside the host root if Match did not see it.
+  bool OpenSource(const std::string& path, UniqueFd* out, Error* err) const;
   int fd() const { return root_.get(); }
   const std::string& root_path() const { return root_path_; }
 
  private:
   UniqueFd root_;
   std::string root_path_;
+  mutable std::map<std::string, UniqueFd> opened_;
+  bool resolve_paths_ = true;
+  std::string ResolvedOf(int fd, const std::string& path) const;
 };
 
 bool HasGlob(const std::string& s);

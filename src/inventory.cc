@@ -1,6 +1,5 @@
 #include "inventory.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -293,48 +292,78 @@ bool ParseInventory(std::string_view bytes, const std::string& file,
   }
 }
 
-bool LoadInventoryDir(const std::string& dir, InventorySet* out, Error* err) {
-  *out = InventorySet{};
+bool ReadInventoryDir(const std::string& dir, std::vector<InventoryFile>* out, Error* err) {
+  out->clear();
   UniqueFd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dfd.valid()) {
     if (errno == ENOENT) return true;
     return Fail(err, "cannot open config directory", dir, errno);
   }
-  int dup_fd = ::dup(dfd.get());
-  if (dup_fd < 0) return Fail(err, "cannot read config directory", dir, errno);
-  DIR* d = ::fdopendir(dup_fd);
-  if (!d) {
-    ::close(dup_fd);
-    return Fail(err, "cannot read config directory", dir, errno);
-  }
-  std::vector<std::string> names;
-  while (dirent* de = ::readdir(d)) {
-    std::string n = de->d_name;
+  std::vector<std::string> all, names;
+  if (!ListDirectory(dfd.get(), dir, &all, err)) return false;
+  for (auto& n : all)
     if (n.size() > 5 && n.compare(n.size() - 5, 5, ".json") == 0 && n[0] != '.')
-      names.push_back(n);
-  }
-  ::closedir(d);
+      names.push_back(std::move(n));
   std::sort(names.begin(), names.end());
 
   for (const auto& n : names) {
-    std::string path = dir + (dir.empty() || dir.back() == '/' ? "" : "/") + n;
+    InventoryFile f;
+    f.path = dir + (dir.empty() || dir.back() == '/' ? "" : "/") + n;
     UniqueFd fd(::openat(dfd.get(), n.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
     struct stat st;
-    std::string bytes;
-    Error e;
     if (!fd.valid()) {
-      Fail(&e, "cannot open inventory", path, errno);
+      Fail(&f.read_error, "cannot open inventory", f.path, errno);
     } else if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
-      Fail(&e, "inventory is not a regular file", path);
-    } else if (ReadAllFd(fd.get(), kMaxInventoryBytes, path, &bytes, &e)) {
+      Fail(&f.read_error, "inventory is not a regular file", f.path);
+    } else {
+      ReadAllFd(fd.get(), kMaxInventoryBytes, f.path, &f.bytes, &f.read_error);
+    }
+    out->push_back(std::move(f));
+  }
+  return true;
+}
+
+bool QuickActivationFlags(std::string_view bytes, std::vector<std::string>* flags) {
+  flags->clear();
+  if (bytes.find('\\') != std::string_view::npos) return false;
+  auto ws = [&](size_t p) {
+    while (p < bytes.size() &&
+           (bytes[p] == ' ' || bytes[p] == '\t' || bytes[p] == '\n' || bytes[p] == '\r'))
+      ++p;
+    return p;
+  };
+  const std::string_view key = "\"activation_flag\"";
+  for (size_t p = bytes.find(key); p != std::string_view::npos; p = bytes.find(key, p + 1)) {
+    size_t q = ws(p + key.size());
+    if (q >= bytes.size() || bytes[q] != ':') continue;  // a value, not a key
+    q = ws(q + 1);
+    if (q >= bytes.size() || bytes[q] != '"') continue;  // not a string: parser rejects it
+    size_t end = bytes.find('"', q + 1);
+    if (end == std::string_view::npos) continue;
+    flags->emplace_back(bytes.substr(q + 1, end - q - 1));
+  }
+  return true;
+}
+
+void ParseInventoryFiles(const std::vector<InventoryFile>& files, InventorySet* out) {
+  *out = InventorySet{};
+  for (const auto& f : files) {
+    Error e = f.read_error;
+    if (e.empty()) {
       Inventory inv;
-      if (ParseInventory(bytes, path, &inv, &e)) {
+      if (ParseInventory(f.bytes, f.path, &inv, &e)) {
         out->inventories.push_back(std::move(inv));
         continue;
       }
     }
-    out->broken.push_back(BrokenInventory{path, SalvageFlag(bytes), e});
+    out->broken.push_back(BrokenInventory{f.path, SalvageFlag(f.bytes), e});
   }
+}
+
+bool LoadInventoryDir(const std::string& dir, InventorySet* out, Error* err) {
+  std::vector<InventoryFile> files;
+  if (!ReadInventoryDir(dir, &files, err)) return false;
+  ParseInventoryFiles(files, out);
   return true;
 }
 

@@ -64,6 +64,23 @@ struct InventorySet {
   std::vector<BrokenInventory> broken;
 };
 
+// The raw files of a config directory, read but not parsed.
+struct InventoryFile {
+  std::string path;
+  std::string bytes;
+  Error read_error;   // set when the file could not be read
+};
+bool ReadInventoryDir(const std::string& dir, std::vector<InventoryFile>* out, Error* err);
+
+// Every activation flag the file could declare, found without parsing it:
+// each `"activation_flag"` followed by ':' and a string. Exact for any JSON
+// without backslash escapes (a key can then only be spelled literally);
+// returns false when it cannot tell, and the file must be parsed.
+bool QuickActivationFlags(std::string_view bytes, std::vector<std::string>* flags);
+
+// Parses read files into an InventorySet (broken ones kept with errors).
+void ParseInventoryFiles(const std::vector<InventoryFile>& files, InventorySet* out);
+
 // Loads every *.json file in `dir` (names starting with '.' are skipped;
 // each must be, or link to, a regular file). A missing directory gives an
 // empty set and returns true.

@@ -10,7 +10,10 @@
 //      that fd, then verify the target now shows the source's inode.
 // Nothing is mounted by path string, and the host namespace gains no mount.
 #pragma once
+#include <sys/stat.h>
+
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -30,12 +33,12 @@ struct DetachedMount {
   std::string what;         // source path for messages
 };
 
-// Clones an already-open source (an O_PATH or regular fd) as a detached mount
-// with the given flags.
-bool CloneDetached(int source_fd, const std::string& what, bool nodev,
+// Clones an already-open source (an O_PATH or regular fd, whose fstat is
+// `st`) as a detached mount with the given flags.
+bool CloneDetached(int source_fd, const struct stat& st, const std::string& what, bool nodev,
                    DetachedMount* out, Error* err);
 
-bool PrepareSources(int host_root_fd, const Plan& plan,
+bool PrepareSources(const HostRootView& host, const Plan& plan,
                     std::vector<DetachedMount>* out, Error* err);
 
 // Attaches every detached mount below rootfs_fd. On failure, detaches what
@@ -52,8 +55,15 @@ class MountAttacher {
   void Rollback();
 
  private:
+  // Directory fds by container path: mounts share few parents (/usr/lib64,
+  // /usr/bin, /dev), so each is resolved once. A directory mount over a
+  // cached path drops it and everything below it.
+  int Directory(const std::string& dir, Error* err);
+  void Forget(const std::string& dir);
+
   int rootfs_fd_;
   std::set<uint64_t> shared_;
+  std::map<std::string, UniqueFd> dirs_;
   std::vector<DetachedMount*> attached_;  // in the order attached
   std::vector<CreatedPath> created_;
 };

@@ -1,6 +1,7 @@
 #include "mountinfo.h"
 
 #include <sstream>
+#include <vector>
 
 namespace ocid {
 namespace {
@@ -32,28 +33,75 @@ bool HasOption(const std::string& opts, const std::string& want) {
   return false;
 }
 
+// Splits `line` on single spaces into fields (mountinfo never has runs of
+// spaces: the kernel escapes them).
+std::vector<std::string_view> Fields(std::string_view line) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (start <= line.size()) {
+    size_t end = line.find(' ', start);
+    if (end == std::string_view::npos) end = line.size();
+    if (end > start) out.push_back(line.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+bool ToInt(std::string_view s, int* out) {
+  if (s.empty() || s.size() > 9) return false;
+  int v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  *out = v;
+  return true;
+}
+
 }  // namespace
 
 std::vector<MountInfoEntry> ParseMountinfo(std::string_view text) {
   std::vector<MountInfoEntry> out;
-  std::istringstream in{std::string(text)};
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream ls(line);
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::vector<std::string_view> f = Fields(text.substr(start, end - start));
+    start = end + 1;
+    // id parent maj:min root mount-point options [optional...] - fstype source super
+    size_t sep = 6;
+    while (sep < f.size() && f[sep] != "-") ++sep;
     MountInfoEntry e;
-    std::string majmin, field;
-    if (!(ls >> e.id >> e.parent >> majmin >> e.root >> e.mount_point >> e.mount_options))
-      continue;
-    bool sep = false;
-    while (ls >> field) {
-      if (field == "-") { sep = true; break; }
+    if (sep + 3 >= f.size() || !ToInt(f[0], &e.id) || !ToInt(f[1], &e.parent)) continue;
+    e.root = Unescape(std::string(f[3]));
+    e.mount_point = Unescape(std::string(f[4]));
+    e.mount_options = f[5];
+    for (size_t i = 6; i < sep; ++i) {
       if (!e.optional_fields.empty()) e.optional_fields += ' ';
-      e.optional_fields += field;
+      e.optional_fields += f[i];
     }
-    if (!sep || !(ls >> e.fstype >> e.source >> e.super_options)) continue;
-    e.root = Unescape(e.root);
-    e.mount_point = Unescape(e.mount_point);
+    e.fstype = f[sep + 1];
+    e.source = f[sep + 2];
+    e.super_options = f[sep + 3];
     out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::vector<int> SharedMountIds(std::string_view text) {
+  std::vector<int> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    size_t dash = line.find(" - ");
+    if (dash == std::string_view::npos) continue;
+    // The tag lives among the optional fields, before " - ".
+    if (line.substr(0, dash).find(" shared:") == std::string_view::npos) continue;
+    int id;
+    if (ToInt(line.substr(0, line.find(' ')), &id)) out.push_back(id);
   }
   return out;
 }

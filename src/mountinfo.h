@@ -21,6 +21,10 @@ struct MountInfoEntry {
 
 std::vector<MountInfoEntry> ParseMountinfo(std::string_view text);
 
+// Just the ids of mounts with shared propagation ("shared:N" among the
+// optional fields): a scan, no full parse, for the hook's hot path.
+std::vector<int> SharedMountIds(std::string_view text);
+
 // cgroup membership: controller -> path for v1 lines ("5:devices:/a/b"),
 // and the unified ("0::/x") path if any.
 struct ProcCgroup {

@@ -50,8 +50,6 @@ bool ParseOciState(std::string_view bytes, OciState* out, Error* err) {
   if (out->id.empty()) return Fail(err, "OCI state: \"id\" is empty");
   if (out->bundle.empty() || out->bundle[0] != '/')
     return Fail(err, "OCI state: \"bundle\" is not an absolute path", out->bundle);
-  if (!out->root.empty() && out->root[0] != '/')
-    return Fail(err, "OCI state: \"root\" is not an absolute path", out->root);
   auto pid = j.find("pid");
   if (pid != j.end() && !pid->is_null()) {
     if (!pid->is_number_integer())

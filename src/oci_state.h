@@ -1,6 +1,7 @@
 // The OCI state a runtime writes on a hook's stdin.
 //   runc:  {"ociVersion","id","status":"creating","pid","bundle","annotations"?}
-//   crun:  the same plus "root" (absolute rootfs path), status "created".
+//   crun:  the same plus "root" (root.path as written: absolute, or relative
+//          to the bundle), status "created".
 // poststop states carry no pid.
 #pragma once
 #include <map>
@@ -17,7 +18,8 @@ struct OciState {
   std::string status;
   int pid = 0;            // 0 when absent (poststop)
   std::string bundle;     // absolute path of the bundle directory
-  std::string root;       // crun's absolute rootfs path, "" if absent
+  std::string root;       // crun's rootfs path as in root.path (relative to
+                          // the bundle or absolute), "" if absent
   std::map<std::string, std::string> annotations;
 };
 

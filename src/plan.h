@@ -39,6 +39,10 @@ struct Plan {
   std::vector<ActivatedInventory> activated;
   std::vector<MountOp> mounts;              // parents before children
   std::vector<DeviceRule> device_rules;     // one per device mount
+  // The device rules the runtime itself enforces (config.json's, then its
+  // defaults): a cgroup v2 device program replacing the runtime's must keep
+  // them. Set when device_rules is not empty.
+  std::vector<DeviceRule> container_device_rules;
   std::vector<std::string> preload;         // absolute container paths
   std::vector<std::string> skipped;         // optional entries not found
 

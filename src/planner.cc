@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "activation.h"
+#include "device_program.h"
 #include "log.h"
 
 namespace ocid {
@@ -182,17 +183,25 @@ class Planner {
           plan_->device_rules.end())
         plan_->device_rules.push_back(r);
     }
+    if (!plan_->device_rules.empty()) {
+      std::vector<std::string> paths;
+      for (const auto& d : in_.config->devices) paths.push_back(d.path);
+      plan_->container_device_rules = RuncDeviceRules(in_.config->device_rules, paths);
+    }
     return true;
   }
 
-  static bool CoveredByDirectory(const std::vector<MountOp>& done, const MountOp& m) {
+  bool CoveredByDirectory(const std::vector<MountOp>& done, const MountOp& m) const {
     for (const auto& d : done) {
       if (d.type != FileType::kDirectory) continue;
       const std::string prefix = d.target + "/";
       if (m.target.rfind(prefix, 0) != 0) continue;
       std::string suffix = m.target.substr(d.target.size());
       // Same file at the same relative place: the directory mount shows it.
-      if (m.resolved == d.resolved + suffix) return true;
+      // (Rare, so resolved paths are looked up here when the view left them out.)
+      std::string mr = m.resolved.empty() ? in_.host->Resolve(m.source) : m.resolved;
+      std::string dr = d.resolved.empty() ? in_.host->Resolve(d.source) : d.resolved;
+      if (!mr.empty() && mr == dr + suffix) return true;
     }
     return false;
   }

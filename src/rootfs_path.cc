@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <cerrno>
 
@@ -76,19 +77,24 @@ bool OpenInRoot(int root_fd, const std::string& path, int flags, UniqueFd* out,
   return true;
 }
 
-bool OpenParentCreating(int root_fd, const std::string& path, UniqueFd* parent,
-                        std::string* leaf, std::vector<CreatedPath>* created,
-                        Error* err) {
+bool OpenDirCreating(int root_fd, const std::string& dir, UniqueFd* out,
+                     std::vector<CreatedPath>* created, Error* err) {
+  // The common case: it exists. Resolved from the root the way the
+  // container will see it: a symlinked component is followed, but only
+  // inside the rootfs.
+  Error first;
+  if (OpenInRoot(root_fd, dir, O_PATH | O_DIRECTORY, out, &first)) return true;
+  if (first.errnum != ENOENT)
+    return Fail(err, "cannot open directory in rootfs", dir, first.errnum);
+
   std::vector<std::string> parts;
-  if (!SplitContainerPath(path, &parts, err)) return false;
+  if (dir != "/" && !SplitContainerPath(dir, &parts, err)) return false;
   UniqueFd cur;
   if (!OpenInRoot(root_fd, "/", O_PATH | O_DIRECTORY, &cur, err)) return false;
-  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+  for (size_t i = 0; i < parts.size(); ++i) {
     std::string prefix = Join(parts, i + 1);
     UniqueFd next;
     Error e;
-    // Resolve the whole prefix from the root, the way the container will
-    // see it: a symlinked parent is followed, but only inside the rootfs.
     if (OpenInRoot(root_fd, prefix, O_PATH | O_DIRECTORY, &next, &e)) {
       cur = std::move(next);
       continue;
@@ -117,12 +123,75 @@ bool OpenParentCreating(int root_fd, const std::string& path, UniqueFd* parent,
     int fd = OpenAt2(cur.get(), parts[i], O_PATH | O_DIRECTORY | O_NOFOLLOW,
                      RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
     if (fd < 0)
-      return Fail(err, "directory in rootfs changed while being created (or is a dangling symlink)",
-                  prefix, errno);
+      return Fail(err, "directory in rootfs changed while being created", prefix, errno);
     cur.reset(fd);
   }
-  *parent = std::move(cur);
+  *out = std::move(cur);
+  return true;
+}
+
+bool OpenParentCreating(int root_fd, const std::string& path, UniqueFd* parent,
+                        std::string* leaf, std::vector<CreatedPath>* created,
+                        Error* err) {
+  std::vector<std::string> parts;
+  if (!SplitContainerPath(path, &parts, err)) return false;
+  if (!OpenDirCreating(root_fd, Join(parts, parts.size() - 1), parent, created, err))
+    return false;
   *leaf = parts.back();
+  return true;
+}
+
+namespace {
+
+bool StatLeaf(Mountpoint* mp, const std::string& path, Error* err) {
+  struct statx sx {};
+  if (::statx(mp->fd.get(), "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
+              STATX_TYPE | STATX_INO | STATX_MNT_ID, &sx) != 0)
+    return Fail(err, "cannot stat mountpoint in rootfs", path, errno);
+  if (!(sx.stx_mask & STATX_MNT_ID))
+    return Fail(err, "the kernel does not report mount ids (statx STATX_MNT_ID)", path);
+  mp->mode = sx.stx_mode;
+  mp->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+  mp->ino = sx.stx_ino;
+  mp->mnt_id = sx.stx_mnt_id;
+  mp->is_symlink = S_ISLNK(sx.stx_mode);
+  return true;
+}
+
+}  // namespace
+
+bool PrepareMountpointIn(int parent_fd, const std::string& path, const std::string& leaf,
+                         MountpointType type, bool allow_device, Mountpoint* out,
+                         std::vector<CreatedPath>* created, Error* err) {
+  // The last component is a single name opened with O_NOFOLLOW: a symlink
+  // there is seen as a symlink, never followed.
+  out->fd.reset(::openat(parent_fd, leaf.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  if (!out->fd.valid() && errno == ENOENT) {
+    if (type == MountpointType::kDirectory) {
+      if (::mkdirat(parent_fd, leaf.c_str(), 0755) != 0)
+        return Fail(err, "cannot create mountpoint in rootfs", path, errno);
+    } else {
+      int c = ::openat(parent_fd, leaf.c_str(),
+                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      if (c < 0) return Fail(err, "cannot create mountpoint in rootfs", path, errno);
+      ::close(c);
+    }
+    if (created) created->push_back(CreatedPath{path, type == MountpointType::kDirectory});
+    out->fd.reset(::openat(parent_fd, leaf.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  }
+  if (!out->fd.valid()) return Fail(err, "cannot open mountpoint in rootfs", path, errno);
+  if (!StatLeaf(out, path, err)) return false;
+  if (out->is_symlink) return true;
+  unsigned m = out->mode;
+  bool ok = type == MountpointType::kDirectory
+                ? S_ISDIR(m)
+                : S_ISREG(m) || (allow_device && (S_ISCHR(m) || S_ISBLK(m)));
+  if (!ok)
+    return Fail(err,
+                std::string("refusing to mount: the image has a ") + FileTypeDescription(m) +
+                    " where a " + (type == MountpointType::kDirectory ? "directory" : "file") +
+                    " is needed",
+                path);
   return true;
 }
 
@@ -132,43 +201,11 @@ bool PrepareMountpoint(int root_fd, const std::string& path,
   UniqueFd parent;
   std::string leaf;
   if (!OpenParentCreating(root_fd, path, &parent, &leaf, created, err)) return false;
-
-  // The last component is a single name opened with O_NOFOLLOW: a symlink
-  // there is seen as a symlink and refused, never followed.
-  UniqueFd fd(::openat(parent.get(), leaf.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd.valid() && errno == ENOENT) {
-    if (type == MountpointType::kDirectory) {
-      if (::mkdirat(parent.get(), leaf.c_str(), 0755) != 0)
-        return Fail(err, "cannot create mountpoint in rootfs", path, errno);
-    } else {
-      int c = ::openat(parent.get(), leaf.c_str(),
-                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-      if (c < 0) return Fail(err, "cannot create mountpoint in rootfs", path, errno);
-      ::close(c);
-    }
-    if (created)
-      created->push_back(CreatedPath{path, type == MountpointType::kDirectory});
-    fd.reset(::openat(parent.get(), leaf.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
-  }
-  if (!fd.valid()) return Fail(err, "cannot open mountpoint in rootfs", path, errno);
-
-  struct stat st;
-  if (::fstat(fd.get(), &st) != 0)
-    return Fail(err, "cannot stat mountpoint in rootfs", path, errno);
-  if (S_ISLNK(st.st_mode))
-    return Fail(err, "refusing to mount over a symlink in the image", path);
-  bool ok = type == MountpointType::kDirectory
-                ? S_ISDIR(st.st_mode)
-                : S_ISREG(st.st_mode) ||
-                      (allow_device && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)));
-  if (!ok)
-    return Fail(err,
-                std::string("refusing to mount: the image has a ") +
-                    FileTypeDescription(st.st_mode) + " where a " +
-                    (type == MountpointType::kDirectory ? "directory" : "file") +
-                    " is needed",
-                path);
-  *out = std::move(fd);
+  Mountpoint mp;
+  if (!PrepareMountpointIn(parent.get(), path, leaf, type, allow_device, &mp, created, err))
+    return false;
+  if (mp.is_symlink) return Fail(err, "refusing to mount over a symlink in the image", path);
+  *out = std::move(mp.fd);
   return true;
 }
 

@@ -13,6 +13,7 @@
 //     O_NOFOLLOW (files) or mkdirat (directories);
 //   - callers get an O_PATH fd for the mountpoint and mount onto that fd.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,28 @@ bool SplitContainerPath(const std::string& path, std::vector<std::string>* parts
 // every symlink inside the root. Retries a bounded number of times on EAGAIN.
 bool OpenInRoot(int root_fd, const std::string& path, int flags, UniqueFd* out,
                 Error* err);
+
+// Opens directory `dir` (absolute, inside root_fd) as an O_PATH fd, creating
+// missing components (mode 0755). One openat2 when it already exists.
+bool OpenDirCreating(int root_fd, const std::string& dir, UniqueFd* out,
+                     std::vector<CreatedPath>* created, Error* err);
+
+// What is at a mountpoint, from one statx of its O_PATH fd.
+struct Mountpoint {
+  UniqueFd fd;              // O_PATH; the last component is never followed
+  bool is_symlink = false;  // the last component is a symlink (fd is the link)
+  unsigned mode = 0;
+  uint64_t dev = 0, ino = 0;
+  uint64_t mnt_id = 0;      // the mount holding it (as in mountinfo)
+};
+
+// PrepareMountpoint for callers that already hold the parent directory
+// (`leaf` is a single name in parent_fd; `path` is for messages). A symlink
+// as the last component is reported through out->is_symlink, not refused:
+// the caller decides (PrepareMountpoint refuses it).
+bool PrepareMountpointIn(int parent_fd, const std::string& path, const std::string& leaf,
+                         MountpointType type, bool allow_device, Mountpoint* out,
+                         std::vector<CreatedPath>* created, Error* err);
 
 // Opens the directory that will hold `path`'s last component, creating
 // missing directories (mode 0755). Returns the directory fd (O_PATH) and the

@@ -1,12 +1,12 @@
 #include "runtime_dir.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 
 #include <cerrno>
 #include <vector>
 
+#include "files.h"
 #include "oci_state.h"
 
 namespace ocid {
@@ -63,17 +63,10 @@ bool RemoveContainerDir(const std::string& state_dir, const std::string& id,
     if (errno == ENOENT) return true;
     return Fail(err, "cannot open", path, errno);
   }
-  DIR* d = ::fdopendir(cfd);
-  if (!d) {
-    ::close(cfd);
-    return Fail(err, "cannot list", path, errno);
-  }
+  UniqueFd container_dir(cfd);
   std::vector<std::string> names;
-  while (dirent* de = ::readdir(d))
-    if (std::string(de->d_name) != "." && std::string(de->d_name) != "..")
-      names.push_back(de->d_name);
-  for (const auto& n : names) ::unlinkat(::dirfd(d), n.c_str(), 0);
-  ::closedir(d);
+  if (!ListDirectory(cfd, path, &names, err)) return false;
+  for (const auto& n : names) ::unlinkat(cfd, n.c_str(), 0);
   if (::unlinkat(sd.get(), id.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT)
     return Fail(err, "cannot remove", path, errno);
   return true;

@@ -90,6 +90,107 @@ TEST_CASE("errors name the config file") {
   ExpectError(R"({"root":{"path":"r"},"annotations":{"k":true}})", "annotation \"k\"");
 }
 
+TEST_CASE("linux.resources.devices: order, types, wildcards, defaults") {
+  const std::string s = R"({"root":{"path":"r"},"linux":{"resources":{"devices":[
+    {"allow": false, "access": "rwm"},
+    {"allow": true, "type": "c", "major": 10, "minor": 229, "access": "rw"},
+    {"allow": true, "type": "b", "major": 8},
+    {"allow": false, "type": "c", "minor": null, "access": "mwrr"},
+    {"allow": true, "type": "a", "major": -1, "minor": 4294967295}
+  ]}}})";
+  BundleConfig cfg;
+  Error err;
+  REQUIRE_MESSAGE(ParseBundleConfig(s, kWhere, &cfg, &err), err.Line());
+  REQUIRE(cfg.device_rules.size() == 5);
+  auto rule = [](char type, int64_t major, int64_t minor, const char* access, bool allow) {
+    ocid::DeviceRule r;
+    r.type = type;
+    r.major = major;
+    r.minor = minor;
+    r.access = access;
+    r.allow = allow;
+    return r;
+  };
+  CHECK(cfg.device_rules[0] == rule('a', -1, -1, "rwm", false));
+  CHECK(cfg.device_rules[1] == rule('c', 10, 229, "rw", true));
+  CHECK(cfg.device_rules[2] == rule('b', 8, -1, "rwm", true));
+  CHECK(cfg.device_rules[3] == rule('c', -1, -1, "rwm", false));  // canonical order
+  CHECK(cfg.device_rules[4] == rule('a', -1, 4294967295, "rwm", true));
+  CHECK(cfg.devices.empty());
+}
+
+TEST_CASE("linux.devices") {
+  const std::string s = R"({"root":{"path":"r"},"linux":{"devices":[
+    {"path": "/dev/fuse", "type": "c", "major": 10, "minor": 229, "fileMode": 438, "uid": 0},
+    {"path": "/dev/sda", "type": "b", "major": 8, "minor": 0},
+    {"path": "/dev/ttyX", "type": "u", "major": 4, "minor": 64},
+    {"path": "/dev/fifo", "type": "p"}
+  ]}})";
+  BundleConfig cfg;
+  Error err;
+  REQUIRE_MESSAGE(ParseBundleConfig(s, kWhere, &cfg, &err), err.Line());
+  REQUIRE(cfg.devices.size() == 4);
+  CHECK(cfg.devices[0].path == "/dev/fuse");
+  CHECK(cfg.devices[0].type == 'c');
+  CHECK(cfg.devices[0].major == 10);
+  CHECK(cfg.devices[0].minor == 229);
+  CHECK(cfg.devices[1].type == 'b');
+  CHECK(cfg.devices[2].type == 'u');
+  CHECK(cfg.devices[3].type == 'p');
+  CHECK(cfg.devices[3].major == -1);
+  CHECK(cfg.device_rules.empty());
+}
+
+TEST_CASE("no linux, empty linux, empty lists") {
+  for (const char* s : {R"({"root":{"path":"r"}})", R"({"root":{"path":"r"},"linux":{}})",
+                        R"({"root":{"path":"r"},"linux":{"resources":{}}})",
+                        R"({"root":{"path":"r"},"linux":{"devices":[],"resources":{"devices":[]}}})",
+                        R"({"root":{"path":"r"},"linux":{"devices":null,"resources":null}})"}) {
+    BundleConfig cfg;
+    Error err;
+    CAPTURE(s);
+    REQUIRE_MESSAGE(ParseBundleConfig(s, kWhere, &cfg, &err), err.Line());
+    CHECK(cfg.devices.empty());
+    CHECK(cfg.device_rules.empty());
+  }
+}
+
+TEST_CASE("device errors name the key") {
+  auto rules = [](const std::string& entries) {
+    return R"({"root":{"path":"r"},"linux":{"resources":{"devices":[)" + entries + "]}}}";
+  };
+  auto devices = [](const std::string& entries) {
+    return R"({"root":{"path":"r"},"linux":{"devices":[)" + entries + "]}}";
+  };
+  ExpectError(R"({"root":{"path":"r"},"linux":[]})", "\"linux\" is not an object");
+  ExpectError(R"({"root":{"path":"r"},"linux":{"resources":[]}})", "\"linux.resources\"");
+  ExpectError(R"({"root":{"path":"r"},"linux":{"resources":{"devices":{}}}})",
+              "\"linux.resources.devices\" is not an array");
+  ExpectError(rules("3"), "\"linux.resources.devices[0]\" is not an object");
+  ExpectError(rules(R"({"access":"rwm"})"), "\"linux.resources.devices[0].allow\"");
+  ExpectError(rules(R"({"allow":true},{"allow":"yes"})"), "\"linux.resources.devices[1].allow\"");
+  ExpectError(rules(R"({"allow":true,"type":"u"})"), "\"linux.resources.devices[0].type\"");
+  ExpectError(rules(R"({"allow":true,"type":99})"), "\"linux.resources.devices[0].type\"");
+  ExpectError(rules(R"({"allow":true,"major":"10"})"), "\"linux.resources.devices[0].major\"");
+  ExpectError(rules(R"({"allow":true,"minor":1.5})"), "\"linux.resources.devices[0].minor\"");
+  ExpectError(rules(R"({"allow":true,"major":4294967296})"),
+              "\"linux.resources.devices[0].major\" is out of range");
+  ExpectError(rules(R"({"allow":true,"access":"rx"})"), "\"linux.resources.devices[0].access\"");
+  ExpectError(rules(R"({"allow":true,"access":""})"), "\"linux.resources.devices[0].access\"");
+  ExpectError(rules(R"({"allow":true,"access":7})"), "\"linux.resources.devices[0].access\"");
+  ExpectError(R"({"root":{"path":"r"},"linux":{"devices":{}}})",
+              "\"linux.devices\" is not an array");
+  ExpectError(devices(R"("/dev/fuse")"), "\"linux.devices[0]\" is not an object");
+  ExpectError(devices(R"({"type":"c","major":1,"minor":3})"), "\"linux.devices[0].path\"");
+  ExpectError(devices(R"({"path":"/dev/x","type":"x","major":1,"minor":3})"),
+              "\"linux.devices[0].type\"");
+  ExpectError(devices(R"({"path":"/dev/x","major":1,"minor":3})"), "\"linux.devices[0].type\"");
+  ExpectError(devices(R"({"path":"/dev/x","type":"c","minor":3})"),
+              "\"linux.devices[0]\" has no \"major\" or \"minor\"");
+  ExpectError(devices(R"({"path":"/dev/x","type":"c","major":"1","minor":3})"),
+              "\"linux.devices[0].major\" is not an integer");
+}
+
 TEST_CASE("RootfsPath") {
   CHECK(RootfsPath("/b", "", "rootfs") == "/b/rootfs");
   CHECK(RootfsPath("/b/", "", "rootfs") == "/b/rootfs");
@@ -103,6 +204,9 @@ TEST_CASE("RootfsPath") {
   // crun's state root wins over everything.
   CHECK(RootfsPath("/b", "/crun/root", "rootfs") == "/crun/root");
   CHECK(RootfsPath("/b", "/crun/root", "/abs/rootfs") == "/crun/root");
+  // crun's state root as written in a config.json with a relative root.path.
+  CHECK(RootfsPath("/b", "rootfs", "ignored") == "/b/rootfs");
+  CHECK(RootfsPath("/b/", "./rootfs", "") == "/b/rootfs");
 }
 
 TEST_CASE("LookupEnv matches the exact name only") {

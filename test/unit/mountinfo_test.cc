@@ -214,3 +214,13 @@ TEST_CASE("ParseProcCgroup: a path containing ':' and malformed lines") {
 }
 
 }  // TEST_SUITE
+
+TEST_CASE("SharedMountIds finds exactly the mounts tagged shared") {
+  const char* text =
+      "22 27 0:21 / /proc rw,relatime shared:5 - proc proc rw\n"
+      "23 27 0:22 / /sys rw,relatime master:3 - sysfs sysfs rw\n"
+      "24 27 0:23 / /mnt/a\\040b rw shared:7 master:2 - tmpfs tmpfs rw\n"
+      "25 27 0:24 / /srv rw - ext4 /dev/vda rw,shared:9\n"
+      "garbage line\n";
+  CHECK(ocid::SharedMountIds(text) == std::vector<int>{22, 24});
+}

@@ -135,9 +135,16 @@ TEST_CASE("rejects missing, relative or non-string bundle") {
   CHECK(Contains(err.Line(), "\"bundle\""));
 }
 
-TEST_CASE("rejects a relative crun root") {
+TEST_CASE("keeps crun's root as written, relative or absolute") {
+  // crun copies root.path into the state unchanged: relative to the bundle
+  // when config.json has it relative.
+  ocid::OciState st;
   Error err;
-  CHECK(ParseFails(R"({"id":"c","bundle":"/b","root":"rootfs"})", &err));
+  REQUIRE(ocid::ParseOciState(R"({"id":"c","bundle":"/b","root":"rootfs"})", &st, &err));
+  CHECK(st.root == "rootfs");
+  REQUIRE(ocid::ParseOciState(R"({"id":"c","bundle":"/b","root":"/abs/rootfs"})", &st, &err));
+  CHECK(st.root == "/abs/rootfs");
+  CHECK(ParseFails(R"({"id":"c","bundle":"/b","root":7})", &err));
   CHECK(Contains(err.Line(), "\"root\""));
 }
 
