@@ -132,7 +132,24 @@ bool ParseLinux(const json& lx, const std::string& where, BundleConfig* out, Err
 
 bool ParseBundleConfig(std::string_view bytes, const std::string& where,
                        BundleConfig* out, Error* err) {
-  json j = json::parse(bytes.begin(), bytes.end(), nullptr, false);
+  // Only root, process.env, annotations and linux.{devices,resources.devices}
+  // are kept: config.json is mostly mounts, capabilities and seccomp, which
+  // the hook never reads, and building them would double the parse time.
+  // The discarded parts are still fully checked as JSON.
+  std::vector<std::string> keys;  // the key being parsed at each depth
+  json::parser_callback_t keep = [&keys](int depth, json::parse_event_t event, json& parsed) {
+    if (event != json::parse_event_t::key) return true;
+    size_t d = static_cast<size_t>(depth);
+    if (keys.size() < d) keys.resize(d);
+    keys[d - 1] = parsed.get<std::string>();
+    const std::string& k = keys[d - 1];
+    if (d == 1) return k == "root" || k == "process" || k == "annotations" || k == "linux";
+    if (d == 2 && keys[0] == "process") return k == "env";
+    if (d == 2 && keys[0] == "linux") return k == "devices" || k == "resources";
+    if (d == 3 && keys[0] == "linux" && keys[1] == "resources") return k == "devices";
+    return true;
+  };
+  json j = json::parse(bytes.begin(), bytes.end(), keep, false);
   if (j.is_discarded()) return Fail(err, "not valid JSON", where);
   if (!j.is_object()) return Fail(err, "not a JSON object", where);
   *out = BundleConfig{};
