@@ -162,23 +162,22 @@ class Executor {
     // modified: every mount below lands in the container's.
     if (::setns(mntns.get(), CLONE_NEWNS) != 0)
       return Fail(err, "cannot enter the container's mount namespace", pid_dir + "/ns/mnt", errno);
-    UniqueFd rootfs(::open(plan_.rootfs.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-    if (!rootfs.valid()) return Fail(err, "cannot open the container rootfs", plan_.rootfs, errno);
-    rootfs_fd_ = rootfs.get();
+    // Owned by the executor, not this function: rollback needs it to remove
+    // the mountpoints it created.
+    rootfs_.reset(::open(plan_.rootfs.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!rootfs_.valid()) return Fail(err, "cannot open the container rootfs", plan_.rootfs, errno);
 
     if (preload_fd.valid()) {
       std::string image;
-      if (!ReadImagePreload(rootfs.get(), &image, err)) return false;
+      if (!ReadImagePreload(rootfs_.get(), &image, err)) return false;
       if (!WriteAllFd(preload_fd.get(), MergePreload(image, plan_.preload),
                       opts_.state_dir + "/" + plan_.container_id + "/" + kPreloadFile, err))
         return false;
     }
     std::set<uint64_t> shared;
     if (!SharedMounts(&shared, err)) return false;
-    attacher_ = std::make_unique<MountAttacher>(rootfs.get(), std::move(shared));
-    if (!attacher_->Attach(&mounts_, err)) return false;
-    rootfs_keep_ = std::move(rootfs);
-    return true;
+    attacher_ = std::make_unique<MountAttacher>(rootfs_.get(), std::move(shared));
+    return attacher_->Attach(&mounts_, err);
   }
 
   // The generated preload file lives on the host; it is cloned as a mount
@@ -217,8 +216,7 @@ class Executor {
   const Options& opts_;
   const Plan& plan_;
   const HostRootView& host_;
-  int rootfs_fd_ = -1;
-  UniqueFd rootfs_keep_;
+  UniqueFd rootfs_;
   DeviceCgroup cgroup_;
   bool cgroup_used_ = false;
   bool state_dir_used_ = false;

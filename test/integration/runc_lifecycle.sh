@@ -106,6 +106,26 @@ assert_eq "--log-file through a symlink does not write the symlink's target" "vi
 check "--log-file to a fresh path is created" test -f "$T/real.log"
 [[ -f $T/real.log ]] && assert_eq "--log-file is mode 600" 600 "$(stat -c %a "$T/real.log")"
 
+# --- a failure in the middle of mounting takes everything back
+# A FIFO where /usr/sbin/onload_tool goes: the targets sort so that the
+# devices, /usr/bin and /usr/lib64 mounts (and their new mountpoints) are
+# done before the hook reaches it. Afterwards the image must be exactly as it
+# was: no empty mountpoints left, nothing mounted, no state.
+echo "# --- failure mid-attach: rollback"
+make_bundle midfail --env OCI_ONLOAD=all -- 'echo STARTED'
+mkdir -p "$ROOTFS/usr/sbin"
+mkfifo "$ROOTFS/usr/sbin/onload_tool"
+before=$(tree_snapshot "$ROOTFS")
+mi_before=$(host_mountinfo)
+run_container
+check "container refused" test "$RC" -ne 0
+assert_contains "the error names the FIFO" "$ERR" "FIFO"
+assert_contains "the error names the path" "$ERR" "/usr/sbin/onload_tool"
+assert_not_contains "the container never ran" "$OUT" "STARTED"
+assert_eq "image unchanged: created mountpoints removed on rollback" "$before" "$(tree_snapshot "$ROOTFS")"
+assert_eq "host mountinfo unchanged" "$mi_before" "$(host_mountinfo)"
+assert_eq "no state left" "" "$(ls -A "$STATE_DIR")"
+
 # --- --version
 v=$("$OCID_BIN" --version 2>&1)
 assert_eq "--version exits 0" 0 "$?"
