@@ -790,3 +790,30 @@ TEST_CASE("a symlink to a regular file is loaded; a dangling one is broken") {
 }
 
 }  // TEST_SUITE
+
+TEST_CASE("QuickActivationFlags finds every flag a file could declare, or says it cannot tell") {
+  std::vector<std::string> flags;
+  CHECK(ocid::QuickActivationFlags(R"({"activation_flag": "OCI_ONLOAD", "x": 1})", &flags));
+  CHECK(flags == std::vector<std::string>{"OCI_ONLOAD"});
+  // Whitespace and newlines between key, colon and value.
+  CHECK(ocid::QuickActivationFlags("{\n  \"activation_flag\"\n\t:\r\n \"OCI_A\"}", &flags));
+  CHECK(flags == std::vector<std::string>{"OCI_A"});
+  // Duplicated keys: every candidate is kept (a superset is safe).
+  CHECK(ocid::QuickActivationFlags(R"({"activation_flag":"OCI_A","activation_flag":"OCI_B"})",
+                                   &flags));
+  CHECK(flags == std::vector<std::string>{"OCI_A", "OCI_B"});
+  // The word as a value, not a key, is not a flag.
+  CHECK(ocid::QuickActivationFlags(R"({"note": ["activation_flag"], "activation_flag": "OCI_C"})",
+                                   &flags));
+  CHECK(flags == std::vector<std::string>{"OCI_C"});
+  // A non-string value cannot activate anything (the parser rejects it).
+  CHECK(ocid::QuickActivationFlags(R"({"activation_flag": 7})", &flags));
+  CHECK(flags.empty());
+  // No key at all: nothing to ask for.
+  CHECK(ocid::QuickActivationFlags(R"({"version": "1"})", &flags));
+  CHECK(flags.empty());
+  // Any backslash: a key could be spelled with escapes ("activation\u005fflag"),
+  // so the scan cannot tell and the file must be parsed.
+  CHECK_FALSE(ocid::QuickActivationFlags(R"({"activation\u005fflag": "OCI_D"})", &flags));
+  CHECK_FALSE(ocid::QuickActivationFlags(R"({"activation_flag": "OCI_E", "p": "a\\b"})", &flags));
+}
