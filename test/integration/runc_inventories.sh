@@ -92,4 +92,17 @@ check "the directory is mounted, the links inside it resolve through it" \
   test "$(field VMOUNTS)" -ge 1
 [[ $RC -eq 0 ]] || dump_run
 
+echo "# --- an inventory whose flag is spelled with a JSON escape still activates"
+# The fast path scans inventories for flags literally; a file with escapes
+# must be parsed instead, never skipped.
+cat >"$CONF_DIR/escaped.json" <<'JSON'
+{"version": "1", "activation_flag": "OCI_\u0045SCAPED", "driver_feature": ["lib"],
+ "inventory": {"lib": {"libraries": ["/usr/lib64/vendor/libv.so.1.0"]}}}
+JSON
+make_bundle escaped --env OCI_ESCAPED=all -- 'echo "READ_v $(cat /usr/lib64/vendor/libv.so.1.0 2>&1)"'
+run_container
+assert_eq "container started" "0" "$RC"
+assert_eq "the escaped inventory was applied" "SIMULATED vendor library" "$(field READ_v)"
+rm -f "$CONF_DIR/escaped.json"
+
 it_finish
