@@ -3,11 +3,12 @@
 #include <string>
 
 #include "log.h"
+#include "version.h"
 
 namespace ocid {
 
 struct Options {
-  std::string config_dir = "/etc/oci-decorator/oci-decorator.d";
+  std::string config_dir = OCID_DEFAULT_CONFIG_DIR;
   std::string host_root = "/";
   std::string state_dir = "/run/oci-decorator";
 };
