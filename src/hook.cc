@@ -22,6 +22,7 @@
 #include <cstdio>
 
 #include "bundle_config.h"
+#include "decision.h"
 #include "device_cgroup.h"
 #include "files.h"
 #include "inventory.h"
@@ -44,40 +45,6 @@ constexpr const char* kPreloadFile = "ld.so.preload";
 int Failed(const std::string& id, const Error& e) {
   log::Error((id.empty() ? "" : "container " + id + ": ") + e.Line());
   return kExitFailure;
-}
-
-// Could any inventory be asked for by this container? A flag that occurs
-// nowhere in the state or config.json bytes cannot be in env or annotations.
-// Decided before any JSON is parsed: this is the path nearly every container
-// on a host takes.
-bool AnyFlagMentioned(const std::vector<InventoryFile>& files, const std::string& state,
-                      const std::string& config) {
-  auto mentioned = [&](const std::string& flag) {
-    return !flag.empty() && (config.find(flag) != std::string::npos ||
-                             state.find(flag) != std::string::npos);
-  };
-  std::vector<std::string> flags;
-  for (const auto& f : files) {
-    if (!f.read_error.empty()) continue;  // unreadable: nobody can ask for it
-    if (!QuickActivationFlags(f.bytes, &flags)) {
-      InventorySet one;
-      ParseInventoryFiles({f}, &one);
-      flags.clear();
-      for (const auto& inv : one.inventories) flags.push_back(inv.activation_flag);
-      for (const auto& b : one.broken) flags.push_back(b.activation_flag);
-    }
-    for (const auto& flag : flags)
-      if (mentioned(flag)) return true;
-  }
-  return false;
-}
-
-void ReportBroken(const InventorySet& set, bool activated) {
-  for (const auto& b : set.broken) {
-    std::string line = "ignoring " + b.error.Line();
-    if (activated) log::Warn(line);
-    else OCID_DEBUG(line);
-  }
 }
 
 // The image's /etc/ld.so.preload, read through the rootfs fd. A symlink,
@@ -238,34 +205,6 @@ std::string Summary(const Plan& plan) {
   return s;
 }
 
-struct Loaded {
-  OciState state;
-  BundleConfig config;
-  InventorySet inventories;
-  std::string config_path;
-};
-
-// Steps 2-3 shared by the hook and `plan`: returns false with *err set on a
-// failure, and sets *asked=false when no inventory can be activated.
-bool LoadAndCheck(const Options& opts, const std::string& state_bytes, Loaded* l,
-                  bool* asked, Error* err) {
-  *asked = false;
-  std::vector<InventoryFile> files;
-  if (!ReadInventoryDir(opts.config_dir, &files, err)) return false;
-  if (files.empty()) return true;
-  l->config_path = l->state.bundle + "/config.json";
-  std::string config_bytes;
-  if (!ReadFileAt(AT_FDCWD, l->config_path, kMaxConfigBytes, &config_bytes, err)) return false;
-  if (!AnyFlagMentioned(files, state_bytes, config_bytes)) {
-    OCID_DEBUG("no activation flag of " + std::to_string(files.size()) +
-               " inventories mentioned (inventories not parsed)");
-    return true;
-  }
-  *asked = true;
-  ParseInventoryFiles(files, &l->inventories);
-  return ParseBundleConfig(config_bytes, l->config_path, &l->config, err);
-}
-
 }  // namespace
 
 int RunHook(const Options& opts, const std::string& stage, int stdin_fd) {
@@ -277,7 +216,7 @@ int RunHook(const Options& opts, const std::string& stage, int stdin_fd) {
     OCID_DEBUG("nothing to do at stage " + stage);
     return 0;
   }
-  Loaded l;
+  Container l;
   if (!read_ok || !ParseOciState(state_bytes, &l.state, &err)) return Failed("", err);
 
   if (stage == "poststop") {
@@ -286,12 +225,12 @@ int RunHook(const Options& opts, const std::string& stage, int stdin_fd) {
     return 0;
   }
 
-  bool asked = false;
-  if (!LoadAndCheck(opts, state_bytes, &l, &asked, &err)) {
-    // Without the inventories or config.json nobody can tell whether the
-    // container asked; a container that did not ask must not be harmed, so
-    // only an unreadable config dir is tolerated, with a warning.
-    if (!asked && err.what.rfind("cannot open config directory", 0) == 0) {
+  bool asked = false, dir_unreadable = false;
+  if (!LoadIfAsked(opts, state_bytes, &l, &asked, &dir_unreadable, &err)) {
+    // Without the inventories nobody can tell whether the container asked;
+    // a container that did not ask must not be harmed, so an unreadable
+    // config dir is a warning, not a failure.
+    if (dir_unreadable) {
       log::Warn(err.Line());
       return 0;
     }
@@ -303,11 +242,9 @@ int RunHook(const Options& opts, const std::string& stage, int stdin_fd) {
   }
 
   std::unique_ptr<HostRootView> host;
-  if (!HostRootView::Open(opts.host_root, &host, &err)) return Failed(l.state.id, err);
-  host->set_resolve_paths(false);  // only `plan` prints them
-  PlanInputs in{&l.state, &l.config, &l.inventories, host.get()};
   Plan plan;
-  if (!BuildPlan(in, &plan, &err)) return Failed(l.state.id, err);
+  if (!PlanFor(opts, l, /*resolve_paths=*/false, &host, &plan, &err))
+    return Failed(l.state.id, err);
   ReportBroken(l.inventories, plan.Active());
   if (!plan.Active()) {
     OCID_DEBUG("container " + l.state.id + ": not activated");
@@ -342,7 +279,7 @@ int RunCheck(const Options& opts) {
 }
 
 int RunPlan(const Options& opts, const std::string& bundle) {
-  Loaded l;
+  Container l;
   Error err;
   std::string b = bundle;
   while (b.size() > 1 && b.back() == '/') b.pop_back();
@@ -354,16 +291,14 @@ int RunPlan(const Options& opts, const std::string& bundle) {
   l.state.bundle = b;
   l.state.id = b.substr(b.rfind('/') + 1);
   l.config_path = b + "/config.json";
-  std::string config_bytes;
+  // Unlike the hook, `plan` always parses everything: it is for people.
   std::unique_ptr<HostRootView> host;
   Plan plan;
-  if (!ReadFileAt(AT_FDCWD, l.config_path, kMaxConfigBytes, &config_bytes, &err) ||
-      !ParseBundleConfig(config_bytes, l.config_path, &l.config, &err) ||
+  if (!ReadFileAt(AT_FDCWD, l.config_path, kMaxConfigBytes, &l.config_bytes, &err) ||
+      !ParseBundleConfig(l.config_bytes, l.config_path, &l.config, &err) ||
       !LoadInventoryDir(opts.config_dir, &l.inventories, &err) ||
-      !HostRootView::Open(opts.host_root, &host, &err))
+      !PlanFor(opts, l, /*resolve_paths=*/true, &host, &plan, &err))
     return Failed("", err);
-  PlanInputs in{&l.state, &l.config, &l.inventories, host.get()};
-  if (!BuildPlan(in, &plan, &err)) return Failed("", err);
   for (const auto& broken : l.inventories.broken) log::Warn("ignoring " + broken.error.Line());
   std::fputs(PlanToJson(plan).c_str(), stdout);
   return 0;

@@ -3,15 +3,9 @@
 #include <string>
 
 #include "log.h"
-#include "version.h"
+#include "options.h"
 
 namespace ocid {
-
-struct Options {
-  std::string config_dir = OCID_DEFAULT_CONFIG_DIR;
-  std::string host_root = "/";
-  std::string state_dir = "/run/oci-decorator";
-};
 
 // Runs one hook invocation for `stage` with the state read from stdin_fd.
 // Returns the process exit code; prints nothing for containers that did not
