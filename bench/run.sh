@@ -6,6 +6,12 @@
 #      held in its prestart phase, a fresh one per run (untimed setup)
 #   c. end to end: `runc run` of a busybox `true` container without the hook,
 #      with the hook installed but inactive, with the hook activated
+#   d. crun (on pure cgroup v1, in a private mount namespace without the v2
+#      mount): b's hook-alone runs against a crun container, and c's end to end
+#      runs with `crun run`
+#   e. cgroup v2 (runc on pure v2, in a private mount namespace with cgroup2 on
+#      /sys/fs/cgroup): b's hook-alone runs (the hook replaces the container's
+#      eBPF device program) and c's end to end runs
 #
 # Every section runs its candidates interleaved (round-robin) under hookbench,
 # so ratios compare numbers taken side by side. Prints a table per section and
@@ -13,7 +19,7 @@
 #
 # Environment (defaults in brackets):
 #   RUNS_INACTIVE [300]  RUNS_ACTIVE [100]  RUNS_E2E [40]  WARMUP [10]
-#   SECTIONS ["a b c"]   SETTLE [0.05] (section b: seconds of quiet before each timed run)
+#   SECTIONS ["a b c d e"]   SETTLE [0.05] (b, d, e: seconds of quiet before each timed run)
 #   BUILD_DIR [<repo>/build-bench]   OCID_BIN [BUILD_DIR/oci-decorator: skips the build]
 #   RESULTS [bench/results/latest.md]   KEEP_WORKDIR [0]
 set -euo pipefail
@@ -24,19 +30,36 @@ RUNS_INACTIVE=${RUNS_INACTIVE:-300}
 RUNS_ACTIVE=${RUNS_ACTIVE:-100}
 RUNS_E2E=${RUNS_E2E:-40}
 WARMUP=${WARMUP:-10}
-SECTIONS=${SECTIONS:-a b c}
+SECTIONS=${SECTIONS:-a b c d e}
 SETTLE=${SETTLE:-0.05}
 BUILD_DIR=${BUILD_DIR:-$REPO/build-bench}
 RESULTS=${RESULTS:-$HERE/results/latest.md}
 TAG=ocidb-$$          # prefix of every container id, cgroup and temp dir name
 
+V2_ROOT=/sys/fs/cgroup/unified   # the cgroup2 hierarchy of these hybrid hosts
+
 die() { echo "run.sh: $*" >&2; exit 1; }
 log() { echo "== $*" >&2; }
 
 [[ $(id -u) -eq 0 ]] || die "must run as root (runc, mounts, device cgroups)"
+for s in $SECTIONS; do
+  [[ $s == [abcde] ]] || die "unknown section $s (a, b, c, d, e)"
+done
 for tool in runc cmake cc timeout; do
   command -v "$tool" >/dev/null || die "needs $tool (apt-get install runc cmake g++ busybox-static)"
 done
+if [[ " $SECTIONS " == *" d "* ]]; then
+  for tool in crun unshare nsenter; do
+    command -v "$tool" >/dev/null || die "section d needs $tool (apt-get install crun util-linux)"
+  done
+fi
+if [[ " $SECTIONS " == *" e "* ]]; then
+  for tool in bpftool unshare nsenter; do
+    command -v "$tool" >/dev/null || die "section e needs $tool (apt-get install bpftool util-linux)"
+  done
+  [[ $(stat -f -c %T "$V2_ROOT" 2>/dev/null) == cgroup2fs ]] ||
+    die "section e needs the cgroup2 hierarchy at $V2_ROOT (a hybrid host) to run runc on pure v2"
+fi
 
 # --- build ---------------------------------------------------------------------
 build() {
@@ -71,19 +94,76 @@ build() {
 # --- work dir and cleanup ------------------------------------------------------
 W=
 SLEEP_PID=
+NS_PID=               # the holder of section d's or e's mount namespace
+SUBTREE_START=-       # $V2_ROOT/cgroup.subtree_control before section e ("-": not run)
+# release_blocked: a run interrupted between setup and teardown leaves a
+# runtime held in blocker.sh: let it go, and give its create a moment to end.
+release_blocked() {
+  local f b i
+  for f in "$W"/tmpfs/act/*/release "$W"/act/*/release; do
+    [[ -p $f ]] || continue
+    b=${f%/release}
+    [[ -e $b/create.rc ]] && continue
+    timeout 2 sh -c 'echo go >"$1"' _ "$f" 2>/dev/null
+    for ((i = 0; i < 300; i++)); do [[ -e $b/create.rc ]] && break; sleep 0.01; done
+  done
+}
+# delete_all RUNTIME ROOT [v1|v2]: deletes every container of that state root,
+# in a pure cgroup v1 or v2 mount namespace like the one it was created in.
+delete_all() {
+  local rt=$1 root=$2 pre=() id
+  [[ -d $root ]] || return 0
+  [[ -n ${3:-} ]] && pre=("$HERE/helpers/pure-cgroup.sh" "$3")
+  for id in $("$rt" --root "$root" list -q 2>/dev/null); do
+    "${pre[@]}" "$rt" --root "$root" delete -f "$id" >/dev/null 2>&1 ||
+      echo "run.sh: warning: could not delete $rt container $id" >&2
+  done
+}
+ns_stop() {
+  if [[ -n $NS_PID ]]; then
+    kill "$NS_PID" 2>/dev/null
+    wait "$NS_PID" 2>/dev/null || true
+    NS_PID=
+  fi
+  return 0
+}
+# v2_restore: turns off the controllers runc turned on in the v2 root (it adds
+# +hugetlb), unless a populated cgroup that is not ours has them (another
+# test's container, running now: that test turns it off itself).
+v2_restore() {
+  local c f users
+  [[ $SUBTREE_START != - ]] || return 0
+  for c in $(cat "$V2_ROOT/cgroup.subtree_control"); do
+    [[ " $SUBTREE_START " == *" $c "* ]] && continue
+    users=
+    while IFS= read -r f; do
+      grep -qw "$c" "$f" && [[ -n $(head -c 1 "${f%/*}/cgroup.procs") ]] && users+="${f%/*} "
+    done < <(find "$V2_ROOT" -mindepth 2 -name cgroup.controllers ! -path "$V2_ROOT/$TAG*" 2>/dev/null)
+    if [[ -n $users ]]; then
+      echo "run.sh: warning: left +$c on in $V2_ROOT/cgroup.subtree_control: in use by $users" >&2
+    elif ! echo "-$c" >"$V2_ROOT/cgroup.subtree_control"; then
+      echo "run.sh: warning: could not turn $c off in $V2_ROOT/cgroup.subtree_control" >&2
+    fi
+  done
+  SUBTREE_START=-
+}
 cleanup() {
   local rc=$?
   set +e
-  if [[ -n $W && -d $W/runc ]]; then
-    for id in $(runc --root "$W/runc" list -q 2>/dev/null); do
-      runc --root "$W/runc" delete -f "$id" >/dev/null 2>&1
-    done
+  if [[ -n $W && -d $W ]]; then
+    release_blocked
+    delete_all runc "$W/runc"
+    delete_all crun "$W/crun" v1
+    delete_all runc "$W/runc-v2" v2
   fi
+  ns_stop
   [[ -n $SLEEP_PID ]] && kill "$SLEEP_PID" 2>/dev/null && wait "$SLEEP_PID" 2>/dev/null
-  # runc removes a container's cgroups on delete; sweep what a failure left
-  # (all ours carry $TAG in their name), deepest first.
+  # runc and crun remove a container's cgroups on delete; sweep what a failure
+  # left (all ours carry $TAG in their name; runc on v2 makes them under
+  # $V2_ROOT), deepest first.
   find /sys/fs/cgroup -mindepth 2 -maxdepth 6 -depth -type d -name "$TAG*" \
     -exec rmdir {} \; 2>/dev/null
+  v2_restore
   if [[ -n $W && -d $W ]]; then
     if [[ ${KEEP_WORKDIR:-0} == 1 ]]; then
       echo "run.sh: kept $W (unmount $W/tmpfs, then remove it)" >&2
@@ -151,6 +231,39 @@ prepare() {
 
   # For the helpers/ scripts that hookbench runs as per-run setup/teardown.
   export OCIDB_W=$W OCIDB_TAG=$TAG OCIDB_BIN=$OCID_BIN OCIDB_STATE=$STATE OCIDB_SETTLE=$SETTLE
+  use_runtime runc "$W/runc"
+}
+
+# --- runtime and mount namespace of a section ------------------------------------
+# use_runtime RUNTIME STATE_ROOT [v1|v2]: what the helpers (and verify_activated)
+# drive for the next section. With v1 or v2, starts a holder process in a new
+# private mount namespace that shows a pure cgroup v1 or v2 host
+# (helpers/pure-cgroup.sh); `sec CMD` then runs CMD in it: hookbench, and so
+# the setups, the runtime, its hooks and the timed hook, all see that mount
+# table. Without, `sec` runs CMD here, on the hybrid host (sections a, b, c).
+use_runtime() {
+  local i self
+  SEC_RT=$1 SEC_RT_ROOT=$2
+  mkdir -p "$SEC_RT_ROOT"
+  ns_stop
+  [[ -n ${3:-} ]] || return 0
+  "$HERE/helpers/pure-cgroup.sh" "$3" sleep 100000 &
+  NS_PID=$!
+  self=$(readlink /proc/self/ns/mnt)
+  for ((i = 0; i < 500; i++)); do
+    if [[ $(cat "/proc/$NS_PID/comm" 2>/dev/null) == sleep ]]; then
+      [[ $(readlink "/proc/$NS_PID/ns/mnt") != "$self" ]] || die "pure-cgroup.sh did not unshare"
+      return 0
+    fi
+    kill -0 "$NS_PID" 2>/dev/null || break
+    sleep 0.01
+  done
+  die "could not make a mount namespace with pure cgroup $3 (helpers/pure-cgroup.sh)"
+}
+sec() {
+  local pre=(env OCIDB_RUNTIME="$SEC_RT" OCIDB_RT_ROOT="$SEC_RT_ROOT")
+  [[ -n $NS_PID ]] && pre+=(nsenter -t "$NS_PID" -m --)
+  "${pre[@]}" "$@"
 }
 
 # --- report helpers ------------------------------------------------------------
@@ -206,45 +319,79 @@ section_a() {
 
 # One activated run outside the benchmark, to show the hook does the work:
 # the mounts it adds in the container's mount namespace, the device rules in
-# its cgroup once runc has finished creating it (runc must still succeed).
+# its cgroup once the runtime has finished creating it (the runtime must still
+# succeed). Runs with the section's runtime, in its namespace (sec).
+# verify_activated [v2]: on v1 (and hybrid) hosts, counts the three Onload
+# rules in the container's devices.list; with v2, lists the eBPF programs
+# attached to the container's cgroup (exactly one, the hook's ocid_devices)
+# and counts the Onload majors the program checks.
+# Sets ADDED_MOUNTS, ADDED_RULES, and V2_PROGS (v2).
 verify_activated() {
-  local base=$TMPFS/act b=$TMPFS/act/verify pid before after rules list dev mj
-  "$HERE/helpers/new-container.sh" verify "$W/cfg-sleep-active.json" "$base"
+  local v2=${1:-} base=$TMPFS/act b=$TMPFS/act/verify pid before after rules list dev mj i cg id
+  sec "$HERE/helpers/new-container.sh" verify "$W/cfg-sleep-active.json" "$base"
   pid=$(sed -n 's/.*"pid": *\([0-9]*\).*/\1/p' "$b/state.json")
   before=$(wc -l <"/proc/$pid/mountinfo")
-  if ! "$OCID_BIN" --config-dir "$W/config.d" --host-root "$W/host" --state-dir "$STATE" \
+  if ! sec "$OCID_BIN" --config-dir "$W/config.d" --host-root "$W/host" --state-dir "$STATE" \
        hook prestart <"$b/state.json" 2>"$W/verify.err"; then
     echo "run.sh: the activated hook failed. Command:" >&2
     echo "  $OCID_BIN --config-dir $W/config.d --host-root $W/host --state-dir $STATE hook prestart < $b/state.json" >&2
+    [[ -n $NS_PID ]] && echo "  (run in the mount namespace of $SEC_RT: helpers/pure-cgroup.sh)" >&2
     echo "  state: $(cat "$b/state.json")" >&2
     cat "$W/verify.err" >&2
-    "$HERE/helpers/del-container.sh" verify "$base"
+    sec "$HERE/helpers/del-container.sh" verify "$base"
     die "activated hook failed"
   fi
   cp "/proc/$pid/mountinfo" "$W/verify.mountinfo"
   after=$(wc -l <"$W/verify.mountinfo")
   echo go >"$b/release"
-  while [[ ! -e $b/create.rc ]]; do sleep 0.01; done
-  if [[ $(cat "$b/create.rc") != 0 ]]; then
+  for ((i = 0; i < 3000; i++)); do [[ -e $b/create.rc ]] && break; sleep 0.01; done
+  if [[ $(cat "$b/create.rc" 2>/dev/null) != 0 ]]; then
     cat "$b/create.log" >&2
-    "$HERE/helpers/del-container.sh" verify "$base"
-    die "runc create failed after the activated hook ran"
+    sec "$HERE/helpers/del-container.sh" verify "$base"
+    die "$SEC_RT create failed after the activated hook ran"
   fi
-  list=/sys/fs/cgroup/devices$(awk -F: '$2=="devices"{print $3}' "/proc/$pid/cgroup")/devices.list
-  rules=0
-  for dev in onload onload_epoll sfc_char; do
-    mj=$(( 16#$(stat -c %t "$W/host/dev/$dev") ))
-    grep -q "^c $mj:0 " "$list" && rules=$((rules + 1))
-  done
   ADDED_MOUNTS=$((after - before))
-  ADDED_RULES=$rules
-  log "verify: the activated hook added $ADDED_MOUNTS mounts and $ADDED_RULES/3 device rules"
-  if (( ADDED_MOUNTS < 10 || ADDED_RULES < 3 )); then
-    echo "run.sh: warning: expected 10+ mounts and 3 device rules. Container mountinfo (last 20):" >&2
-    tail -n 20 "$W/verify.mountinfo" >&2
-    echo "devices.list:" >&2; cat "$list" >&2
+  if [[ $v2 == v2 ]]; then
+    # The container's cgroup as the host sees it ($V2_ROOT), from its 0:: line.
+    cg=$V2_ROOT$(awk -F: '$1 == "0" {print $3}' "/proc/$pid/cgroup")
+    bpftool cgroup list "$cg" >"$W/verify.progs" 2>&1 || true
+    # "ID AttachType AttachFlags Name" under a header; the name is last.
+    V2_PROGS=$(awk 'NR > 1 && $2 == "cgroup_device" {n++; s = s (n > 1 ? ", " : "") $NF}
+                    END {printf "%d device program%s attached: %s", n, n == 1 ? "" : "s", n ? s : "none"}' \
+                 "$W/verify.progs")
+    # The majors of the three Onload nodes in the program's checks.
+    rules=0
+    id=$(awk 'NR > 1 && $2 == "cgroup_device" {print $1; exit}' "$W/verify.progs")
+    if [[ -n $id ]]; then
+      bpftool prog dump xlated id "$id" >"$W/verify.xlated" 2>&1 || true
+      for dev in onload onload_epoll sfc_char; do
+        mj=$(( 16#$(stat -c %t "$W/host/dev/$dev") ))
+        grep -q "if r4 != $(printf '0x%x' "$mj") goto" "$W/verify.xlated" && rules=$((rules + 1))
+      done
+    fi
+    ADDED_RULES=$rules
+    log "verify: the activated hook added $ADDED_MOUNTS mounts; $V2_PROGS (on $cg), checking $ADDED_RULES/3 Onload majors"
+    if (( ADDED_MOUNTS < 10 || ADDED_RULES < 3 )) || [[ $V2_PROGS != "1 device program attached: ocid_devices" ]]; then
+      echo "run.sh: warning: expected 10+ mounts and exactly one device program, ocid_devices, that checks the 3 Onload majors. bpftool cgroup list $cg:" >&2
+      cat "$W/verify.progs" >&2
+      echo "Container mountinfo (last 20):" >&2; tail -n 20 "$W/verify.mountinfo" >&2
+    fi
+  else
+    list=/sys/fs/cgroup/devices$(awk -F: '$2=="devices"{print $3}' "/proc/$pid/cgroup")/devices.list
+    rules=0
+    for dev in onload onload_epoll sfc_char; do
+      mj=$(( 16#$(stat -c %t "$W/host/dev/$dev") ))
+      grep -q "^c $mj:0 " "$list" && rules=$((rules + 1))
+    done
+    ADDED_RULES=$rules
+    log "verify: the activated hook added $ADDED_MOUNTS mounts and $ADDED_RULES/3 device rules"
+    if (( ADDED_MOUNTS < 10 || ADDED_RULES < 3 )); then
+      echo "run.sh: warning: expected 10+ mounts and 3 device rules. Container mountinfo (last 20):" >&2
+      tail -n 20 "$W/verify.mountinfo" >&2
+      echo "devices.list:" >&2; cat "$list" >&2
+    fi
   fi
-  "$HERE/helpers/del-container.sh" verify "$base"
+  sec "$HERE/helpers/del-container.sh" verify "$base"
 }
 
 section_b() {
@@ -264,17 +411,68 @@ section_b() {
   verdict "Hook alone, activated (bundle on tmpfs): median $(fmt "$m") ms" "$m" 1.5
 }
 
-section_c() {
-  log "c. end to end: runc run busybox true ($RUNS_E2E runs each)"
-  local c=() v h="$HERE/helpers" base=$TMPFS/e2e
+# e2e_runs TSV: `RUNTIME run` of a busybox `true` container, a fresh bundle
+# per run (untimed): no hook; hook installed (prestart + poststop), inactive;
+# hook activated. With the section's runtime, in its namespace (sec).
+e2e_runs() {
+  local tsv=$1 c=() v h="$HERE/helpers" base=$TMPFS/e2e
   for v in "no hook:nohook" "hook installed, inactive:inactive" "hook activated:active"; do
     [[ ${#c[@]} -gt 0 ]] && c+=("::")
-    c+=(--name "runc run, ${v%%:*}"
+    c+=(--name "$SEC_RT run, ${v%%:*}"
         --setup "$h/new-bundle.sh {n} $W/cfg-true-${v#*:}.json $base" --teardown "$h/del-bundle.sh {n} $base"
-        runc --root "$W/runc" run --bundle "$base/{n}" "$TAG-e{n}")
+        "$SEC_RT" --root "$SEC_RT_ROOT" run --bundle "$base/{n}" "$TAG-e{n}")
   done
-  "$HOOKBENCH" --runs "$RUNS_E2E" --warmup "$(( WARMUP < 5 ? WARMUP : 5 ))" --tsv "$W/c.tsv" "${c[@]}"
+  sec "$HOOKBENCH" --runs "$RUNS_E2E" --warmup "$(( WARMUP < 5 ? WARMUP : 5 ))" --tsv "$tsv" "${c[@]}"
+}
+
+section_c() {
+  log "c. end to end: runc run busybox true ($RUNS_E2E runs each)"
+  e2e_runs "$W/c.tsv"
   md_rows "End to end: \`runc run\` of busybox \`true\`" "$W/c.tsv"
+}
+
+# hook_alone_activated TSV: section b's /bin/true and activated-hook rows
+# (bundle on tmpfs) with the section's runtime, in its namespace (sec): each
+# run follows a fresh container held in its prestart phase by blocker.sh.
+hook_alone_activated() {
+  local tsv=$1 h="$HERE/helpers" cfg=$W/cfg-sleep-active.json
+  local hook=("$OCID_BIN" --config-dir "$W/config.d" --host-root "$W/host" --state-dir "$STATE" hook prestart)
+  local run=(--setup "$h/new-container.sh {n} $cfg $TMPFS/act" --teardown "$h/del-container.sh {n} $TMPFS/act"
+             --stdin "$TMPFS/act/{n}/state.json")
+  sec "$HOOKBENCH" --runs "$RUNS_ACTIVE" --warmup "$WARMUP" --tsv "$tsv" \
+    --name /bin/true "${run[@]}" /bin/true :: \
+    --name "oci-decorator hook" "${run[@]}" "${hook[@]}"
+}
+
+section_d() {
+  log "d. crun on pure cgroup v1: hook alone, activated ($RUNS_ACTIVE runs each); crun run ($RUNS_E2E runs each)"
+  use_runtime crun "$W/crun" v1
+  verify_activated
+  hook_alone_activated "$W/d.tsv"
+  md_rows "crun, hook alone, activated Onload: $ADDED_MOUNTS mounts, $ADDED_RULES devices + cgroup rules, crun container in prestart" "$W/d.tsv"
+  local m; m=$(tsv_get "$W/d.tsv" "oci-decorator hook" median_ms)
+  verdict "crun: hook alone, activated (bundle on tmpfs): median $(fmt "$m") ms" "$m" 1.5
+  e2e_runs "$W/d-e2e.tsv"
+  md_rows "crun, end to end: \`crun run\` of busybox \`true\`" "$W/d-e2e.tsv"
+  use_runtime runc "$W/runc"
+}
+
+section_e() {
+  log "e. runc on pure cgroup v2: hook alone, activated ($RUNS_ACTIVE runs each); runc run ($RUNS_E2E runs each)"
+  [[ $SUBTREE_START != - ]] || SUBTREE_START=$(cat "$V2_ROOT/cgroup.subtree_control")
+  use_runtime runc "$W/runc-v2" v2
+  verify_activated v2
+  hook_alone_activated "$W/e.tsv"
+  md_rows "cgroup v2 (runc), hook alone, activated Onload: $ADDED_MOUNTS mounts, $ADDED_RULES devices in the eBPF device program that replaced runc's ($V2_PROGS)" "$W/e.tsv"
+  local m; m=$(tsv_get "$W/e.tsv" "oci-decorator hook" median_ms)
+  verdict "cgroup v2: hook alone, activated, device program replaced (bundle on tmpfs): median $(fmt "$m") ms" "$m" 2
+  e2e_runs "$W/e-e2e.tsv"
+  md_rows "cgroup v2 (runc), end to end: \`runc run\` of busybox \`true\`" "$W/e-e2e.tsv"
+  use_runtime runc "$W/runc"
+  # The containers are gone: remove what runc left under $V2_ROOT (nothing,
+  # normally) and turn its +hugetlb off again.
+  find "$V2_ROOT" -mindepth 1 -maxdepth 5 -depth -type d -name "$TAG*" -exec rmdir {} \; 2>/dev/null || true
+  v2_restore
 }
 
 write_results() {
@@ -282,6 +480,7 @@ write_results() {
   local cpu runcv commit load_end
   cpu=$(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo)
   runcv=$(runc --version | awk 'NR==1{print $3}')
+  [[ " $SECTIONS " == *" d "* ]] && runcv+=" · crun $(crun --version | awk 'NR==1{print $3}')"
   commit=$(git -C "$REPO" describe --always --dirty 2>/dev/null || echo unknown)
   load_end=$(cut -d' ' -f1-3 /proc/loadavg)
   {
@@ -309,9 +508,9 @@ LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 awk -v l="${LOAD_START%% *}" 'BEGIN{exit !(l > 0.5)}' &&
   echo "run.sh: warning: load average $LOAD_START at start: other work on this machine adds noise" >&2
 prepare
-ADDED_MOUNTS=? ADDED_RULES=?
+ADDED_MOUNTS='?' ADDED_RULES='?' V2_PROGS='?'
 for s in $SECTIONS; do
-  [[ $(type -t "section_$s") == function ]] || die "unknown section $s (a, b, c)"
+  [[ $(type -t "section_$s") == function ]] || die "unknown section $s (a, b, c, d, e)"
   "section_$s"
   echo
 done

@@ -1,6 +1,7 @@
 #!/bin/sh
-# new-bundle.sh N CONFIG BASE: the untimed setup of a section-c run: a fresh
-# bundle BASE/N for `runc run`. Environment: OCIDB_W.
+# new-bundle.sh N CONFIG BASE: the untimed setup of an end-to-end run,
+# sections c, d, e: a fresh bundle BASE/N for `runc run` or `crun run`.
+# Environment: OCIDB_W.
 set -eu
 mkdir "$3/$1"
 cp -a "$OCIDB_W/rootfs" "$3/$1/rootfs"
