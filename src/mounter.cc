@@ -125,7 +125,7 @@ void MountAttacher::Rollback() {
   }
   attached_.clear();
   dirs_.clear();
-  RemoveCreated(rootfs_fd_, created_);
+  // Created mountpoints stay (empty files and directories): see rootfs_path.h.
   created_.clear();
 }
 

@@ -42,7 +42,8 @@ bool PrepareSources(const HostRootView& host, const Plan& plan,
                     std::vector<DetachedMount>* out, Error* err);
 
 // Attaches every detached mount below rootfs_fd. On failure, detaches what
-// it attached and removes what it created; nothing half-applied remains.
+// it attached; the empty mountpoints it created stay, as after a success
+// (the rootfs may be shared by other containers, see rootfs_path.h).
 //
 // `shared_mounts` holds the ids of the mounts in the container's namespace
 // that have shared propagation: a mount placed under one of them would

@@ -54,8 +54,9 @@ bool ParseOciState(std::string_view bytes, OciState* out, Error* err) {
   if (pid != j.end() && !pid->is_null()) {
     if (!pid->is_number_integer())
       return Fail(err, "OCI state: \"pid\" is not an integer");
+    // 0 means "no process": crun's poststop state carries "pid": 0.
     long long p = pid->get<long long>();
-    if (p <= 0 || p > (1 << 22))
+    if (p < 0 || p > (1 << 22))
       return Fail(err, "OCI state: \"pid\" is out of range: " + std::to_string(p));
     out->pid = static_cast<int>(p);
   }

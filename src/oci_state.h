@@ -16,7 +16,7 @@ struct OciState {
   std::string oci_version;
   std::string id;
   std::string status;
-  int pid = 0;            // 0 when absent (poststop)
+  int pid = 0;            // 0 when absent or 0 (poststop; crun sends 0)
   std::string bundle;     // absolute path of the bundle directory
   std::string root;       // crun's rootfs path as in root.path (relative to
                           // the bundle or absolute), "" if absent

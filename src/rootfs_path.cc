@@ -167,16 +167,22 @@ bool PrepareMountpointIn(int parent_fd, const std::string& path, const std::stri
   // there is seen as a symlink, never followed.
   out->fd.reset(::openat(parent_fd, leaf.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
   if (!out->fd.valid() && errno == ENOENT) {
+    // Several containers may share one rootfs directory and start at once:
+    // if another hook creates the name first (EEXIST), take what is there
+    // now and check it like any existing entry.
+    int rc;
     if (type == MountpointType::kDirectory) {
-      if (::mkdirat(parent_fd, leaf.c_str(), 0755) != 0)
-        return Fail(err, "cannot create mountpoint in rootfs", path, errno);
+      rc = ::mkdirat(parent_fd, leaf.c_str(), 0755);
     } else {
-      int c = ::openat(parent_fd, leaf.c_str(),
-                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-      if (c < 0) return Fail(err, "cannot create mountpoint in rootfs", path, errno);
-      ::close(c);
+      rc = ::openat(parent_fd, leaf.c_str(),
+                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      if (rc >= 0) rc = ::close(rc);
     }
-    if (created) created->push_back(CreatedPath{path, type == MountpointType::kDirectory});
+    if (rc == 0) {
+      if (created) created->push_back(CreatedPath{path, type == MountpointType::kDirectory});
+    } else if (errno != EEXIST) {
+      return Fail(err, "cannot create mountpoint in rootfs", path, errno);
+    }
     out->fd.reset(::openat(parent_fd, leaf.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
   }
   if (!out->fd.valid()) return Fail(err, "cannot open mountpoint in rootfs", path, errno);
@@ -220,24 +226,5 @@ const char* FileTypeDescription(unsigned mode) {
   return "special file";
 }
 
-void RemoveCreated(int root_fd, const std::vector<CreatedPath>& created) {
-  for (auto it = created.rbegin(); it != created.rend(); ++it) {
-    UniqueFd parent;
-    std::string leaf;
-    std::vector<std::string> parts;
-    Error e;
-    if (!SplitContainerPath(it->path, &parts, &e)) continue;
-    std::string dir = Join(parts, parts.size() - 1);
-    if (!OpenInRoot(root_fd, dir, O_PATH | O_DIRECTORY, &parent, &e)) continue;
-    struct stat st;
-    if (::fstatat(parent.get(), parts.back().c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
-      continue;
-    if (it->is_dir) {
-      if (S_ISDIR(st.st_mode)) ::unlinkat(parent.get(), parts.back().c_str(), AT_REMOVEDIR);
-    } else if (S_ISREG(st.st_mode) && st.st_size == 0) {
-      ::unlinkat(parent.get(), parts.back().c_str(), 0);
-    }
-  }
-}
 
 }  // namespace ocid

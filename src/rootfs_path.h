@@ -24,7 +24,10 @@ namespace ocid {
 
 enum class MountpointType { kFile, kDirectory };
 
-// What PrepareMountpoint created, so a failed attempt can be rolled back.
+// What PrepareMountpoint created (for the debug log). Never removed again:
+// a rootfs directory may be shared by several containers, another hook may
+// already have mounted onto a mountpoint we created, and unlinking a
+// mountpoint detaches the mounts on it in every other mount namespace.
 struct CreatedPath {
   std::string path;   // absolute, inside the rootfs
   bool is_dir = false;
@@ -79,9 +82,6 @@ bool PrepareMountpoint(int root_fd, const std::string& path,
                        MountpointType type, bool allow_device, UniqueFd* out,
                        std::vector<CreatedPath>* created, Error* err);
 
-// Removes what PrepareMountpoint created, newest first; only empty
-// directories and empty files are removed. Best effort, used on rollback.
-void RemoveCreated(int root_fd, const std::vector<CreatedPath>& created);
 
 // "regular file", "FIFO", "symlink"... for messages about st_mode.
 const char* FileTypeDescription(unsigned mode);

@@ -157,9 +157,16 @@ TEST_CASE("rejects pid of a wrong type") {
   }
 }
 
-TEST_CASE("rejects negative, zero and huge pids") {
+TEST_CASE("pid 0 means no process (crun's poststop state)") {
+  ocid::OciState st;
   Error err;
-  for (const char* pid : {"-1", "0", "4194305", "2147483648", "99999999999",
+  REQUIRE(ocid::ParseOciState(R"({"id":"c","bundle":"/b","status":"stopped","pid":0})", &st, &err));
+  CHECK(st.pid == 0);
+}
+
+TEST_CASE("rejects negative and huge pids") {
+  Error err;
+  for (const char* pid : {"-1", "4194305", "2147483648", "99999999999",
                           "18446744073709551615"}) {
     CAPTURE(pid);
     CHECK(ParseFails(std::string(R"({"id":"c","bundle":"/b","pid":)") + pid + "}", &err));
