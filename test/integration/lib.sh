@@ -278,3 +278,231 @@ wait_running() {  # ID
 devnum() { printf '%d:%d' "0x$(stat -c %t "$1")" "0x$(stat -c %T "$1")"; }
 
 host_sha() { sha256sum <"$1" | cut -c1-64; }
+
+# ==== Helpers for crun, podman, the parallel load test and the package test ====
+# (appended; nothing above changes behaviour)
+
+# --- extra cleanup steps ----------------------------------------------------------
+# it_add_cleanup FN: FN runs at exit, before it_cleanup (last added runs first).
+# A step that returns non-zero makes the script fail.
+IT_EXTRA_CLEANUPS=()
+it_add_cleanup() {
+  IT_EXTRA_CLEANUPS=("$1" "${IT_EXTRA_CLEANUPS[@]}")
+  trap it_cleanup_chain EXIT
+}
+it_cleanup_chain() {
+  local rc=$? f
+  for f in "${IT_EXTRA_CLEANUPS[@]}"; do
+    "$f" || rc=1
+  done
+  (exit "$rc")
+  it_cleanup
+}
+
+# it_track_new_dirs DIR...: those of DIR... that do not exist now are removed at
+# exit if they are then empty directory trees (engines create e.g. /run/runc).
+IT_NEW_DIRS=()
+it_track_new_dirs() {
+  local d
+  for d in "$@"; do [[ -e $d ]] || IT_NEW_DIRS+=("$d"); done
+  it_add_cleanup it_remove_new_dirs
+}
+it_remove_new_dirs() {
+  local d
+  for d in "${IT_NEW_DIRS[@]}"; do
+    [[ -d $d && ! -L $d ]] || continue
+    find "$d" -depth -type d -empty -delete 2>/dev/null
+    [[ -e $d ]] && echo "# warning: $d was created during the test and is not empty: left in place" >&2
+  done
+  return 0
+}
+
+# --- the SIMULATED Onload, probed from inside a container ---------------------------
+# onload_probe [LIBDIR]: a container script printing one line per fact that
+# expect_onload checks (SHA, MNT, DEV, OPENR, OPENW, PRELOAD, DYN, MOUNTS_MATCHING, DONE).
+ONLOAD_PROBE_FILES_ONLOAD="@L@/libonload.so @L@/libonload_ext.so.1.2.0 @L@/libonload_ext.so.1 /usr/bin/onload /usr/sbin/onload_tool /usr/libexec/onload/profiles/latency.opf"
+ONLOAD_PROBE_FILES_ZF="@L@/libonload_zf.so.1.0.0 @L@/libonload_zf.so.1 /usr/bin/zf_stackdump /usr/bin/zf_debug"
+onload_probe() {
+  local L=${1:-/usr/lib64}
+  local files="${ONLOAD_PROBE_FILES_ONLOAD//@L@/$L} ${ONLOAD_PROBE_FILES_ZF//@L@/$L}"
+  cat <<EOS
+for f in $files; do
+  if [ -e \$f ]; then echo "SHA \$f \$(sha256sum < \$f | cut -c1-64)"; else echo "SHA \$f MISSING"; fi
+done
+for m in $files /usr/libexec/onload/profiles /etc/ld.so.preload /dev/onload /dev/onload_epoll /dev/sfc_char; do
+  echo "MNT \$m \$(awk -v p=\$m '\$2 == p {o = \$4} END {print o}' /proc/mounts)"
+done
+for d in /dev/onload /dev/onload_epoll /dev/sfc_char; do
+  if [ -e \$d ]; then
+    echo "DEV \$d \$(stat -c '%F %t:%T' \$d)"
+    echo "OPENR \$d \$(cat \$d 2>&1 </dev/null)"
+    echo "OPENW \$d \$( (echo x > \$d) 2>&1)"
+  else
+    echo "DEV \$d ABSENT"
+  fi
+done
+if [ -e /etc/ld.so.preload ]; then sed 's/^/PRELOAD /' /etc/ld.so.preload; echo "PRELOAD_FILE yes"; else echo "PRELOAD_FILE no"; fi
+/usr/bin/dyn-hello 2>&1 | sed 's/^/DYN /'
+echo "MOUNTS_MATCHING \$(grep -cE 'onload|sfc_char|ld\.so\.preload' /proc/mounts)"
+echo "DONE"
+EOS
+}
+
+# expect_onload WHAT DESC [HOSTROOT] [LIBDIR]: checks $OUT (an onload_probe run)
+# for WHAT = all | onload | zf | none against the simulated host install.
+expect_onload() {
+  local what=$1 desc=$2 hr=${3:-$HOST_ROOT} L=${4:-/usr/lib64}
+  local want_onload=0 want_zf=0 f d opts got want r w
+  case $what in
+    all) want_onload=1; want_zf=1 ;;
+    onload) want_onload=1 ;;
+    zf) want_zf=1 ;;
+    none) ;;
+    *) die "expect_onload: unknown WHAT $what" ;;
+  esac
+  assert_contains "[$desc] probe ran to the end" "$OUT" "DONE"
+  for f in ${ONLOAD_PROBE_FILES_ONLOAD//@L@/$L} ${ONLOAD_PROBE_FILES_ZF//@L@/$L}; do
+    got=$(field SHA | awk -v f="$f" '$1 == f {print $2}')
+    if { [[ " ${ONLOAD_PROBE_FILES_ONLOAD//@L@/$L} " == *" $f "* ]] && ((want_onload)); } ||
+       { [[ " ${ONLOAD_PROBE_FILES_ZF//@L@/$L} " == *" $f "* ]] && ((want_zf)); }; then
+      assert_eq "[$desc] $f has the host file's content" "$(host_sha "$hr$f")" "$got"
+      [[ -L $hr$f ]] && continue   # a version link: the mount is on the file it resolves to
+      local m=$f
+      [[ $f == /usr/libexec/onload/profiles/* ]] && m=/usr/libexec/onload/profiles   # inside a mounted dir
+      opts=$(field MNT | awk -v m="$m" '$1 == m {print $2}')
+      assert_match "[$desc] $m is mounted ro,nosuid,nodev (${opts:-not a mount})" "$opts" \
+        '(^|,)ro(,|$).*nosuid.*nodev|(^|,)ro(,|$).*nodev.*nosuid'
+    else
+      assert_eq "[$desc] $f absent" MISSING "$got"
+    fi
+  done
+  for d in /dev/onload /dev/onload_epoll /dev/sfc_char; do
+    if { [[ $d == /dev/sfc_char ]] && ((want_onload || want_zf)); } || ((want_onload)); then
+      want=$(printf '%x:%x' "0x$(stat -c %t "$hr$d")" "0x$(stat -c %T "$hr$d")")
+      assert_eq "[$desc] $d is the host's char device" "character special file $want" \
+        "$(field DEV | awk -v d="$d" '$1 == d {$1=""; sub(/^ /, ""); print}')"
+      r=$(field OPENR | awk -v d="$d" '$1 == d')
+      w=$(field OPENW | awk -v d="$d" '$1 == d')
+      assert_contains "[$desc] open($d, O_RDONLY) passes the device cgroup (ENXIO)" "$r" "No such device"
+      assert_not_contains "[$desc] open($d, O_RDONLY) is not EPERM" "$r" "Operation not permitted"
+      assert_contains "[$desc] open($d, O_WRONLY) passes the device cgroup (ENXIO)" "$w" "No such device"
+      opts=$(field MNT | awk -v m="$d" '$1 == m {print $2}')
+      assert_match "[$desc] $d mounted ro (${opts:-not a mount})" "$opts" '(^|,)ro(,|$)'
+    else
+      assert_eq "[$desc] $d absent" ABSENT "$(field DEV | awk -v d="$d" '$1 == d {print $2}')"
+    fi
+  done
+  if ((want_onload)); then
+    assert_contains "[$desc] /etc/ld.so.preload lists $L/libonload.so" "$(field PRELOAD)" "$L/libonload.so"
+    assert_contains "[$desc] dyn-hello gets the SIMULATED libonload preloaded" "$(field DYN)" \
+      "SIMULATED libonload: preloaded into /usr/bin/dyn-hello"
+  else
+    assert_eq "[$desc] no /etc/ld.so.preload" no "$(field PRELOAD_FILE)"
+    assert_not_contains "[$desc] dyn-hello runs without libonload" "$(field DYN)" "SIMULATED libonload"
+  fi
+  assert_contains "[$desc] dyn-hello runs" "$(field DYN)" "dyn-hello: running"
+  if [[ $what == none ]]; then
+    assert_eq "[$desc] no onload/sfc_char/ld.so.preload mount at all" 0 "$(field MOUNTS_MATCHING)"
+  fi
+}
+
+# assert_state_dir_empty DESC [DIR]: the hook's --state-dir holds nothing.
+assert_state_dir_empty() {
+  assert_eq "$1: hook state dir ${2:-$STATE_DIR} is empty" "" "$(ls -A "${2:-$STATE_DIR}" 2>&1)"
+}
+# assert_host_mounts_unchanged DESC: host mountinfo equals the one at it_setup.
+assert_host_mounts_unchanged() {
+  local now
+  now=$(host_mountinfo)
+  if [[ $now == "$IT_MOUNTINFO_START" ]]; then
+    ok "$1: host mount table unchanged"
+  else
+    nok "$1: host mount table changed: $(diff <(echo "$IT_MOUNTINFO_START") <(echo "$now") | grep '^[<>]' | head -6 | tr '\n' '|')"
+  fi
+}
+
+# --- crun ----------------------------------------------------------------------------
+# crun 1.8 refuses hybrid cgroups: in_crun runs CMD in a private mount namespace
+# without the cgroup2 mount at /sys/fs/cgroup/unified, where crun sees pure v1.
+in_crun() {
+  unshare -m --propagation private sh -c \
+    'if grep -q " /sys/fs/cgroup/unified " /proc/self/mountinfo; then umount /sys/fs/cgroup/unified || exit 125; fi; exec "$@"' \
+    sh "$@"
+}
+# crun_setup: after it_setup. Sets CRUN_ROOT; skips if crun is missing.
+IT_CRUN_IDS=()
+crun_setup() {
+  command -v crun >/dev/null 2>&1 || skip_all "crun is not installed (apt-get install crun)"
+  in_crun true || die "cannot give crun a pure cgroup v1 view (umount /sys/fs/cgroup/unified in a private mount namespace)"
+  CRUN_ROOT=$T/crun-root
+  it_add_cleanup crun_cleanup
+}
+crun_cleanup() {
+  local id
+  for id in "${IT_CRUN_IDS[@]}"; do
+    in_crun crun --root "$CRUN_ROOT" delete -f "$id" >/dev/null 2>&1
+  done
+  return 0
+}
+# crun_capture_hook_stderr: crun discards hooks' stderr unless the bundle has the
+# annotation run.oci.hooks.stderr; point it at $B/hook.err.
+crun_capture_hook_stderr() {
+  jq --arg f "$B/hook.err" '.annotations["run.oci.hooks.stderr"] = $f' "$B/config.json" >"$B/config.json.new" \
+    && mv "$B/config.json.new" "$B/config.json" || die "jq edit of $B/config.json failed"
+}
+# run_crun_container: like run_container, with crun (pure v1), from cwd /.
+# ERR includes the hooks' stderr (HOOKERR alone).
+run_crun_container() {
+  IT_CRUN_IDS+=("$CID")
+  crun_capture_hook_stderr
+  (cd / && in_crun timeout 90 crun --root "$CRUN_ROOT" run --bundle "$B" "$CID" </dev/null >"$B/out" 2>"$B/err")
+  RC=$?
+  OUT=$(cat "$B/out")
+  HOOKERR=$(cat "$B/hook.err" 2>/dev/null)
+  ERR=$(cat "$B/err"; [[ -n $HOOKERR ]] && sed 's/^/hook stderr: /' <<<"$HOOKERR")
+  in_crun crun --root "$CRUN_ROOT" delete -f "$CID" >/dev/null 2>&1
+  if [[ ${IT_DEBUG:-0} == 1 && -f $T/logs/$CID.log ]]; then
+    sed 's/^/# hook log: /' "$T/logs/$CID.log"
+  fi
+  return 0
+}
+
+# --- podman --------------------------------------------------------------------------
+# podman_setup: after it_setup. Sets POD (podman with storage, run and runtime
+# state under $T, cgroupfs, file events) and POD_RUN (options for `run`).
+# Podman creates /run/containers, /run/runc and /run/crun: removed at exit if
+# they did not exist before and are empty.
+podman_setup() {
+  command -v podman >/dev/null 2>&1 || skip_all "podman is not installed (apt-get install podman)"
+  it_track_new_dirs /run/containers /run/runc /run/crun /run/libpod
+  mkdir -p "$T/podman"
+  POD=(podman --root "$T/podman/storage" --runroot "$T/podman/run" --tmpdir "$T/podman/tmp"
+       --network-config-dir "$T/podman/net" --storage-driver vfs
+       --cgroup-manager cgroupfs --events-backend file)
+  POD_RUN=(--rm --network=none --cgroup-parent "/$CG_PARENT"
+           --ulimit nofile=1024:1024 --ulimit nproc=1024:1024)
+}
+# pod_runtime_args RUNTIME: global podman options selecting RUNTIME with its state under $T.
+pod_runtime_args() { echo "--runtime $1 --runtime-flag root=$T/podman/rt-$1"; }
+# run_podman RUNTIME [global podman options...] -- [run options...] -- SCRIPT
+# runs SCRIPT in a --rootfs copy of $BASE_ROOTFS. crun is wrapped in in_crun.
+# Sets RC, OUT, ERR, ROOTFS.
+run_podman() {
+  local rt=$1; shift
+  local globals=() runopts=()
+  while [[ $# -gt 0 && $1 != -- ]]; do globals+=("$1"); shift; done
+  shift
+  while [[ $# -gt 0 && $1 != -- ]]; do runopts+=("$1"); shift; done
+  shift
+  local script=$1 wrap=()
+  [[ $rt == crun ]] && wrap=(in_crun)
+  ROOTFS=$T/podman/rootfs-$RANDOM$RANDOM
+  cp -a "$BASE_ROOTFS" "$ROOTFS"
+  # shellcheck disable=SC2046
+  "${wrap[@]}" timeout 120 "${POD[@]}" $(pod_runtime_args "$rt") "${globals[@]}" run "${POD_RUN[@]}" "${runopts[@]}" \
+    --rootfs "$ROOTFS" sh -c "$script" </dev/null >"$T/podman/out" 2>"$T/podman/err"
+  RC=$?
+  OUT=$(cat "$T/podman/out")
+  ERR=$(cat "$T/podman/err")
+  return 0
+}
