@@ -207,7 +207,7 @@ std::string Summary(const Plan& plan) {
 
 }  // namespace
 
-int RunHook(const Options& opts, const std::string& stage, int stdin_fd) {
+int RunHook(const Options& opts, const std::string& stage, int stdin_fd, bool confined) {
   std::string state_bytes;
   Error err;
   bool read_ok = ReadAllFd(stdin_fd, kMaxStateBytes, "OCI state on stdin", &state_bytes, &err);
@@ -250,6 +250,9 @@ int RunHook(const Options& opts, const std::string& stage, int stdin_fd) {
     OCID_DEBUG("container " + l.state.id + ": not activated");
     return 0;
   }
+  if (!confined)
+    return Failed(plan.container_id,
+                  Error{"refusing to apply: the hook could not confine itself (seccomp)", "", 0});
   if (plan.pid <= 0)
     return Failed(plan.container_id, Error{"OCI state has no \"pid\" (needed to apply)", "", 0});
   if (!plan.preload.empty() && !IsSafeContainerId(plan.container_id))

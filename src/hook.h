@@ -10,7 +10,9 @@ namespace ocid {
 // Runs one hook invocation for `stage` with the state read from stdin_fd.
 // Returns the process exit code; prints nothing for containers that did not
 // ask (below debug).
-int RunHook(const Options& opts, const std::string& stage, int stdin_fd);
+// `confined` says whether the seccomp confinement is in force; an activated
+// container is refused without it.
+int RunHook(const Options& opts, const std::string& stage, int stdin_fd, bool confined);
 
 // `check`: loads the config directory and prints one line per inventory
 // (its flag and features, or why it is broken). Exit 1 if any is broken.

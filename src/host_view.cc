@@ -127,6 +127,7 @@ bool HostRootView::Match(const std::string& pattern,
     if (resolve_paths_) m.resolved = ResolvedOf(fd.get(), p);
     m.type = FileTypeOf(st.st_mode);
     m.rdev = st.st_rdev;
+    m.mode = st.st_mode;
     m.dev = st.st_dev;
     m.ino = st.st_ino;
     opened_[p] = std::move(fd);

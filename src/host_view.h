@@ -25,6 +25,7 @@ struct HostMatch {
   std::string resolved;   // after following symlinks inside the host root
   FileType type = FileType::kOther;
   uint64_t rdev = 0;      // st_rdev for devices
+  uint32_t mode = 0;      // st_mode
   uint64_t dev = 0;       // st_dev and st_ino identify the file, so the
   uint64_t ino = 0;       // executor can check it is still the one planned
 };

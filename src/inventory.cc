@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "cdi.h"
 #include "files.h"
 #include "host_view.h"
 #include "unique_fd.h"
@@ -101,6 +102,11 @@ class InventoryParser {
         if (!v.is_string() || !IsFlagName(v.get<std::string>()))
           return Bad(k, "must be an environment variable name");
         out->activation_flag = v.get<std::string>();
+      } else if (k == "cdi_kind") {
+        std::string why;
+        if (!v.is_string()) return Bad(k, "must be a string");
+        if (!CheckCdiKind(v.get<std::string>(), &why)) return Bad(k, why);
+        out->cdi_kind = v.get<std::string>();
       } else if (k == "driver_feature") {
         if (!ParseFeatureList(v, &out->driver_features)) return false;
       } else if (k == "inventory") {

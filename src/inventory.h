@@ -9,7 +9,8 @@
 //        "optional": true|false}
 //     where alternatives are tried in order and the first that matches wins;
 //   - the last component of a source may be a glob (libonload.so*);
-//   - a per-feature "preload" list of libraries to preload.
+//   - a per-feature "preload" list of libraries to preload;
+//   - "cdi_kind": the CDI kind ("vendor/class") of `cdi generate` (cdi.h).
 #pragma once
 #include <string>
 #include <string_view>
@@ -40,6 +41,7 @@ struct Inventory {
   std::string file;                      // where it was loaded from
   std::string version;
   std::string activation_flag;
+  std::string cdi_kind;                  // "" = derived from the file name
   std::vector<std::string> driver_features;  // declared order
   std::vector<Feature> features;             // in driver_feature order
 

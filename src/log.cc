@@ -42,6 +42,7 @@ class FdSink : public spdlog::sinks::base_sink<spdlog::details::null_mutex> {
 };
 
 Level g_level = Level::kInfo;
+Level g_stderr_level = Level::kTrace;
 int g_file_fd = -1;
 std::shared_ptr<spdlog::logger> g_logger;
 
@@ -62,6 +63,7 @@ spdlog::logger& Logger() {
   if (!g_logger) {
     auto err = std::make_shared<FdSink>(STDERR_FILENO);
     err->set_pattern("oci-decorator: %l: %v");
+    err->set_level(ToSpd(g_stderr_level));
     std::vector<spdlog::sink_ptr> sinks{err};
     if (g_file_fd >= 0) {
       auto file = std::make_shared<FdSink>(g_file_fd);
@@ -105,6 +107,11 @@ bool Init(Level level, const std::string& file, std::string* err) {
   }
   g_file_fd = fd;
   return true;
+}
+
+void SetStderrLevel(Level level) {
+  g_stderr_level = level;
+  g_logger.reset();
 }
 
 bool Enabled(Level level) {

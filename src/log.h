@@ -16,6 +16,11 @@ bool ParseLevel(std::string_view name, Level* out);
 // mode 0600, refused if it is not a regular file owned by us).
 bool Init(Level level, const std::string& file, std::string* err);
 
+// Messages below `level` go to the log file only, not to stderr. The
+// runtime shim keeps stderr for errors: under containerd a runtime's stderr
+// during `create` is the container's own.
+void SetStderrLevel(Level level);
+
 bool Enabled(Level level);
 void Write(Level level, std::string_view message);
 

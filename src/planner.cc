@@ -71,6 +71,19 @@ class Planner {
     return Finish();
   }
 
+  // Every listed feature of one inventory, for no container in particular
+  // (CDI specs): no activation, no config.json.
+  bool RunInventory(const Inventory& inv, const std::vector<std::string>& features) {
+    plan_->activated.push_back(ActivatedInventory{inv.file, inv.activation_flag, features,
+                                                  "inventory plan"});
+    for (const auto& name : features) {
+      const Feature* f = inv.FindFeature(name);
+      if (!f) return Fail(err_, "inventory " + inv.file + " has no feature \"" + name + "\"");
+      if (!PlanFeature(inv, *f)) return false;
+    }
+    return Finish();
+  }
+
  private:
   bool Requested(const std::string& flag,
                  const std::map<std::string, std::string>& annotations) const {
@@ -139,6 +152,7 @@ class Planner {
       else op.target = m.path;
       op.nodev = e.kind != EntryKind::kDevice;
       op.rdev = m.rdev;
+      op.mode = m.mode;
       op.dev = m.dev;
       op.ino = m.ino;
       op.inventory = inv.file;
@@ -183,7 +197,7 @@ class Planner {
           plan_->device_rules.end())
         plan_->device_rules.push_back(r);
     }
-    if (!plan_->device_rules.empty()) {
+    if (!plan_->device_rules.empty() && in_.config) {
       std::vector<std::string> paths;
       for (const auto& d : in_.config->devices) paths.push_back(d.path);
       plan_->container_device_rules = RuncDeviceRules(in_.config->device_rules, paths);
@@ -212,6 +226,14 @@ class Planner {
 };
 
 }  // namespace
+
+bool BuildInventoryPlan(const Inventory& inv, const std::vector<std::string>& features,
+                        const HostView& host, Plan* out, Error* err) {
+  *out = Plan{};
+  PlanInputs in{nullptr, nullptr, nullptr, &host};
+  Planner p(in, out, err);
+  return p.RunInventory(inv, features);
+}
 
 bool BuildPlan(const PlanInputs& in, Plan* out, Error* err) {
   *out = Plan{};

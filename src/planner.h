@@ -2,6 +2,9 @@
 // effects; the only I/O is through the HostView, so tests can hand it a tree
 // of their own and the `plan` command needs no root.
 #pragma once
+#include <string>
+#include <vector>
+
 #include "bundle_config.h"
 #include "error.h"
 #include "host_view.h"
@@ -21,5 +24,12 @@ struct PlanInputs {
 // On error, `err` names what was wrong and where (inventory file, path).
 // An inventory the container did not ask for can never cause an error.
 bool BuildPlan(const PlanInputs& in, Plan* out, Error* err);
+
+// The plan for `features` of one inventory, for no container in particular
+// (what a CDI device carries): the same entries, alternatives, globs, merges
+// and device rules as BuildPlan, without activation or config.json (so no
+// container_device_rules). Fails on a feature the inventory does not have.
+bool BuildInventoryPlan(const Inventory& inv, const std::vector<std::string>& features,
+                        const HostView& host, Plan* out, Error* err);
 
 }  // namespace ocid

@@ -132,6 +132,13 @@ check "the mounts made before the failure were there to take back" test -n "$add
 assert_eq "host mountinfo unchanged" "$mi_before" "$(host_mountinfo)"
 assert_eq "no state left" "" "$(ls -A "$STATE_DIR")"
 
+# --- the hook confines itself (seccomp) before it reads any input
+state='{"ociVersion":"1.0.2","id":"confine","status":"stopped","bundle":"'"$T"'/nowhere"}'
+strace -o "$T/confine.trace" -e trace=prctl,seccomp,read "$OCID_BIN" --state-dir "$STATE2" hook poststop <<<"$state" >/dev/null 2>&1
+order=$(grep -oE '^(prctl\(PR_SET_NO_NEW_PRIVS|seccomp\(SECCOMP_SET_MODE_FILTER|read\(0,)' "$T/confine.trace" | head -3 | tr '\n' ' ')
+assert_eq "no_new_privs, then the seccomp filter, then the first read of stdin" \
+  "prctl(PR_SET_NO_NEW_PRIVS seccomp(SECCOMP_SET_MODE_FILTER read(0, " "$order"
+
 # --- --version
 v=$("$OCID_BIN" --version 2>&1)
 assert_eq "--version exits 0" 0 "$?"

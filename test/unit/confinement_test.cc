@@ -1,6 +1,8 @@
 // The confinement is tested in a forked child: once loaded, a filter can
 // never be removed from a process.
 #include "confinement.h"
+#include "confinement_rules.h"
+#include "seccomp_filter.h"
 
 #include <doctest/doctest.h>
 #include <fcntl.h>
@@ -9,6 +11,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
 namespace {
 
@@ -68,4 +71,12 @@ TEST_CASE("a confined process still does its own file work") {
           char buf[64];
           return ::read(fd, buf, sizeof buf) > 0 ? 0 : 2;
         }) == 0);
+}
+
+TEST_CASE("the embedded filter is exactly what the policy compiles to") {
+  std::string why;
+  std::string fresh = ocid::CompileHookFilter(&why);
+  REQUIRE_MESSAGE(!fresh.empty(), why);
+  REQUIRE(fresh.size() == sizeof ocid::kHookSeccompFilter);
+  CHECK(std::memcmp(fresh.data(), ocid::kHookSeccompFilter, fresh.size()) == 0);
 }

@@ -1,0 +1,260 @@
+#include "cdi.h"
+
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "atomic_file.h"
+#include "log.h"
+#include "planner.h"
+
+namespace ocid {
+namespace {
+
+bool IsLetter(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+bool IsAlnum(char c) { return IsLetter(c) || (c >= '0' && c <= '9'); }
+
+// First character by `first`, last alphanumeric, the ones between
+// alphanumeric or in `extra`.
+bool CheckSegment(const std::string& s, const char* what, bool (*first)(char),
+                  const std::string& extra, size_t min_len, size_t max_len,
+                  std::string* why) {
+  if (s.size() < min_len || s.size() > max_len) {
+    *why = std::string(what) + " \"" + s + "\" must have " + std::to_string(min_len) +
+           " to " + std::to_string(max_len) + " characters";
+    return false;
+  }
+  if (!first(s[0]) || !IsAlnum(s.back())) {
+    *why = std::string(what) + " \"" + s + "\" must start with a " +
+           (first == IsLetter ? "letter" : "letter or digit") +
+           " and end with a letter or digit";
+    return false;
+  }
+  for (char c : s)
+    if (!IsAlnum(c) && extra.find(c) == std::string::npos) {
+      std::string chars;
+      for (char x : extra) chars += std::string(chars.empty() ? "" : ", ") + "'" + x + "'";
+      *why = std::string(what) + " \"" + s + "\" may hold only letters, digits and " + chars;
+      return false;
+    }
+  return true;
+}
+
+std::string HostPath(const std::string& host_root, const std::string& path) {
+  std::string root = host_root;
+  while (!root.empty() && root.back() == '/') root.pop_back();
+  return root + path;
+}
+
+bool IsDevice(const MountOp& m) {
+  return m.type == FileType::kCharDevice || m.type == FileType::kBlockDevice;
+}
+
+std::string Join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+// One device's containerEdits. Sets *host_path_used when a device node
+// needs hostPath (cdiVersion 0.5.0).
+bool ContainerEdits(const Plan& plan, const std::string& host_root,
+                    nlohmann::ordered_json* edits, bool* host_path_used, Error* err) {
+  using ordered = nlohmann::ordered_json;
+  ordered e = ordered::object();
+  if (!plan.preload.empty()) {
+    for (const auto& p : plan.preload)
+      if (p.find_first_of(" :\t\n") != std::string::npos)
+        return Fail(err, "a preload path with a space or ':' cannot go into LD_PRELOAD", p);
+    e["env"] = ordered::array({"LD_PRELOAD=" + Join(plan.preload, " ")});
+  }
+  ordered nodes = ordered::array(), mounts = ordered::array();
+  for (const auto& m : plan.mounts) {
+    std::string host = HostPath(host_root, m.resolved.empty() ? m.source : m.resolved);
+    if (IsDevice(m)) {
+      ordered n = {{"path", m.target}};
+      // The engine lstat()s hostPath (default: path) for type, major and
+      // minor when the container is created: it must not be a symlink.
+      if (host != m.target) {
+        n["hostPath"] = host;
+        *host_path_used = true;
+      }
+      // The host node's permissions (podman 4.3 would otherwise create it
+      // 0666); the type and numbers are left to the engine's lstat.
+      if (uint32_t perm = m.mode & 0777; perm != 0) n["fileMode"] = perm;
+      nodes.push_back(std::move(n));
+      continue;
+    }
+    std::vector<std::string> options = {"ro", "nosuid", "nodev", "bind"};
+    if (!m.readonly) options.erase(options.begin());
+    mounts.push_back({{"hostPath", host}, {"containerPath", m.target}, {"options", options}});
+  }
+  if (!nodes.empty()) e["deviceNodes"] = std::move(nodes);
+  if (!mounts.empty()) e["mounts"] = std::move(mounts);
+  *edits = std::move(e);
+  return true;
+}
+
+}  // namespace
+
+bool CheckCdiKind(const std::string& kind, std::string* why) {
+  size_t slash = kind.find('/');
+  if (slash == std::string::npos) {
+    *why = "\"" + kind + "\" is not <vendor>/<class> (e.g. example.com/onload)";
+    return false;
+  }
+  return CheckSegment(kind.substr(0, slash), "CDI vendor", IsLetter, "_-.", 2, 253, why) &&
+         CheckSegment(kind.substr(slash + 1), "CDI class", IsLetter, "_-", 2, 63, why);
+}
+
+bool CheckCdiDeviceName(const std::string& name, std::string* why) {
+  return CheckSegment(name, "CDI device name", IsAlnum, "_-.:", 1, 253, why);
+}
+
+std::string InventoryStem(const std::string& file) {
+  std::string base = file.substr(file.rfind('/') + 1);
+  if (base.size() > 5 && base.compare(base.size() - 5, 5, ".json") == 0)
+    base.resize(base.size() - 5);
+  return base;
+}
+
+std::string CdiKindOf(const Inventory& inv) {
+  if (!inv.cdi_kind.empty()) return inv.cdi_kind;
+  return std::string(kCdiDefaultVendor) + "/" + InventoryStem(inv.file);
+}
+
+std::string CdiFileName(const Inventory& inv) {
+  return "oci-decorator-" + InventoryStem(inv.file) + ".json";
+}
+
+bool CdiSpecJson(const std::string& kind, const std::vector<CdiDevice>& devices,
+                 const std::string& host_root, std::string* out, Error* err) {
+  using ordered = nlohmann::ordered_json;
+  bool host_path_used = false;
+  ordered devs = ordered::array();
+  for (const auto& d : devices) {
+    ordered edits;
+    if (!ContainerEdits(d.plan, host_root, &edits, &host_path_used, err)) return false;
+    devs.push_back({{"name", d.name}, {"containerEdits", std::move(edits)}});
+  }
+  ordered j;
+  j["cdiVersion"] = host_path_used ? "0.5.0" : "0.3.0";
+  j["kind"] = kind;
+  j["devices"] = std::move(devs);
+  try {
+    // Strict: a host path that is not UTF-8 must fail, not be mangled.
+    *out = j.dump(2) + "\n";
+  } catch (const ordered::exception& e) {
+    return Fail(err, "cannot render the CDI spec for " + kind, e.what());
+  }
+  return true;
+}
+
+bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string& host_root,
+                  CdiSpec* out, Error* err) {
+  *out = CdiSpec{};
+  out->inventory = inv.file;
+  out->kind = CdiKindOf(inv);
+  out->file_name = CdiFileName(inv);
+  std::string why;
+  if (!CheckCdiKind(out->kind, &why))
+    return Fail(err, "inventory " + inv.file + ": invalid CDI kind (set \"cdi_kind\")", why);
+
+  std::vector<CdiDevice> devices;
+  bool all_ok = true;
+  for (const auto& f : inv.features) {
+    CdiDevice d;
+    d.name = f.name;
+    Error e;
+    if (!CheckCdiDeviceName(f.name, &why)) {
+      out->warnings.push_back("feature \"" + f.name + "\" gets no CDI device: " + why);
+    } else if (!BuildInventoryPlan(inv, {f.name}, host, &d.plan, &e)) {
+      out->warnings.push_back("no CDI device \"" + f.name + "\": " + e.Line());
+      all_ok = false;
+    } else {
+      devices.push_back(std::move(d));
+    }
+  }
+  if (all_ok) {
+    CdiDevice all;
+    all.name = "all";
+    Error e;
+    if (BuildInventoryPlan(inv, inv.driver_features, host, &all.plan, &e))
+      devices.push_back(std::move(all));
+    else
+      out->warnings.push_back("no CDI device \"all\": " + e.Line());
+  } else {
+    out->warnings.push_back("no CDI device \"all\": not every feature is available");
+  }
+  if (devices.empty())
+    return Fail(err, "inventory " + inv.file + ": no CDI device can be generated on this host");
+  for (const auto& d : devices) out->devices.push_back(d.name);
+  return CdiSpecJson(out->kind, devices, host_root, &out->json, err);
+}
+
+int RunCdiGenerate(const Options& opts, const CdiOptions& cdi) {
+  auto failed = [](const Error& e) {
+    log::Error(e.Line());
+    return 1;
+  };
+  InventorySet set;
+  Error err;
+  if (!LoadInventoryDir(opts.config_dir, &set, &err)) return failed(err);
+  std::vector<const Inventory*> selected;
+  for (const auto& inv : set.inventories)
+    if (cdi.inventory.empty() || InventoryStem(inv.file) == cdi.inventory)
+      selected.push_back(&inv);
+  int rc = 0;
+  for (const auto& b : set.broken) {
+    if (!cdi.inventory.empty() && InventoryStem(b.file) != cdi.inventory) continue;
+    if (cdi.inventory.empty()) {
+      log::Warn("ignoring " + b.error.Line());
+    } else {
+      log::Error(b.error.Line());
+      rc = 1;
+    }
+  }
+  if (selected.empty()) {
+    if (rc == 0)
+      log::Error(cdi.inventory.empty()
+                     ? "no inventories in " + opts.config_dir
+                     : "no inventory \"" + cdi.inventory + "\" (" + cdi.inventory +
+                           ".json) in " + opts.config_dir);
+    return 1;
+  }
+  bool to_dir = !cdi.output_dir.empty();
+  if (!to_dir && selected.size() > 1) {
+    log::Error(std::to_string(selected.size()) + " inventories in " + opts.config_dir +
+               ": write them with --output-dir DIR, or select one with --inventory NAME");
+    return 1;
+  }
+
+  std::unique_ptr<HostRootView> host;
+  if (!HostRootView::Open(opts.host_root, &host, &err)) return failed(err);
+  host->set_resolve_paths(true);
+  for (const Inventory* inv : selected) {
+    CdiSpec spec;
+    bool built = BuildCdiSpec(*inv, *host, host->root_path(), &spec, &err);
+    for (const auto& w : spec.warnings) log::Warn(inv->file + ": " + w);
+    if (!built) {
+      rc = failed(err);
+      continue;
+    }
+    std::string dest = to_dir ? cdi.output_dir + "/" + spec.file_name : cdi.output;
+    if (dest.empty() || dest == "-") {
+      std::fputs(spec.json.c_str(), stdout);
+      std::fflush(stdout);
+      continue;
+    }
+    if (!WriteFileAtomic(dest, spec.json, 0644, &err)) {
+      rc = failed(err);
+      continue;
+    }
+    std::string names;
+    for (const auto& d : spec.devices) names += (names.empty() ? "" : ", ") + d;
+    log::Info("wrote " + dest + ": kind " + spec.kind + ", devices " + names);
+  }
+  return rc;
+}
+
+}  // namespace ocid

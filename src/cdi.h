@@ -1,0 +1,92 @@
+// CDI (Container Device Interface) specs from the inventories: the durable
+// delivery mode for engines with CDI (podman 4.1+, CRI-O, containerd 1.7+,
+// docker 25+). The engine writes devices, cgroup rules, mounts and env into
+// config.json itself, so nothing can reset them behind its back.
+//
+// One spec per inventory, kind "<vendor>/<class>" (the inventory's
+// "cdi_kind", else oci-decorator.local/<file stem>), with one device per
+// feature and one named "all". Each device is BuildInventoryPlan's plan for
+// its features, rendered as containerEdits:
+//   deviceNodes  {path, hostPath when it differs, fileMode (the host node's
+//                permission bits)}: type, major and minor are left out, so
+//                the engine stats the host node when a container is created
+//                (Onload's majors are dynamic);
+//   mounts       {hostPath: the resolved host file, containerPath, options
+//                ro,nosuid,nodev,bind};
+//   env          LD_PRELOAD=<container paths, space separated>, only for
+//                devices whose features preload something.
+// cdiVersion is the lowest that carries what is emitted: 0.3.0, or 0.5.0
+// when a device node needs hostPath (a --host-root other than /). podman
+// 4.3's CDI library accepts 0.3.0 to 0.5.0, newer engines accept these too.
+//
+// A feature whose plan fails on this host (a missing required entry) gets
+// no device, with a warning; "all" needs every feature. An inventory that
+// yields no device at all is an error, and its spec is not written.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "error.h"
+#include "host_view.h"
+#include "inventory.h"
+#include "options.h"
+#include "plan.h"
+
+namespace ocid {
+
+// The CDI naming rules as podman 4.3's CDI library (0.5) applies them, which
+// later versions still accept. Vendor: a letter, then letters, digits, '_',
+// '-', '.', ending with a letter or digit; class: the same without '.';
+// both at least 2 characters (shorter ones crash that library's parser).
+// Device names: letters, digits, '_', '-', '.', ':', starting and ending
+// with a letter or digit. `why` says what is wrong.
+bool CheckCdiKind(const std::string& kind, std::string* why);
+bool CheckCdiDeviceName(const std::string& name, std::string* why);
+
+constexpr const char* kCdiDefaultVendor = "oci-decorator.local";
+
+// "onload" for ".../onload.json".
+std::string InventoryStem(const std::string& file);
+// The inventory's cdi_kind, else kCdiDefaultVendor + "/" + stem (which may
+// be invalid: check it).
+std::string CdiKindOf(const Inventory& inv);
+// The spec's file name in a CDI directory: "oci-decorator-<stem>.json".
+std::string CdiFileName(const Inventory& inv);
+
+struct CdiDevice {
+  std::string name;
+  Plan plan;
+};
+
+// Renders one spec. `host_root` ("/" for the real host) prefixes every host
+// path, as HostView::Display does. Fails on a host path that is not UTF-8
+// or a preload path LD_PRELOAD cannot carry (space or ':').
+bool CdiSpecJson(const std::string& kind, const std::vector<CdiDevice>& devices,
+                 const std::string& host_root, std::string* out, Error* err);
+
+struct CdiSpec {
+  std::string inventory;              // file
+  std::string kind;
+  std::string file_name;              // oci-decorator-<stem>.json
+  std::vector<std::string> devices;   // names, in the spec's order
+  std::vector<std::string> warnings;  // devices left out, and why
+  std::string json;
+};
+
+// The spec of one inventory on `host` (see the header comment).
+bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string& host_root,
+                  CdiSpec* out, Error* err);
+
+struct CdiOptions {
+  std::string inventory;    // file stem to select; "" = all
+  std::string output;       // file, or "-" for stdout; needs one inventory
+  std::string output_dir;   // writes <dir>/oci-decorator-<stem>.json
+};
+
+// `cdi generate`: loads the inventories under --config-dir, builds their
+// specs under --host-root and writes them (atomically). With neither output
+// option, one spec goes to stdout. Returns the exit code: 1 if a selected
+// inventory is broken or yields no spec, or a write fails.
+int RunCdiGenerate(const Options& opts, const CdiOptions& cdi);
+
+}  // namespace ocid

@@ -1,0 +1,430 @@
+#include "engine_setup.h"
+
+#include <fnmatch.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "atomic_file.h"
+#include "cdi.h"
+#include "inventory.h"
+#include "log.h"
+
+namespace ocid {
+namespace {
+
+using ordered = nlohmann::ordered_json;
+
+constexpr size_t kMaxEngineConfigBytes = 4 << 20;
+
+std::string TomlString(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+std::string DirOf(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+// The top-level (before any [table]) value of `key` in TOML bytes, raw
+// from after '=' to the end of the value (arrays may span lines); "" when
+// absent. Enough for containerd's `version` and `imports`.
+std::string TopLevelTomlValue(const std::string& toml, const std::string& key) {
+  size_t pos = 0;
+  while (pos < toml.size()) {
+    size_t eol = toml.find('\n', pos);
+    if (eol == std::string::npos) eol = toml.size();
+    std::string line = Trim(toml.substr(pos, eol - pos));
+    size_t next = eol + 1;
+    if (!line.empty() && line[0] == '[') return "";
+    if (line.compare(0, key.size(), key) == 0) {
+      std::string rest = Trim(line.substr(key.size()));
+      if (!rest.empty() && rest[0] == '=') {
+        size_t start = toml.find('=', pos) + 1;
+        size_t end = eol;
+        std::string value = Trim(rest.substr(1));
+        if (!value.empty() && value[0] == '[') {
+          end = toml.find(']', start);
+          if (end == std::string::npos) end = toml.size();
+          else ++end;
+        }
+        return toml.substr(start, end - start);
+      }
+    }
+    pos = next;
+  }
+  return "";
+}
+
+std::vector<std::string> QuotedStrings(const std::string& s) {
+  std::vector<std::string> out;
+  for (size_t p = 0; p < s.size(); ++p) {
+    char q = s[p];
+    if (q == '#') {
+      size_t eol = s.find('\n', p);
+      if (eol == std::string::npos) break;
+      p = eol;
+      continue;
+    }
+    if (q != '"' && q != '\'') continue;
+    size_t end = s.find(q, p + 1);
+    if (end == std::string::npos) break;
+    out.push_back(s.substr(p + 1, end - p - 1));
+    p = end;
+  }
+  return out;
+}
+
+bool Exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+
+std::string Join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+// Writes `content` to `file` unless it already holds it; prints what it
+// did. Backs the old file up first when `backup` is set.
+bool WriteConfig(const std::string& engine, const std::string& file,
+                 const std::string& content, bool dry_run, bool backup, Error* err,
+                 const std::string& shown = "") {
+  const std::string& show = shown.empty() ? content : shown;
+  std::string old;
+  bool exists = false;
+  if (!ReadFileIfExists(file, kMaxEngineConfigBytes, &old, &exists, err)) return false;
+  if (exists && old == content) {
+    std::printf("%s: %s is up to date: nothing to do\n", engine.c_str(), file.c_str());
+    return true;
+  }
+  if (dry_run) {
+    std::printf("%s: would %s %s (dry run: nothing written):\n%s", engine.c_str(),
+                exists ? "update" : "create", file.c_str(), show.c_str());
+    return true;
+  }
+  std::string saved;
+  if (exists && backup && !WriteBackup(file, old, &saved, err)) return false;
+  if (!WriteFileAtomic(file, content, 0644, err)) return false;
+  std::printf("%s: %s %s%s:\n%s", engine.c_str(), exists ? "updated" : "created",
+              file.c_str(), saved.empty() ? "" : (" (old file backed up to " + saved + ")").c_str(),
+              show.c_str());
+  return true;
+}
+
+void WarnIfMissing(const std::string& shim) {
+  if (!Exists(shim))
+    log::Warn("the runtime shim " + shim +
+              " does not exist (yet): install oci-decorator, or pass --runtime-path");
+}
+
+int SetupDocker(const SetupOptions& s) {
+  std::string file = s.config.empty() ? kDockerConfig : s.config;
+  std::string old;
+  bool exists = false;
+  DockerMerge m;
+  Error err;
+  if (!ReadFileIfExists(file, kMaxEngineConfigBytes, &old, &exists, &err) ||
+      !MergeDockerRuntime(old, file, s.runtime_name, s.runtime_path, &m, &err)) {
+    log::Error(err.Line());
+    return 1;
+  }
+  WarnIfMissing(s.runtime_path);
+  std::string shown = "  runtime \"" + s.runtime_name + "\": path " +
+                      (m.old_path.empty() ? "(none)" : m.old_path) + " -> " + s.runtime_path +
+                      "\n  \"runtimes\": " + m.runtimes + "\n  (every other key kept)\n";
+  if (!m.changed) {
+    std::printf("docker: %s already has runtime \"%s\" with path %s: nothing to do\n",
+                file.c_str(), s.runtime_name.c_str(), s.runtime_path.c_str());
+  } else if (!WriteConfig("docker", file, m.json, s.dry_run, /*backup=*/true, &err, shown)) {
+    log::Error(err.Line());
+    return 1;
+  }
+  std::printf(
+      "\nNext:\n"
+      "  reload dockerd so it reads the runtime: systemctl reload docker (SIGHUP;\n"
+      "  runtimes are reloaded live), or restart it\n"
+      "  docker run --runtime=%s -e OCI_ONLOAD=all IMAGE ...\n"
+      "  (the shim writes the devices into each container's config.json: durable)\n",
+      s.runtime_name.c_str());
+  return 0;
+}
+
+int SetupContainerd(const SetupOptions& s) {
+  std::string file = s.config.empty() ? kContainerdDropIn : s.config;
+  Error err;
+  std::string main;
+  bool exists = false, has_imports = false;
+  if (!ReadFileIfExists(s.containerd_main, kMaxEngineConfigBytes, &main, &exists, &err)) {
+    log::Error(err.Line());
+    return 1;
+  }
+  WarnIfMissing(s.runtime_path);
+  // containerd (1.6) replaces a plugin's whole section with an imported
+  // file's: a drop-in would silently drop every CRI setting of the main
+  // config (sandbox_image, runc's SystemdCgroup, ...). Say what to add.
+  if (exists && ContainerdHasCriSection(main)) {
+    std::printf(
+        "containerd: %s configures the CRI plugin, and containerd replaces a plugin's\n"
+        "whole section with an imported file's: a drop-in would drop those settings.\n"
+        "Nothing written. Add these lines to %s instead, then restart containerd:\n\n%s",
+        s.containerd_main.c_str(), s.containerd_main.c_str(),
+        ContainerdRuntimeTables(s.runtime_name, s.runtime_path).c_str());
+    return 1;
+  }
+  if (!WriteConfig("containerd", file, ContainerdDropIn(s.runtime_name, s.runtime_path),
+                   s.dry_run, /*backup=*/false, &err)) {
+    log::Error(err.Line());
+    return 1;
+  }
+  std::string glob = DirOf(file) + "/*.toml";
+  std::printf("\n");
+  if (!exists) {
+    std::printf(
+        "containerd: %s does not exist: containerd then runs on built-in defaults and\n"
+        "reads no drop-in. Create it with at least:\n"
+        "  version = 2\n  imports = [%s]\n",
+        s.containerd_main.c_str(), TomlString(glob).c_str());
+  } else if (ContainerdImportsCover(main, file, &has_imports)) {
+    std::printf("containerd: %s imports %s: ok\n", s.containerd_main.c_str(), file.c_str());
+  } else {
+    std::printf(
+        "containerd: %s does not import %s: %s\n", s.containerd_main.c_str(), file.c_str(),
+        has_imports ? ("add " + TomlString(glob) + " to its top-level `imports` list").c_str()
+                    : ("add at its top: imports = [" + TomlString(glob) + "]").c_str());
+  }
+  if (exists && Trim(TopLevelTomlValue(main, "version")) != "2")
+    std::printf("containerd: %s has no `version = 2`: the drop-in is a version 2 config\n",
+                s.containerd_main.c_str());
+  std::printf(
+      "\nNext:\n"
+      "  restart containerd\n"
+      "  Kubernetes (CRI): a RuntimeClass with handler: %s, and pods with the\n"
+      "  annotation oci-decorator/OCI_ONLOAD: all (or OCI_ONLOAD=all in their env)\n"
+      "  ctr: ctr run --runc-binary %s --env OCI_ONLOAD=all IMAGE ID\n",
+      s.runtime_name.c_str(), s.runtime_path.c_str());
+  return 0;
+}
+
+int SetupCrio(const SetupOptions& s) {
+  std::string file = s.config.empty() ? kCrioDropIn : s.config;
+  Error err;
+  if (s.with_runtime) WarnIfMissing(s.runtime_path);
+  if (!WriteConfig("crio", file, CrioDropIn(s.runtime_name, s.with_runtime ? s.runtime_path : ""),
+                   s.dry_run, /*backup=*/false, &err)) {
+    log::Error(err.Line());
+    return 1;
+  }
+  std::printf(
+      "\nNext:\n"
+      "  restart crio\n"
+      "  pods ask with the annotation oci-decorator/OCI_ONLOAD: all (CRI-O passes pod\n"
+      "  annotations to the hook), or OCI_ONLOAD=all in a container's env\n"
+      "  CDI (durable, CRI-O 1.23+): oci-decorator cdi generate --output-dir /etc/cdi\n");
+  if (s.with_runtime)
+    std::printf("  runtime shim: a RuntimeClass with handler: %s\n", s.runtime_name.c_str());
+  return 0;
+}
+
+int SetupPodman(const Options& opts, const SetupOptions& s) {
+  std::printf("podman: nothing to configure; it reads hooks.d and CDI specs from default directories.\n");
+  for (const char* dir : kHooksDirs)
+    for (const char* stage : {"prestart", "poststop"}) {
+      std::string entry = std::string(dir) + "/oci-decorator-" + stage + ".json";
+      if (Exists(entry)) std::printf("  hooks.d entry found: %s\n", entry.c_str());
+    }
+  std::string first = std::string(kHooksDirs[0]) + "/oci-decorator-prestart.json";
+  if (!Exists(first) && !Exists(std::string(kHooksDirs[1]) + "/oci-decorator-prestart.json"))
+    std::printf("  no oci-decorator hooks.d entry in %s or %s: install the package\n",
+                kHooksDirs[0], kHooksDirs[1]);
+  std::printf(
+      "\nHook mode:  podman run -e OCI_ONLOAD=all IMAGE ...   (--hooks-dir DIR names a\n"
+      "            directory; the hook writes the device cgroup rules behind podman's\n"
+      "            back, where systemd's daemon-reload can reset them)\n"
+      "CDI mode:   the devices go into config.json (durable):\n"
+      "            oci-decorator cdi generate --output-dir %s\n"
+      "            (again after every upgrade of a vendor stack: file names change)\n",
+      s.cdi_dir.c_str());
+  InventorySet set;
+  Error err;
+  if (LoadInventoryDir(opts.config_dir, &set, &err))
+    for (const auto& inv : set.inventories)
+      std::printf("            podman run --device %s=all IMAGE ...   (or =%s)\n",
+                  CdiKindOf(inv).c_str(), Join(inv.driver_features, ", =").c_str());
+  std::printf(
+      "            podman reads specs from /etc/cdi and /var/run/cdi (the latter wins;\n"
+      "            two files in one directory defining the same device disable it)\n");
+  if (!s.cdi) return 0;
+  if (s.dry_run) {
+    std::printf("\npodman: would run `oci-decorator cdi generate --output-dir %s` (dry run)\n",
+                s.cdi_dir.c_str());
+    return 0;
+  }
+  CdiOptions cdi;
+  cdi.output_dir = s.cdi_dir;
+  return RunCdiGenerate(opts, cdi);
+}
+
+}  // namespace
+
+bool CheckRuntimeName(const std::string& name, std::string* why) {
+  if (name.empty() || name.size() > 64) return *why = "must have 1 to 64 characters", false;
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '_';
+    if (!ok) return *why = "may hold only letters, digits, '-' and '_'", false;
+  }
+  return true;
+}
+
+bool MergeDockerRuntime(const std::string& bytes, const std::string& file,
+                        const std::string& name, const std::string& path, DockerMerge* out,
+                        Error* err) {
+  *out = DockerMerge{};
+  ordered j = ordered::object();
+  if (bytes.find_first_not_of(" \t\r\n") != std::string::npos) {
+    try {
+      j = ordered::parse(bytes);
+    } catch (const ordered::parse_error& e) {
+      std::string why = e.what();
+      if (size_t p = why.find("] "); p != std::string::npos) why = why.substr(p + 2);
+      return Fail(err, "invalid JSON in docker's daemon configuration (" + why + ")", file);
+    }
+    if (!j.is_object())
+      return Fail(err, "docker's daemon configuration is not a JSON object", file);
+  }
+  ordered& runtimes = j["runtimes"];
+  if (runtimes.is_null()) runtimes = ordered::object();
+  if (!runtimes.is_object()) return Fail(err, "\"runtimes\" is not an object in", file);
+  ordered& entry = runtimes[name];
+  if (entry.is_null()) entry = ordered::object();
+  if (!entry.is_object())
+    return Fail(err, "\"runtimes\".\"" + name + "\" is not an object in", file);
+  auto p = entry.find("path");
+  if (p != entry.end() && p->is_string()) out->old_path = p->get<std::string>();
+  out->changed = out->old_path != path;
+  entry["path"] = path;
+  try {
+    out->json = out->changed ? j.dump(2) + "\n" : bytes;
+    out->runtimes = runtimes.dump(2);
+    // Indented to sit under "  \"runtimes\": " in messages.
+    for (size_t i = 0; (i = out->runtimes.find('\n', i)) != std::string::npos; i += 3)
+      out->runtimes.insert(i + 1, "  ");
+  } catch (const ordered::exception& e) {
+    return Fail(err, "cannot render docker's daemon configuration " + file, e.what());
+  }
+  return true;
+}
+
+std::string ContainerdRuntimeTables(const std::string& name, const std::string& shim_path) {
+  std::string table = "plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes." + name;
+  // CRI copies only the listed pod and container annotations into
+  // config.json: the shim must see oci-decorator/<FLAG> requests.
+  return "[" + table + "]\n"
+         "  runtime_type = \"io.containerd.runc.v2\"\n"
+         "  pod_annotations = [\"oci-decorator/*\"]\n"
+         "  container_annotations = [\"oci-decorator/*\"]\n"
+         "[" + table + ".options]\n"
+         "  BinaryName = " + TomlString(shim_path) + "\n";
+}
+
+std::string ContainerdDropIn(const std::string& name, const std::string& shim_path) {
+  return "# Written by `oci-decorator setup containerd`: the oci-decorator runtime shim\n"
+         "# for containerd's CRI plugin (runc's v2 shim running the oci-decorator shim\n"
+         "# in place of runc). The main config.toml must import this file, and must\n"
+         "# not configure the CRI plugin itself: containerd replaces a plugin's whole\n"
+         "# section with an imported file's. runc is named because this section\n"
+         "# replaces the built-in one, which had it.\n"
+         "version = 2\n"
+         "\n"
+         "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n"
+         "  runtime_type = \"io.containerd.runc.v2\"\n"
+         "\n" +
+         ContainerdRuntimeTables(name, shim_path);
+}
+
+bool ContainerdHasCriSection(const std::string& main_config) {
+  size_t pos = 0;
+  while (pos < main_config.size()) {
+    size_t eol = main_config.find('\n', pos);
+    if (eol == std::string::npos) eol = main_config.size();
+    std::string line = Trim(main_config.substr(pos, eol - pos));
+    if (line.rfind("#", 0) != 0 && (line.find("io.containerd.grpc.v1.cri") != std::string::npos ||
+                                    line.find("plugins.cri") != std::string::npos))
+      return true;
+    pos = eol + 1;
+  }
+  return false;
+}
+
+bool ContainerdImportsCover(const std::string& main_config, const std::string& dropin,
+                            bool* has_imports) {
+  std::string value = TopLevelTomlValue(main_config, "imports");
+  *has_imports = !Trim(value).empty();
+  for (std::string pattern : QuotedStrings(value)) {
+    // containerd resolves a relative import against the main config's
+    // directory; the caller's drop-in path is absolute.
+    if (pattern == dropin || ::fnmatch(pattern.c_str(), dropin.c_str(), FNM_PATHNAME) == 0)
+      return true;
+  }
+  return false;
+}
+
+std::string CrioDropIn(const std::string& name, const std::string& shim_path) {
+  std::string dirs;
+  for (const char* d : kHooksDirs) dirs += (dirs.empty() ? "" : ", ") + TomlString(d);
+  std::string s =
+      "# Written by `oci-decorator setup crio`: CRI-O runs oci-decorator's hooks.d\n"
+      "# entries (installed in the first directory) for every container; the hook\n"
+      "# acts only for containers that ask (OCI_ONLOAD=..., or the pod annotation\n"
+      "# oci-decorator/OCI_ONLOAD). hooks_dir replaces CRI-O's default list, so\n"
+      "# both default directories are named.\n"
+      "[crio.runtime]\n"
+      "hooks_dir = [" + dirs + "]\n";
+  if (!shim_path.empty())
+    s += "\n"
+         "# The runtime shim, for pods with a RuntimeClass whose handler is " + name + ".\n"
+         "[crio.runtime.runtimes." + name + "]\n"
+         "runtime_path = " + TomlString(shim_path) + "\n"
+         "runtime_type = \"oci\"\n";
+  return s;
+}
+
+int RunSetup(const Options& opts, const SetupOptions& setup) {
+  std::string why;
+  if (!CheckRuntimeName(setup.runtime_name, &why)) {
+    log::Error("invalid --runtime-name \"" + setup.runtime_name + "\": " + why);
+    return 2;
+  }
+  if (setup.runtime_path.empty() || setup.runtime_path[0] != '/') {
+    log::Error("--runtime-path must be an absolute path: " + setup.runtime_path);
+    return 2;
+  }
+  if (setup.engine == "docker") return SetupDocker(setup);
+  if (setup.engine == "containerd") return SetupContainerd(setup);
+  if (setup.engine == "crio" || setup.engine == "cri-o") return SetupCrio(setup);
+  if (setup.engine == "podman") return SetupPodman(opts, setup);
+  log::Error("unknown engine \"" + setup.engine + "\" (docker, containerd, crio or podman)");
+  return 2;
+}
+
+}  // namespace ocid

@@ -1,0 +1,88 @@
+// `setup ENGINE`: the configuration each container engine needs to use
+// oci-decorator, written as drop-ins where the engine has them and merged
+// into docker's daemon.json (every other key kept, the old file backed up).
+//
+//   docker      daemon.json "runtimes": {NAME: {"path": <runtime shim>}}
+//   containerd  a conf.d TOML drop-in registering NAME as an
+//               io.containerd.runc.v2 runtime whose BinaryName is the shim,
+//               for the CRI plugin; config.toml must import it (checked).
+//               When config.toml configures the CRI plugin itself, nothing
+//               is written (an import would replace that whole section):
+//               the lines to add are printed instead
+//   crio        a crio.conf.d drop-in setting hooks_dir (and, with
+//               --with-runtime, a runtime entry for the shim)
+//   podman      nothing to write (hooks.d and CDI are read from default
+//               directories): notes; --cdi writes the CDI specs
+//
+// The renderers are pure (bytes in, bytes out) so the tests need no engine;
+// RunSetup reads and writes the files (atomically, never through a
+// symlink) and prints what it changed. --dry-run prints and writes nothing.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "error.h"
+#include "options.h"
+#include "version.h"
+
+namespace ocid {
+
+struct SetupOptions {
+  std::string engine;                        // docker, containerd, crio, podman
+  std::string config;                        // "" = the engine's default below
+  std::string runtime_name = "oci-decorator";
+  std::string runtime_path = OCID_RUNTIME_PATH;
+  std::string containerd_main = "/etc/containerd/config.toml";
+  std::string cdi_dir = "/etc/cdi";
+  bool dry_run = false;
+  bool with_runtime = false;                 // crio: also register the shim
+  bool cdi = false;                          // podman: write CDI specs
+};
+
+constexpr const char* kDockerConfig = "/etc/docker/daemon.json";
+constexpr const char* kContainerdDropIn = "/etc/containerd/conf.d/oci-decorator.toml";
+constexpr const char* kCrioDropIn = "/etc/crio/crio.conf.d/50-oci-decorator.conf";
+constexpr const char* kHooksDirs[] = {"/usr/share/containers/oci/hooks.d",
+                                      "/etc/containers/oci/hooks.d"};
+
+// A runtime name usable as a docker runtime and a bare TOML key.
+bool CheckRuntimeName(const std::string& name, std::string* why);
+
+struct DockerMerge {
+  std::string json;       // the new daemon.json (the input when unchanged)
+  bool changed = false;
+  std::string old_path;   // the entry's path before, "" if none
+  std::string runtimes;   // the resulting "runtimes" object, for messages
+};
+
+// Merges {"runtimes": {name: {"path": path}}} into daemon.json's bytes
+// ("" or blank: no file yet). Every other key, every other runtime and any
+// other key of the entry (runtimeArgs) is kept, in order. Unchanged when
+// the entry already has this path. `file` names the file in errors.
+bool MergeDockerRuntime(const std::string& bytes, const std::string& file,
+                        const std::string& name, const std::string& path, DockerMerge* out,
+                        Error* err);
+
+// The containerd drop-in (config version 2): runc and the shim as CRI
+// runtimes. containerd 1.6 replaces a plugin's whole config section with an
+// imported file's, so the drop-in names runc (the built-in section had it)
+// and is only safe when the main config has no CRI section of its own.
+std::string ContainerdDropIn(const std::string& name, const std::string& shim_path);
+// The shim's runtime tables alone, to add to a main config that has one.
+std::string ContainerdRuntimeTables(const std::string& name, const std::string& shim_path);
+// Whether containerd's main config (bytes) configures the CRI plugin.
+bool ContainerdHasCriSection(const std::string& main_config);
+
+// Whether containerd's main config (bytes) has an `imports` entry matching
+// `dropin` (a glob, as containerd expands them). *has_imports says whether
+// it has an imports list at all.
+bool ContainerdImportsCover(const std::string& main_config, const std::string& dropin,
+                            bool* has_imports);
+
+// The CRI-O drop-in: hooks_dir, and a runtime entry when shim_path is set.
+std::string CrioDropIn(const std::string& name, const std::string& shim_path);
+
+// Runs `setup`; returns the exit code.
+int RunSetup(const Options& opts, const SetupOptions& setup);
+
+}  // namespace ocid

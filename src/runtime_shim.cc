@@ -1,0 +1,350 @@
+// The runtime shim, in the order it works:
+//   1. take its own leading --ocid-* options and resolve its settings
+//      (defaults, /etc/oci-decorator/runtime.json, options);
+//   2. find the runtime's command the way runc parses its arguments; for
+//      anything but create/run, exec the runtime at once;
+//   3. create/run: load the inventories and config.json bytes; if no
+//      activation flag occurs in them, exec the runtime (no JSON parsed);
+//   4. decide and plan exactly as the hook does (decision.h), edit
+//      config.json (spec_editor.h) and replace it atomically;
+//   5. exec the runtime with the engine's arguments, environment and umask.
+// Any failure before the exec is one line on stderr and in the runtime's
+// --log file (where containerd looks for the reason a create failed), exit 1;
+// config.json is then unchanged.
+#include "runtime_shim.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <memory>
+
+#include "atomic_file.h"
+#include "decision.h"
+#include "files.h"
+#include "log.h"
+#include "options.h"
+#include "spec_editor.h"
+#include "unique_fd.h"
+
+namespace ocid {
+namespace {
+
+constexpr int kExitFailure = 1;
+constexpr int kExitCannotExec = 127;
+constexpr const char* kConfigName = "config.json";
+
+std::string Basename(const std::string& p) { return p.substr(p.rfind('/') + 1); }
+
+// --- runc's command line --------------------------------------------------------------
+
+// runc 1.1 global flags that take a value (all others are booleans).
+bool GlobalTakesValue(const std::string& name) {
+  return name == "log" || name == "log-format" || name == "root" || name == "criu" ||
+         name == "rootless";
+}
+
+// create/run flags that take a value.
+bool CreateTakesValue(const std::string& name) {
+  return name == "bundle" || name == "b" || name == "console-socket" || name == "pid-file" ||
+         name == "preserve-fds";
+}
+
+// "-x", "--x", "-x=v", "--x=v" -> name x and, when inline, its value.
+// False for arguments that are not flags ("-" and "--" included).
+bool SplitFlag(const std::string& arg, std::string* name, std::string* value, bool* inline_value) {
+  if (arg.size() < 2 || arg[0] != '-' || arg == "--") return false;
+  size_t start = arg[1] == '-' ? 2 : 1;
+  size_t eq = arg.find('=', start);
+  *inline_value = eq != std::string::npos;
+  *name = arg.substr(start, *inline_value ? eq - start : std::string::npos);
+  *value = *inline_value ? arg.substr(eq + 1) : "";
+  return !name->empty();
+}
+
+// --- the runtime's log file -----------------------------------------------------------
+
+std::string Rfc3339Now() {
+  struct timespec ts;
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  struct tm tm;
+  ::gmtime_r(&ts.tv_sec, &tm);
+  char buf[64];
+  size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  std::snprintf(buf + n, sizeof buf - n, ".%09ldZ", static_cast<long>(ts.tv_nsec));
+  return buf;
+}
+
+std::string Summary(const Plan& plan) {
+  size_t devices = 0;
+  for (const auto& m : plan.mounts)
+    if (m.type == FileType::kCharDevice || m.type == FileType::kBlockDevice) ++devices;
+  std::string s;
+  for (const auto& a : plan.activated) {
+    s += (s.empty() ? "" : "; ") + a.file + " (" + a.requested_by + "): features";
+    for (const auto& f : a.features) s += " " + f;
+  }
+  s += "; " + std::to_string(plan.mounts.size() - devices) + " mounts, " +
+       std::to_string(devices) + " devices";
+  for (const auto& p : plan.preload) s += ", LD_PRELOAD " + p;
+  return s;
+}
+
+// --- the shim -------------------------------------------------------------------------
+
+class Shim {
+ public:
+  Shim(std::vector<std::string> args, char** env, mode_t mask)
+      : args_(std::move(args)), inv_(ParseRuntimeArgs(args_)), env_(env), umask_(mask) {}
+
+  ShimSettings* settings() { return &settings_; }
+
+  int Run() {
+    if (!inv_.Creates() || inv_.container_id.empty()) return Exec();
+    InitLogging();
+    Error err;
+    if (!EditIfAsked(&err)) return Failed(err);
+    return Exec();
+  }
+
+  // One line on stderr and in the runtime's log.
+  int Failed(const Error& e) {
+    std::string line = (inv_.container_id.empty() ? "" : "container " + inv_.container_id + ": ") +
+                       e.Line();
+    log::Error(line);
+    RuntimeLog("error", line);
+    return kExitFailure;
+  }
+
+ private:
+  void InitLogging() {
+    log::Level level = log::Level::kInfo;
+    log::ParseLevel(settings_.log_level, &level);  // validated already
+    std::string e;
+    if (!log::Init(level, settings_.log_file, &e)) {
+      log::Init(level, "", &e);
+      RuntimeLog("warning", e);
+    }
+  }
+
+  bool EditIfAsked(Error* err) {
+    Container c;
+    c.state.id = inv_.container_id;
+    if (!AbsoluteBundle(&c.state.bundle, err)) return false;
+    Options opts;
+    opts.config_dir = settings_.config_dir;
+    opts.host_root = settings_.host_root;
+    bool asked = false, dir_unreadable = false;
+    if (!LoadIfAsked(opts, "", &c, &asked, &dir_unreadable, err)) {
+      if (!dir_unreadable) return false;
+      // As in the hook: without inventories nobody can have asked, and a
+      // container that did not ask must not be harmed.
+      log::Warn(err->Line());
+      RuntimeLog("warning", err->Line());
+      return true;
+    }
+    if (!asked) {
+      OCID_DEBUG("container " + c.state.id + ": did not ask");
+      return true;
+    }
+    Plan plan;
+    std::string bytes = c.config_bytes;
+    {
+      std::unique_ptr<HostRootView> host;
+      if (!PlanFor(opts, c, /*resolve_paths=*/true, &host, &plan, err)) return false;
+      ReportBroken(c.inventories, plan.Active());
+      if (!plan.Active()) {
+        OCID_DEBUG("container " + c.state.id + ": not activated");
+        return true;
+      }
+      if (!EditSpec(plan, host->root_path(), &bytes, err)) {
+        if (err->path == kConfigName) err->path = c.config_path;
+        return false;
+      }
+    }
+    // Replaced atomically, never through a symlink: the shim writes nowhere
+    // but the bundle directory.
+    if (bytes != c.config_bytes && !WriteFileAtomic(c.config_path, bytes, 0644, err)) return false;
+    std::string line = "container " + c.state.id + ": edited " + c.config_path + ": " + Summary(plan);
+    log::Info(line);
+    RuntimeLog("info", line);
+    return true;
+  }
+
+  // runc chdirs into --bundle (default: the current directory).
+  bool AbsoluteBundle(std::string* out, Error* err) const {
+    std::string b = inv_.bundle;
+    if (b.empty() || b[0] != '/') {
+      char cwd[4096];
+      if (!::getcwd(cwd, sizeof cwd)) return Fail(err, "cannot get the current directory", "", errno);
+      b = b.empty() || b == "." ? std::string(cwd) : std::string(cwd) + "/" + b;
+    }
+    while (b.size() > 1 && b.back() == '/') b.pop_back();
+    *out = b;
+    return true;
+  }
+
+  // Appends to the runtime's --log file, created as runc would create it.
+  // Best effort: the line is on stderr too.
+  void RuntimeLog(const std::string& level, const std::string& msg) const {
+    if (inv_.log_file.empty()) return;
+    UniqueFd fd(::open(inv_.log_file.c_str(),
+                       O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644));
+    if (!fd.valid()) return;
+    Error ignored;
+    WriteAllFd(fd.get(),
+               RuntimeLogLine(inv_.log_format, level, "oci-decorator: " + msg, Rfc3339Now()),
+               inv_.log_file, &ignored);
+  }
+
+  int Exec() {
+    std::vector<char*> argv;
+    std::string argv0 = Basename(settings_.runtime);
+    argv.push_back(argv0.data());
+    for (auto& a : args_) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    char* no_env[] = {nullptr};
+    ::umask(umask_);
+    // The only program the shim ever runs: the configured runtime, by
+    // absolute path, with the engine's own arguments and environment. The
+    // planned seccomp self-confinement must leave execve allowed in shim mode.
+    ::execve(settings_.runtime.c_str(), argv.data(), env_ ? env_ : no_env);
+    int e = errno;
+    std::string line = "cannot execute the runtime " + settings_.runtime + ": " + std::strerror(e);
+    log::Error(line);
+    RuntimeLog("error", line);
+    return kExitCannotExec;
+  }
+
+  std::vector<std::string> args_;
+  RuntimeInvocation inv_;
+  char** env_;
+  mode_t umask_;
+  ShimSettings settings_;
+};
+
+}  // namespace
+
+bool IsShimProgramName(const char* argv0) {
+  return argv0 && Basename(argv0) == kShimProgramName;
+}
+
+bool TakeShimOptions(std::vector<std::string>* args, ShimOptions* opts, Error* err) {
+  size_t i = 0;
+  while (i < args->size() && (*args)[i].rfind("--ocid-", 0) == 0) {
+    const std::string& arg = (*args)[i];
+    size_t eq = arg.find('=');
+    std::string name = arg.substr(0, eq);
+    std::string value;
+    if (eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      i += 1;
+    } else {
+      if (i + 1 >= args->size()) return Fail(err, "shim option needs a value", name);
+      value = (*args)[i + 1];
+      i += 2;
+    }
+    std::optional<std::string>* field = name == "--ocid-runtime"      ? &opts->runtime
+                                        : name == "--ocid-config-dir" ? &opts->config_dir
+                                        : name == "--ocid-host-root"  ? &opts->host_root
+                                        : name == "--ocid-config"     ? &opts->config_file
+                                        : name == "--ocid-log-level"  ? &opts->log_level
+                                        : name == "--ocid-log-file"   ? &opts->log_file
+                                                                      : nullptr;
+    if (!field)
+      return Fail(err, "unknown shim option (known: --ocid-runtime, --ocid-config-dir, "
+                       "--ocid-host-root, --ocid-config, --ocid-log-level, --ocid-log-file)",
+                  name);
+    if (value.empty()) return Fail(err, "shim option has an empty value", name);
+    *field = value;
+  }
+  args->erase(args->begin(), args->begin() + static_cast<std::ptrdiff_t>(i));
+  return true;
+}
+
+bool ResolveShimSettings(const ShimOptions& opts, const std::string& default_file,
+                         ShimSettings* out, Error* err) {
+  ShimSettings s;
+  const std::string& file = opts.config_file ? *opts.config_file : default_file;
+  std::string bytes;
+  Error read_err;
+  if (ReadFileAt(AT_FDCWD, file, kMaxSmallFileBytes, &bytes, &read_err)) {
+    if (!ParseShimConfig(bytes, file, &s, err)) return false;
+  } else if (opts.config_file || read_err.errnum != ENOENT) {
+    // Only the default file may be absent; a named one or an unreadable one
+    // is an operator error the engine should show.
+    *err = read_err;
+    err->what = "cannot read the shim config: " + err->what;
+    return false;
+  }
+  if (opts.runtime) s.runtime = *opts.runtime;
+  if (opts.config_dir) s.config_dir = *opts.config_dir;
+  if (opts.host_root) s.host_root = *opts.host_root;
+  if (opts.log_level) s.log_level = *opts.log_level;
+  if (opts.log_file) s.log_file = *opts.log_file;
+  if (!ValidateShimSettings(s, err)) return false;
+  *out = s;
+  return true;
+}
+
+RuntimeInvocation ParseRuntimeArgs(const std::vector<std::string>& args) {
+  RuntimeInvocation inv;
+  std::string name, value;
+  bool has_value = false;
+  size_t i = 0;
+  // Global flags, up to the command (Go's flag package stops at the first
+  // non-flag; "--" ends the flags).
+  for (; i < args.size(); ++i) {
+    if (args[i] == "--") {
+      ++i;
+      break;
+    }
+    if (!SplitFlag(args[i], &name, &value, &has_value)) break;
+    if (GlobalTakesValue(name) && !has_value && i + 1 < args.size()) value = args[++i];
+    if (name == "log") inv.log_file = value;
+    if (name == "log-format") inv.log_format = value;
+  }
+  if (i >= args.size()) return inv;
+  inv.command = args[i++];
+  if (!inv.Creates()) return inv;
+  // The command's flags and positionals in any order (urfave/cli moves the
+  // flags first); after "--" everything is positional. runc takes the first
+  // positional as the container id.
+  bool positional_only = false;
+  std::vector<std::string> positionals;
+  for (; i < args.size(); ++i) {
+    if (!positional_only && args[i] == "--") {
+      positional_only = true;
+      continue;
+    }
+    if (positional_only || !SplitFlag(args[i], &name, &value, &has_value)) {
+      positionals.push_back(args[i]);
+      continue;
+    }
+    if (CreateTakesValue(name) && !has_value && i + 1 < args.size()) value = args[++i];
+    if (name == "bundle" || name == "b") inv.bundle = value;
+  }
+  if (!positionals.empty()) inv.container_id = positionals.front();
+  return inv;
+}
+
+int RunShim(const ShimOptions& cli, const std::vector<std::string>& runtime_args,
+            char** saved_environ) {
+  // Under containerd the runtime's stderr during `create` is the container's:
+  // only errors go there, the rest to the log files.
+  log::SetStderrLevel(log::Level::kError);
+  ShimOptions opts = cli;
+  std::vector<std::string> args = runtime_args;
+  Error err;
+  bool took = TakeShimOptions(&args, &opts, &err);
+  Shim shim(std::move(args), saved_environ, opts.umask);
+  if (!took || !ResolveShimSettings(opts, OCID_DEFAULT_SHIM_CONFIG, shim.settings(), &err))
+    return shim.Failed(err);
+  return shim.Run();
+}
+
+}  // namespace ocid

@@ -1,0 +1,76 @@
+#include "shim_config.h"
+
+#include <nlohmann/json.hpp>
+
+#include "log.h"
+
+namespace ocid {
+namespace {
+
+using nlohmann::json;
+
+// logfmt quoting, as logrus' text formatter does for values with spaces.
+std::string Quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+bool ParseShimConfig(std::string_view bytes, const std::string& where, ShimSettings* settings,
+                     Error* err) {
+  json j = json::parse(bytes.begin(), bytes.end(), nullptr, false);
+  if (j.is_discarded()) return Fail(err, "shim config is not valid JSON", where);
+  if (!j.is_object()) return Fail(err, "shim config is not a JSON object", where);
+  ShimSettings s = *settings;
+  for (const auto& [key, value] : j.items()) {
+    std::string* field = key == "runtime"      ? &s.runtime
+                         : key == "config_dir" ? &s.config_dir
+                         : key == "host_root"  ? &s.host_root
+                         : key == "log_level"  ? &s.log_level
+                         : key == "log_file"   ? &s.log_file
+                                               : nullptr;
+    if (!field)
+      return Fail(err, "shim config: unknown member \"" + key +
+                           "\" (known: runtime, config_dir, host_root, log_level, log_file)",
+                  where);
+    if (!value.is_string() || value.get_ref<const std::string&>().empty())
+      return Fail(err, "shim config: \"" + key + "\" is not a non-empty string", where);
+    *field = value.get<std::string>();
+  }
+  *settings = s;
+  return true;
+}
+
+bool ValidateShimSettings(const ShimSettings& s, Error* err) {
+  if (s.runtime.empty() || s.runtime[0] != '/')
+    return Fail(err, "the runtime must be an absolute path", s.runtime);
+  log::Level level;
+  if (!log::ParseLevel(s.log_level, &level))
+    return Fail(err, "unknown log level (trace, debug, info, warn, error, off)", s.log_level);
+  if (s.config_dir.empty()) return Fail(err, "the config directory is empty");
+  if (s.host_root.empty()) return Fail(err, "the host root is empty");
+  return true;
+}
+
+std::string RuntimeLogLine(const std::string& format, const std::string& level,
+                           const std::string& msg, const std::string& time) {
+  if (format == "json") {
+    nlohmann::ordered_json j;
+    j["level"] = level;
+    j["msg"] = msg;
+    j["time"] = time;
+    return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  }
+  return "time=" + Quoted(time) + " level=" + level + " msg=" + Quoted(msg) + "\n";
+}
+
+}  // namespace ocid

@@ -1,0 +1,46 @@
+// The runtime shim's own settings and its one output format besides
+// config.json: lines for the runtime's --log file.
+//
+// Settings come, in increasing precedence, from built-in defaults, the
+// config file (OCID_DEFAULT_SHIM_CONFIG, /etc/oci-decorator/runtime.json)
+// and options the engine passes (runtime_shim.h). The file is a JSON object
+// with any of these string members and nothing else:
+//   {"runtime": "/usr/sbin/runc", "config_dir": "...", "host_root": "/",
+//    "log_level": "info", "log_file": "/var/log/oci-decorator.log"}
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "error.h"
+#include "version.h"
+
+namespace ocid {
+
+// Debian's runc. Absolute, like every runtime path the shim accepts.
+constexpr const char* kDefaultShimRuntime = "/usr/sbin/runc";
+
+struct ShimSettings {
+  std::string runtime = kDefaultShimRuntime;  // the real runtime, absolute
+  std::string config_dir = OCID_DEFAULT_CONFIG_DIR;
+  std::string host_root = "/";
+  std::string log_level = "info";
+  std::string log_file;  // "" = none
+};
+
+// Overrides *settings with the members present in the file's bytes. Unknown
+// members, non-strings and empty strings are errors naming `where`.
+bool ParseShimConfig(std::string_view bytes, const std::string& where, ShimSettings* settings,
+                     Error* err);
+
+// Checks what cannot be used: a runtime that is not an absolute path (the
+// shim never searches PATH), an unknown log level.
+bool ValidateShimSettings(const ShimSettings& s, Error* err);
+
+// One line for a runtime's --log file in its --log-format, as runc's logrus
+// writes them: "json" -> {"level":..,"msg":..,"time":RFC3339}; anything else
+// -> time="..." level=... msg="...". containerd reads the last "error" line of
+// the JSON log to say why a create failed. `time` must be RFC 3339.
+std::string RuntimeLogLine(const std::string& format, const std::string& level,
+                           const std::string& msg, const std::string& time);
+
+}  // namespace ocid

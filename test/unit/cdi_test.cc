@@ -1,0 +1,410 @@
+// CDI specs from inventories against a fake host: golden JSON, versions,
+// kinds, the "all" device, features missing on the host.
+#include <doctest/doctest.h>
+
+#include <fnmatch.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cdi.h"
+#include "host_view.h"
+#include "inventory.h"
+
+using ocid::BuildCdiSpec;
+using ocid::CdiSpec;
+using ocid::CheckCdiDeviceName;
+using ocid::CheckCdiKind;
+using ocid::Error;
+using ocid::FileType;
+using ocid::HostMatch;
+using ocid::Inventory;
+
+namespace {
+
+bool Contains(const std::string& hay, const std::string& needle) {
+  return hay.find(needle) != std::string::npos;
+}
+
+// path -> match; globs only in the last component, like the real view.
+class FakeHost : public ocid::HostView {
+ public:
+  FakeHost& File(const std::string& path, const std::string& resolved = "") {
+    return Add(path, resolved, FileType::kRegular, S_IFREG | 0755, 0);
+  }
+  FakeHost& Dir(const std::string& path) {
+    return Add(path, "", FileType::kDirectory, S_IFDIR | 0755, 0);
+  }
+  FakeHost& Chr(const std::string& path, unsigned maj, unsigned min, unsigned perm = 0666) {
+    return Add(path, "", FileType::kCharDevice, S_IFCHR | perm, makedev(maj, min));
+  }
+  FakeHost& Remove(const std::string& path) {
+    tree_.erase(path);
+    return *this;
+  }
+  bool Match(const std::string& pattern, std::vector<HostMatch>* out,
+             Error*) const override {
+    out->clear();
+    size_t slash = pattern.rfind('/');
+    std::string dir = pattern.substr(0, slash), leaf = pattern.substr(slash + 1);
+    for (const auto& [path, m] : tree_) {
+      size_t s = path.rfind('/');
+      if (path.substr(0, s) == dir && ::fnmatch(leaf.c_str(), path.c_str() + s + 1, 0) == 0)
+        out->push_back(m);
+    }
+    return true;
+  }
+
+ private:
+  FakeHost& Add(const std::string& path, const std::string& resolved, FileType t,
+                uint32_t mode, uint64_t rdev) {
+    HostMatch m;
+    m.path = path;
+    m.resolved = resolved.empty() ? path : resolved;
+    m.type = t;
+    m.mode = mode;
+    m.rdev = rdev;
+    m.dev = 0xfd00;
+    m.ino = 1000 + std::hash<std::string>()(m.resolved) % 100000;
+    tree_[path] = m;
+    return *this;
+  }
+  std::map<std::string, HostMatch> tree_;
+};
+
+const char* kInventory = R"({
+  "version": "1",
+  "activation_flag": "OCI_ONLOAD",
+  "driver_feature": ["onload", "zf"],
+  "inventory": {
+    "onload": {
+      "devices": ["onload", "sfc_char"],
+      "binaries": ["/usr/bin/onload", {"source": "/usr/bin/onload_extra", "optional": true}],
+      "libraries": ["/usr/lib64/libonload.so*"],
+      "directories": ["/usr/libexec/onload/profiles"],
+      "preload": ["libonload.so"]
+    },
+    "zf": {"devices": ["sfc_char"], "binaries": ["/usr/bin/zf_stackdump"]}
+  }
+})";
+
+Inventory Parse(const std::string& json, const std::string& file = "/etc/ocid.d/onload.json") {
+  Inventory inv;
+  Error err;
+  REQUIRE_MESSAGE(ocid::ParseInventory(json, file, &inv, &err), err.Line());
+  return inv;
+}
+
+FakeHost Host() {
+  FakeHost h;
+  h.Chr("/dev/onload", 240, 0)
+      .Chr("/dev/sfc_char", 241, 0, 0660)
+      .File("/usr/bin/onload")
+      .File("/usr/bin/zf_stackdump")
+      .File("/usr/lib64/libonload.so")
+      .File("/usr/lib64/libonload.so.1", "/usr/lib64/libonload.so")
+      .Dir("/usr/libexec/onload/profiles");
+  return h;
+}
+
+CdiSpec Build(const Inventory& inv, const FakeHost& host, const std::string& root) {
+  CdiSpec spec;
+  Error err;
+  REQUIRE_MESSAGE(BuildCdiSpec(inv, host, root, &spec, &err), err.Line());
+  return spec;
+}
+
+const char* kGolden = R"({
+  "cdiVersion": "0.5.0",
+  "kind": "oci-decorator.local/onload",
+  "devices": [
+    {
+      "name": "onload",
+      "containerEdits": {
+        "env": [
+          "LD_PRELOAD=/usr/lib64/libonload.so"
+        ],
+        "deviceNodes": [
+          {
+            "path": "/dev/onload",
+            "hostPath": "/sim/dev/onload",
+            "fileMode": 438
+          },
+          {
+            "path": "/dev/sfc_char",
+            "hostPath": "/sim/dev/sfc_char",
+            "fileMode": 432
+          }
+        ],
+        "mounts": [
+          {
+            "hostPath": "/sim/usr/bin/onload",
+            "containerPath": "/usr/bin/onload",
+            "options": [
+              "ro",
+              "nosuid",
+              "nodev",
+              "bind"
+            ]
+          },
+          {
+            "hostPath": "/sim/usr/lib64/libonload.so",
+            "containerPath": "/usr/lib64/libonload.so",
+            "options": [
+              "ro",
+              "nosuid",
+              "nodev",
+              "bind"
+            ]
+          },
+          {
+            "hostPath": "/sim/usr/lib64/libonload.so",
+            "containerPath": "/usr/lib64/libonload.so.1",
+            "options": [
+              "ro",
+              "nosuid",
+              "nodev",
+              "bind"
+            ]
+          },
+          {
+            "hostPath": "/sim/usr/libexec/onload/profiles",
+            "containerPath": "/usr/libexec/onload/profiles",
+            "options": [
+              "ro",
+              "nosuid",
+              "nodev",
+              "bind"
+            ]
+          }
+        ]
+      }
+    },
+    {
+      "name": "zf",
+      "containerEdits": {
+        "deviceNodes": [
+          {
+            "path": "/dev/sfc_char",
+            "hostPath": "/sim/dev/sfc_char",
+            "fileMode": 432
+          }
+        ],
+        "mounts": [
+          {
+            "hostPath": "/sim/usr/bin/zf_stackdump",
+            "containerPath": "/usr/bin/zf_stackdump",
+            "options": [
+              "ro",
+              "nosuid",
+              "nodev",
+              "bind"
+            ]
+          }
+        ]
+      }
+    },
+    {
+      "name": "all",
+      "containerEdits": {
+        "env": [
+          "LD_PRELOAD=/usr/lib64/libonload.so"
+        ],
+        "deviceNodes": [
+          {
+            "path": "/dev/onload",
+            "hostPath": "/sim/dev/onload",
+            "fileMode": 438
+          },
+          {
+            "path": "/dev/sfc_char",
+            "hostPath": "/sim/dev/sfc_char",
+            "fileMode": 432
+          }
+        ],
+        "mounts": [
+          {
+            "hostPath": "/sim/usr/bin/onload",
+            "containerPath": "/usr/bin/onload",
+            "options": [
+              "ro",
+              "nosuid",
+              "nodev",
+              "bind"
+            ]
+          },
+          {
+            "hostPath": "/sim/usr/bin/zf_stackdump",
+            "containerPath": "/usr/bin/zf_stackdump",
+            "options": [
+              "ro",
+              "nosuid",
+              "nodev",
+              "bind"
+            ]
+          },
+          {
+            "hostPath": "/sim/usr/lib64/libonload.so",
+            "containerPath": "/usr/lib64/libonload.so",
+            "options": [
+              "ro",
+              "nosuid",
+              "nodev",
+              "bind"
+            ]
+          },
+          {
+            "hostPath": "/sim/usr/lib64/libonload.so",
+            "containerPath": "/usr/lib64/libonload.so.1",
+            "options": [
+              "ro",
+              "nosuid",
+              "nodev",
+              "bind"
+            ]
+          },
+          {
+            "hostPath": "/sim/usr/libexec/onload/profiles",
+            "containerPath": "/usr/libexec/onload/profiles",
+            "options": [
+              "ro",
+              "nosuid",
+              "nodev",
+              "bind"
+            ]
+          }
+        ]
+      }
+    }
+  ]
+}
+)";
+
+}  // namespace
+
+TEST_CASE("cdi: golden spec for a simulated host root") {
+  CdiSpec spec = Build(Parse(kInventory), Host(), "/sim");
+  CHECK(spec.json == kGolden);
+  CHECK(spec.kind == "oci-decorator.local/onload");
+  CHECK(spec.file_name == "oci-decorator-onload.json");
+  CHECK(spec.devices == std::vector<std::string>{"onload", "zf", "all"});
+  CHECK(spec.warnings.empty());
+}
+
+TEST_CASE("cdi: the real host root needs no hostPath, so cdiVersion 0.3.0") {
+  CdiSpec spec = Build(Parse(kInventory), Host(), "/");
+  CHECK(Contains(spec.json, "\"cdiVersion\": \"0.3.0\""));
+  CHECK_FALSE(Contains(spec.json, "\"hostPath\": \"/dev/"));
+  CHECK(Contains(spec.json, "\"hostPath\": \"/usr/bin/onload\""));  // mounts keep theirs
+}
+
+TEST_CASE("cdi: device nodes carry no type or numbers: the engine stats the host node") {
+  CdiSpec spec = Build(Parse(kInventory), Host(), "/sim");
+  CHECK_FALSE(Contains(spec.json, "\"major\""));
+  CHECK_FALSE(Contains(spec.json, "\"type\""));
+}
+
+TEST_CASE("cdi: LD_PRELOAD only on devices whose features preload") {
+  CdiSpec spec = Build(Parse(kInventory), Host(), "/");
+  size_t zf = spec.json.find("\"name\": \"zf\"");
+  size_t all = spec.json.find("\"name\": \"all\"");
+  REQUIRE(zf != std::string::npos);
+  REQUIRE(all != std::string::npos);
+  CHECK(spec.json.substr(zf, all - zf).find("LD_PRELOAD") == std::string::npos);
+  CHECK(spec.json.find("LD_PRELOAD", all) != std::string::npos);
+}
+
+TEST_CASE("cdi: a feature missing on the host gets no device, and neither does all") {
+  FakeHost h = Host();
+  h.Remove("/usr/bin/zf_stackdump");
+  CdiSpec spec = Build(Parse(kInventory), h, "/");
+  CHECK(spec.devices == std::vector<std::string>{"onload"});
+  REQUIRE(spec.warnings.size() == 2);
+  CHECK(Contains(spec.warnings[0], "no CDI device \"zf\""));
+  CHECK(Contains(spec.warnings[0], "/usr/bin/zf_stackdump"));
+  CHECK(Contains(spec.warnings[1], "no CDI device \"all\""));
+}
+
+TEST_CASE("cdi: an optional entry missing is skipped silently") {
+  CdiSpec spec = Build(Parse(kInventory), Host(), "/");
+  CHECK_FALSE(Contains(spec.json, "onload_extra"));
+  CHECK(spec.warnings.empty());
+}
+
+TEST_CASE("cdi: nothing available on the host is an error") {
+  FakeHost empty;
+  CdiSpec spec;
+  Error err;
+  CHECK_FALSE(BuildCdiSpec(Parse(kInventory), empty, "/", &spec, &err));
+  CHECK(Contains(err.Line(), "no CDI device can be generated"));
+  CHECK(spec.warnings.size() == 3);
+}
+
+TEST_CASE("cdi: kind from cdi_kind, else from the file name") {
+  std::string with_kind = kInventory;
+  with_kind.replace(with_kind.find("\"version\""), 0, "\"cdi_kind\": \"example.com/onload-x\", ");
+  Inventory inv = Parse(with_kind);
+  CHECK(inv.cdi_kind == "example.com/onload-x");
+  CHECK(Build(inv, Host(), "/").kind == "example.com/onload-x");
+  CHECK(ocid::CdiKindOf(Parse(kInventory, "/x/rdma.json")) == "oci-decorator.local/rdma");
+
+  // A file name that is no CDI class: the error says to set cdi_kind.
+  CdiSpec spec;
+  Error err;
+  CHECK_FALSE(BuildCdiSpec(Parse(kInventory, "/x/my.vendor.json"), Host(), "/", &spec, &err));
+  CHECK(Contains(err.Line(), "cdi_kind"));
+}
+
+TEST_CASE("cdi: invalid cdi_kind makes the inventory invalid") {
+  for (const char* bad : {"onload", "example.com/", "/onload", "example.com/on.load",
+                          "-x.com/onload", "example.com/a", "e/onload", "example.com/a/b", ""}) {
+    std::string json = kInventory;
+    json.replace(json.find("\"version\""), 0,
+                 std::string("\"cdi_kind\": \"") + bad + "\", ");
+    Inventory inv;
+    Error err;
+    CHECK_MESSAGE(!ocid::ParseInventory(json, "/x/onload.json", &inv, &err), bad);
+    CHECK(Contains(err.Line(), "cdi_kind"));
+  }
+}
+
+TEST_CASE("cdi: naming rules") {
+  std::string why;
+  CHECK(CheckCdiKind("oci-decorator.local/onload", &why));
+  CHECK(CheckCdiKind("amd.com/onload", &why));
+  CHECK(CheckCdiKind("vendor_x.example-1.org/class_1-b", &why));
+  CHECK_FALSE(CheckCdiKind("1vendor.com/onload", &why));
+  CHECK_FALSE(CheckCdiKind("vendor.com./onload", &why));
+  CHECK_FALSE(CheckCdiKind("vendor.com/onload-", &why));
+  CHECK_FALSE(CheckCdiKind("vendor.com/c", &why));  // podman 4.3 panics on 1 character
+  CHECK(Contains(why, "2 to 63"));
+  CHECK(CheckCdiDeviceName("onload", &why));
+  CHECK(CheckCdiDeviceName("a", &why));
+  CHECK(CheckCdiDeviceName("gpu0:mig.1", &why));
+  CHECK_FALSE(CheckCdiDeviceName("_x", &why));
+  CHECK_FALSE(CheckCdiDeviceName("x-", &why));
+}
+
+TEST_CASE("cdi: a feature name CDI cannot carry gets no device, all still has it") {
+  std::string json = R"({"activation_flag": "OCI_X", "driver_feature": ["ok", "_odd"],
+    "inventory": {"ok": {"binaries": ["/usr/bin/onload"]},
+                  "_odd": {"binaries": ["/usr/bin/zf_stackdump"]}}})";
+  CdiSpec spec = Build(Parse(json), Host(), "/");
+  CHECK(spec.devices == std::vector<std::string>{"ok", "all"});
+  REQUIRE(spec.warnings.size() == 1);
+  CHECK(Contains(spec.warnings[0], "\"_odd\""));
+  CHECK(Contains(spec.json, "/usr/bin/zf_stackdump"));
+}
+
+TEST_CASE("cdi: a preload path LD_PRELOAD cannot carry is refused") {
+  std::string json = R"({"activation_flag": "OCI_X", "driver_feature": ["f"],
+    "inventory": {"f": {"libraries": [{"source": "/usr/lib64/libonload.so", "target": "/opt/my lib/l.so"}],
+                        "preload": ["/opt/my lib/l.so"]}}})";
+  CdiSpec spec;
+  Error err;
+  CHECK_FALSE(BuildCdiSpec(Parse(json), Host(), "/", &spec, &err));
+  CHECK(Contains(err.Line(), "LD_PRELOAD"));
+}

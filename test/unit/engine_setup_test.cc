@@ -1,0 +1,288 @@
+// Engine setup: daemon.json merging, the containerd and CRI-O drop-ins, and
+// the file writing under a scratch tree (dry run, backups, symlinks).
+#include <doctest/doctest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "atomic_file.h"
+#include "engine_setup.h"
+#include "test_tree.h"
+
+using ocid::DockerMerge;
+using ocid::Error;
+using ocid::MergeDockerRuntime;
+using ocid::SetupOptions;
+using ocid::test::TempTree;
+
+namespace {
+
+bool Contains(const std::string& hay, const std::string& needle) {
+  return hay.find(needle) != std::string::npos;
+}
+
+const char* kShim = "/usr/bin/oci-decorator-runtime";
+
+DockerMerge Merge(const std::string& bytes) {
+  DockerMerge m;
+  Error err;
+  REQUIRE_MESSAGE(MergeDockerRuntime(bytes, "daemon.json", "oci-decorator", kShim, &m, &err),
+                  err.Line());
+  return m;
+}
+
+int CountBackups(const TempTree& t, const std::string& name) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(t.path()))
+    if (e.path().filename().string().rfind(name + ".bak.", 0) == 0) ++n;
+  return n;
+}
+
+// RunSetup with stdout silenced (it prints what it did).
+int Setup(const SetupOptions& s) {
+  std::fflush(stdout);
+  int saved = ::dup(1);
+  std::FILE* null = std::fopen("/dev/null", "w");
+  ::dup2(::fileno(null), 1);
+  int rc = ocid::RunSetup(ocid::Options{}, s);
+  std::fflush(stdout);
+  ::dup2(saved, 1);
+  ::close(saved);
+  std::fclose(null);
+  return rc;
+}
+
+}  // namespace
+
+TEST_CASE("docker: merge keeps every key, every other runtime, and the order") {
+  DockerMerge m = Merge(R"({"log-level": "warn", "runtimes": {"nvidia": {"path": "/usr/bin/nvidia-container-runtime", "runtimeArgs": []}}, "data-root": "/srv/docker"})");
+  CHECK(m.changed);
+  CHECK(m.old_path.empty());
+  CHECK(m.json == R"({
+  "log-level": "warn",
+  "runtimes": {
+    "nvidia": {
+      "path": "/usr/bin/nvidia-container-runtime",
+      "runtimeArgs": []
+    },
+    "oci-decorator": {
+      "path": "/usr/bin/oci-decorator-runtime"
+    }
+  },
+  "data-root": "/srv/docker"
+}
+)");
+  CHECK(Contains(m.runtimes, "\"oci-decorator\""));
+}
+
+TEST_CASE("docker: merge is idempotent") {
+  DockerMerge once = Merge(R"({"debug": true})");
+  DockerMerge twice = Merge(once.json);
+  CHECK_FALSE(twice.changed);
+  CHECK(twice.json == once.json);
+}
+
+TEST_CASE("docker: no file, or a blank one, starts from {}") {
+  CHECK(Merge("").json == "{\n  \"runtimes\": {\n    \"oci-decorator\": {\n      \"path\": \"/usr/bin/oci-decorator-runtime\"\n    }\n  }\n}\n");
+  CHECK(Merge(" \n").changed);
+}
+
+TEST_CASE("docker: a changed path replaces only the path of our entry") {
+  DockerMerge m = Merge(R"({"runtimes": {"oci-decorator": {"path": "/old", "runtimeArgs": ["--x"]}}})");
+  CHECK(m.changed);
+  CHECK(m.old_path == "/old");
+  CHECK(Contains(m.json, "\"--x\""));
+  CHECK(Contains(m.json, kShim));
+}
+
+TEST_CASE("docker: invalid input is an error naming the file") {
+  for (const char* bad : {"{\"runtimes\": ", "[1, 2]", R"({"runtimes": []})",
+                          R"({"runtimes": {"oci-decorator": "x"}})"}) {
+    DockerMerge m;
+    Error err;
+    CHECK_MESSAGE(!MergeDockerRuntime(bad, "/etc/docker/daemon.json", "oci-decorator", kShim,
+                                      &m, &err),
+                  bad);
+    CHECK(Contains(err.Line(), "/etc/docker/daemon.json"));
+  }
+}
+
+TEST_CASE("runtime names") {
+  std::string why;
+  CHECK(ocid::CheckRuntimeName("oci-decorator", &why));
+  CHECK(ocid::CheckRuntimeName("ocid_2", &why));
+  CHECK_FALSE(ocid::CheckRuntimeName("", &why));
+  CHECK_FALSE(ocid::CheckRuntimeName("a.b", &why));
+  CHECK_FALSE(ocid::CheckRuntimeName("a\"]\n[x", &why));
+}
+
+TEST_CASE("containerd: drop-in content") {
+  std::string d = ocid::ContainerdDropIn("oci-decorator", kShim);
+  CHECK(Contains(d, "\nversion = 2\n\n"
+                    "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n"
+                    "  runtime_type = \"io.containerd.runc.v2\"\n\n"
+                    "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.oci-decorator]\n"
+                    "  runtime_type = \"io.containerd.runc.v2\"\n"
+                    "  pod_annotations = [\"oci-decorator/*\"]\n"
+                    "  container_annotations = [\"oci-decorator/*\"]\n"
+                    "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.oci-decorator.options]\n"
+                    "  BinaryName = \"/usr/bin/oci-decorator-runtime\"\n"));
+  CHECK(d.rfind("# Written by `oci-decorator setup containerd`", 0) == 0);
+  CHECK(Contains(ocid::ContainerdDropIn("x", "/a \"b\"\\c"), "BinaryName = \"/a \\\"b\\\"\\\\c\""));
+}
+
+TEST_CASE("containerd: a main config with a CRI section") {
+  CHECK(ocid::ContainerdHasCriSection(
+      "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\"]\n  sandbox_image = \"x\"\n"));
+  CHECK(ocid::ContainerdHasCriSection("[plugins.cri]\n"));
+  CHECK_FALSE(ocid::ContainerdHasCriSection(
+      "version = 2\n# [plugins.\"io.containerd.grpc.v1.cri\"]\nimports = [\"/x/*.toml\"]\n"));
+}
+
+TEST_CASE("containerd: imports check") {
+  const std::string dropin = "/etc/containerd/conf.d/oci-decorator.toml";
+  bool has = false;
+  CHECK(ocid::ContainerdImportsCover("version = 2\nimports = [\"/etc/containerd/conf.d/*.toml\"]\n",
+                                     dropin, &has));
+  CHECK(has);
+  CHECK(ocid::ContainerdImportsCover(
+      "version = 2\nimports = [\n  \"/x/a.toml\",  # comment\n  '/etc/containerd/conf.d/oci-decorator.toml',\n]\n",
+      dropin, &has));
+  CHECK_FALSE(ocid::ContainerdImportsCover("version = 2\nimports = [\"/x/*.toml\"]\n", dropin, &has));
+  CHECK(has);
+  CHECK_FALSE(ocid::ContainerdImportsCover("version = 2\n", dropin, &has));
+  CHECK_FALSE(has);
+  // Only a top-level key counts, not one inside a table.
+  CHECK_FALSE(ocid::ContainerdImportsCover(
+      "version = 2\n[plugins.x]\nimports = [\"/etc/containerd/conf.d/*.toml\"]\n", dropin, &has));
+  CHECK_FALSE(has);
+  // A glob does not cross directories.
+  CHECK_FALSE(ocid::ContainerdImportsCover("imports = [\"/etc/containerd/*\"]\n", dropin, &has));
+}
+
+TEST_CASE("crio: drop-in content") {
+  std::string hooks_only = ocid::CrioDropIn("oci-decorator", "");
+  CHECK(Contains(hooks_only,
+                 "[crio.runtime]\nhooks_dir = [\"/usr/share/containers/oci/hooks.d\", "
+                 "\"/etc/containers/oci/hooks.d\"]\n"));
+  CHECK_FALSE(Contains(hooks_only, "runtime_path"));
+  std::string with = ocid::CrioDropIn("oci-decorator", kShim);
+  CHECK(Contains(with, "[crio.runtime.runtimes.oci-decorator]\nruntime_path = \"" +
+                           std::string(kShim) + "\"\nruntime_type = \"oci\"\n"));
+}
+
+TEST_CASE("setup docker: writes, backs up only on change, dry run writes nothing") {
+  TempTree t;
+  t.File("daemon.json", R"({"log-level": "warn"})");
+  SetupOptions s;
+  s.engine = "docker";
+  s.config = t / "daemon.json";
+  s.runtime_path = kShim;
+
+  SUBCASE("dry run") {
+    s.dry_run = true;
+    CHECK(Setup(s) == 0);
+    CHECK(t.Read("daemon.json") == R"({"log-level": "warn"})");
+    CHECK(CountBackups(t, "daemon.json") == 0);
+  }
+  SUBCASE("write, then again") {
+    CHECK(Setup(s) == 0);
+    CHECK(Contains(t.Read("daemon.json"), "\"log-level\": \"warn\""));
+    CHECK(Contains(t.Read("daemon.json"), kShim));
+    CHECK(CountBackups(t, "daemon.json") == 1);
+    std::string after = t.Read("daemon.json");
+    CHECK(Setup(s) == 0);
+    CHECK(t.Read("daemon.json") == after);
+    CHECK(CountBackups(t, "daemon.json") == 1);
+  }
+  SUBCASE("a new file in a new directory: no backup") {
+    s.config = t / "etc/docker/daemon.json";
+    CHECK(Setup(s) == 0);
+    CHECK(Contains(t.Read("etc/docker/daemon.json"), kShim));
+    CHECK(CountBackups(t, "etc/docker/daemon.json") == 0);
+    struct stat st;
+    REQUIRE(::stat((t / "etc/docker").c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0755);
+  }
+  SUBCASE("invalid JSON: error, file untouched") {
+    t.File("bad.json", "{nope");
+    s.config = t / "bad.json";
+    CHECK(Setup(s) == 1);
+    CHECK(t.Read("bad.json") == "{nope");
+    CHECK(CountBackups(t, "bad.json") == 0);
+  }
+  SUBCASE("a symlinked config is refused, its target untouched") {
+    t.Link("link.json", t / "daemon.json");
+    s.config = t / "link.json";
+    CHECK(Setup(s) == 1);
+    CHECK(t.Read("daemon.json") == R"({"log-level": "warn"})");
+  }
+}
+
+TEST_CASE("setup containerd and crio: drop-ins written, rewritten only when different") {
+  TempTree t;
+  SetupOptions s;
+  s.runtime_path = kShim;
+  s.containerd_main = t / "config.toml";
+  s.engine = "containerd";
+  s.config = t / "conf.d/oci-decorator.toml";
+  s.dry_run = true;
+  CHECK(Setup(s) == 0);
+  CHECK_FALSE(t.Exists("conf.d"));
+  s.dry_run = false;
+  CHECK(Setup(s) == 0);
+  CHECK(t.Read("conf.d/oci-decorator.toml") == ocid::ContainerdDropIn("oci-decorator", kShim));
+
+  s.engine = "crio";
+  s.config = t / "crio.conf.d/50-oci-decorator.conf";
+  s.with_runtime = true;
+  CHECK(Setup(s) == 0);
+  CHECK(t.Read("crio.conf.d/50-oci-decorator.conf") == ocid::CrioDropIn("oci-decorator", kShim));
+  CHECK(CountBackups(t, "crio.conf.d/50-oci-decorator.conf") == 0);
+}
+
+TEST_CASE("setup containerd: refuses a drop-in that would replace the main CRI section") {
+  TempTree t;
+  t.File("config.toml", "version = 2\nimports = [\"" + (t / "conf.d") +
+                            "/*.toml\"]\n[plugins.\"io.containerd.grpc.v1.cri\"]\n");
+  SetupOptions s;
+  s.engine = "containerd";
+  s.runtime_path = kShim;
+  s.containerd_main = t / "config.toml";
+  s.config = t / "conf.d/oci-decorator.toml";
+  CHECK(Setup(s) == 1);
+  CHECK_FALSE(t.Exists("conf.d"));
+}
+
+TEST_CASE("setup: bad names and paths are usage errors") {
+  SetupOptions s;
+  s.engine = "docker";
+  s.config = "/nonexistent/daemon.json";
+  s.runtime_name = "a b";
+  CHECK(Setup(s) == 2);
+  s.runtime_name = "ok";
+  s.runtime_path = "relative/shim";
+  CHECK(Setup(s) == 2);
+}
+
+TEST_CASE("atomic write: mode and owner of the old file kept, no temporary left") {
+  TempTree t;
+  t.File("f.conf", "old");
+  ::chmod((t / "f.conf").c_str(), 0640);
+  Error err;
+  REQUIRE_MESSAGE(ocid::WriteFileAtomic(t / "f.conf", "new", 0644, &err), err.Line());
+  CHECK(t.Read("f.conf") == "new");
+  struct stat st;
+  REQUIRE(::stat((t / "f.conf").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0640);
+  int entries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(t.path())) (void)e, ++entries;
+  CHECK(entries == 1);
+  REQUIRE(ocid::WriteFileAtomic(t / "g.conf", "x", 0600, &err));
+  REQUIRE(::stat((t / "g.conf").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+}

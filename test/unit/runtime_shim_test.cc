@@ -1,0 +1,195 @@
+// The runtime shim's pure parts: runc's command line, the shim's own
+// options, settings precedence and the runtime log lines.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "runtime_shim.h"
+#include "shim_config.h"
+#include "test_tree.h"
+
+using ocid::Error;
+using ocid::ParseRuntimeArgs;
+using ocid::RuntimeInvocation;
+using ocid::ShimOptions;
+using ocid::ShimSettings;
+
+namespace {
+using Args = std::vector<std::string>;
+}
+
+TEST_CASE("ParseRuntimeArgs: docker/containerd's create") {
+  RuntimeInvocation r = ParseRuntimeArgs({"--root", "/run/containerd/runc/moby", "--log",
+                                          "/b/log.json", "--log-format", "json", "create",
+                                          "--bundle", "/b", "--pid-file", "/b/init.pid", "id1"});
+  CHECK(r.command == "create");
+  CHECK(r.Creates());
+  CHECK(r.bundle == "/b");
+  CHECK(r.container_id == "id1");
+  CHECK(r.log_file == "/b/log.json");
+  CHECK(r.log_format == "json");
+}
+
+TEST_CASE("ParseRuntimeArgs: global flags in every form") {
+  RuntimeInvocation r = ParseRuntimeArgs({"--debug", "--systemd-cgroup", "--root=/r", "-log", "/l",
+                                          "--log-format=text", "--criu", "/c", "--rootless=false",
+                                          "create", "id"});
+  CHECK(r.command == "create");
+  CHECK(r.log_file == "/l");
+  CHECK(r.log_format == "text");
+  CHECK(r.container_id == "id");
+  r = ParseRuntimeArgs({"--log=/x", "--", "create", "id"});
+  CHECK(r.command == "create");
+  CHECK(r.log_file == "/x");
+  // The value of a global flag is never taken for the command.
+  r = ParseRuntimeArgs({"--root", "create", "start", "id"});
+  CHECK(r.command == "start");
+}
+
+TEST_CASE("ParseRuntimeArgs: the bundle in every form, anywhere") {
+  for (const Args& a : {Args{"create", "--bundle", "/b", "id"}, Args{"create", "--bundle=/b", "id"},
+                        Args{"create", "-b", "/b", "id"}, Args{"create", "-b=/b", "id"},
+                        Args{"create", "-bundle", "/b", "id"}, Args{"create", "id", "--bundle", "/b"},
+                        Args{"create", "--no-pivot", "--console-socket", "/s", "-b", "/x", "--bundle",
+                             "/b", "--preserve-fds", "2", "--no-new-keyring", "id"}}) {
+    CAPTURE(a);
+    RuntimeInvocation r = ParseRuntimeArgs(a);
+    CHECK(r.bundle == "/b");
+    CHECK(r.container_id == "id");
+  }
+}
+
+TEST_CASE("ParseRuntimeArgs: no bundle means the current directory; run is a create") {
+  RuntimeInvocation r = ParseRuntimeArgs({"create", "id"});
+  CHECK(r.bundle.empty());
+  CHECK(r.container_id == "id");
+  r = ParseRuntimeArgs({"run", "-d", "--keep", "--bundle", "rel/b", "id2"});
+  CHECK(r.Creates());
+  CHECK(r.bundle == "rel/b");
+  CHECK(r.container_id == "id2");
+  r = ParseRuntimeArgs({"create", "--", "-odd-id"});
+  CHECK(r.container_id == "-odd-id");
+  r = ParseRuntimeArgs({"create"});
+  CHECK(r.container_id.empty());
+}
+
+TEST_CASE("ParseRuntimeArgs: every other command passes through") {
+  for (const Args& a : {Args{"start", "id"}, Args{"--root", "/r", "delete", "--force", "id"},
+                        Args{"state", "id"}, Args{"kill", "id", "9"},
+                        Args{"exec", "--process", "/p.json", "id"}, Args{"update", "-r", "-", "id"},
+                        Args{"features"}, Args{"--version"}, Args{"-v"}, Args{"--help"}, Args{}}) {
+    CAPTURE(a);
+    RuntimeInvocation r = ParseRuntimeArgs(a);
+    CHECK_FALSE(r.Creates());
+    CHECK(r.container_id.empty());
+  }
+  CHECK(ParseRuntimeArgs({"--version"}).command.empty());
+  CHECK(ParseRuntimeArgs({"state", "id"}).command == "state");
+}
+
+TEST_CASE("TakeShimOptions: leading --ocid-* options only, both forms") {
+  Args a = {"--ocid-host-root", "/h", "--ocid-config-dir=/c", "--ocid-runtime", "/usr/bin/crun",
+            "--ocid-config", "/etc/x.json", "--ocid-log-level=debug", "--ocid-log-file", "/l",
+            "--root", "/r", "--ocid-host-root", "/late", "create", "id"};
+  ShimOptions o;
+  Error err;
+  REQUIRE(ocid::TakeShimOptions(&a, &o, &err));
+  CHECK(a == Args{"--root", "/r", "--ocid-host-root", "/late", "create", "id"});
+  CHECK(*o.host_root == "/h");
+  CHECK(*o.config_dir == "/c");
+  CHECK(*o.runtime == "/usr/bin/crun");
+  CHECK(*o.config_file == "/etc/x.json");
+  CHECK(*o.log_level == "debug");
+  CHECK(*o.log_file == "/l");
+
+  Args none = {"start", "id"};
+  ShimOptions o2;
+  REQUIRE(ocid::TakeShimOptions(&none, &o2, &err));
+  CHECK(none == Args{"start", "id"});
+  CHECK_FALSE(o2.runtime.has_value());
+}
+
+TEST_CASE("TakeShimOptions: errors") {
+  for (const Args& bad : {Args{"--ocid-bogus", "x", "start"}, Args{"--ocid-runtime"},
+                          Args{"--ocid-runtime="}}) {
+    CAPTURE(bad);
+    Args a = bad;
+    ShimOptions o;
+    Error err;
+    CHECK_FALSE(ocid::TakeShimOptions(&a, &o, &err));
+    CHECK(err.Line().find("--ocid-") != std::string::npos);
+  }
+}
+
+TEST_CASE("ResolveShimSettings: defaults < config file < options") {
+  ocid::test::TempTree t;
+  ShimSettings s;
+  Error err;
+  SUBCASE("no file: the defaults") {
+    REQUIRE(ocid::ResolveShimSettings({}, t / "absent.json", &s, &err));
+    CHECK(s.runtime == "/usr/sbin/runc");
+    CHECK(s.config_dir == OCID_DEFAULT_CONFIG_DIR);
+    CHECK(s.host_root == "/");
+    CHECK(s.log_level == "info");
+    CHECK(s.log_file.empty());
+  }
+  SUBCASE("the file overrides the defaults, options override the file") {
+    t.File("runtime.json", R"({"runtime": "/usr/bin/crun", "host_root": "/srv/h", "log_level": "debug"})");
+    REQUIRE(ocid::ResolveShimSettings({}, t / "runtime.json", &s, &err));
+    CHECK(s.runtime == "/usr/bin/crun");
+    CHECK(s.host_root == "/srv/h");
+    CHECK(s.log_level == "debug");
+    CHECK(s.config_dir == OCID_DEFAULT_CONFIG_DIR);
+    ShimOptions o;
+    o.host_root = "/opt/h";
+    o.runtime = "/usr/local/sbin/runc";
+    REQUIRE(ocid::ResolveShimSettings(o, t / "runtime.json", &s, &err));
+    CHECK(s.runtime == "/usr/local/sbin/runc");
+    CHECK(s.host_root == "/opt/h");
+    CHECK(s.log_level == "debug");
+  }
+  SUBCASE("--ocid-config names another file, which must exist") {
+    t.File("default.json", R"({"host_root": "/from-default"})");
+    t.File("other.json", R"({"host_root": "/from-other"})");
+    ShimOptions o;
+    o.config_file = t / "other.json";
+    REQUIRE(ocid::ResolveShimSettings(o, t / "default.json", &s, &err));
+    CHECK(s.host_root == "/from-other");
+    o.config_file = t / "missing.json";
+    CHECK_FALSE(ocid::ResolveShimSettings(o, t / "default.json", &s, &err));
+    CHECK(err.Line().find("missing.json") != std::string::npos);
+  }
+  SUBCASE("a broken file is an error naming it") {
+    for (std::string bad : {std::string("{"), std::string("[]"), std::string(R"({"runtime": 1})"),
+                            std::string(R"({"runtime": ""})"), std::string(R"({"runtim": "/x"})")}) {
+      CAPTURE(bad);
+      t.File("runtime.json", bad);
+      CHECK_FALSE(ocid::ResolveShimSettings({}, t / "runtime.json", &s, &err));
+      CHECK(err.Line().find(t / "runtime.json") != std::string::npos);
+    }
+  }
+  SUBCASE("a relative runtime or an unknown log level is refused") {
+    ShimOptions o;
+    o.runtime = "runc";
+    CHECK_FALSE(ocid::ResolveShimSettings(o, t / "absent.json", &s, &err));
+    CHECK(err.Line().find("absolute") != std::string::npos);
+    t.File("runtime.json", R"({"log_level": "loud"})");
+    CHECK_FALSE(ocid::ResolveShimSettings({}, t / "runtime.json", &s, &err));
+  }
+}
+
+TEST_CASE("RuntimeLogLine: runc's json and text formats") {
+  CHECK(ocid::RuntimeLogLine("json", "error", "oci-decorator: x \"y\"", "2024-01-02T03:04:05.000000001Z") ==
+        "{\"level\":\"error\",\"msg\":\"oci-decorator: x \\\"y\\\"\",\"time\":\"2024-01-02T03:04:05.000000001Z\"}\n");
+  CHECK(ocid::RuntimeLogLine("", "info", "a \"b\"\nc", "T") ==
+        "time=\"T\" level=info msg=\"a \\\"b\\\"\\nc\"\n");
+}
+
+TEST_CASE("IsShimProgramName: the installed link's name, any directory") {
+  CHECK(ocid::IsShimProgramName("oci-decorator-runtime"));
+  CHECK(ocid::IsShimProgramName("/usr/bin/oci-decorator-runtime"));
+  CHECK_FALSE(ocid::IsShimProgramName("/usr/bin/oci-decorator"));
+  CHECK_FALSE(ocid::IsShimProgramName("oci-decorator-runtime2"));
+  CHECK_FALSE(ocid::IsShimProgramName(nullptr));
+}

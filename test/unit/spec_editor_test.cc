@@ -1,0 +1,258 @@
+// EditSpec: golden edits of config.json, no root, no files.
+#include <doctest/doctest.h>
+
+#include <sys/sysmacros.h>
+#include <sys/stat.h>
+
+#include <string>
+
+#include "plan.h"
+#include "spec_editor.h"
+
+using ocid::EditSpec;
+using ocid::Error;
+using ocid::FileType;
+using ocid::MountOp;
+using ocid::Plan;
+
+namespace {
+
+MountOp File(const std::string& target, const std::string& resolved = "") {
+  MountOp m;
+  m.type = FileType::kRegular;
+  m.source = target;
+  m.resolved = resolved.empty() ? target : resolved;
+  m.target = target;
+  return m;
+}
+
+MountOp Dir(const std::string& target) {
+  MountOp m = File(target);
+  m.type = FileType::kDirectory;
+  return m;
+}
+
+MountOp Chr(const std::string& target, unsigned maj, unsigned min, uint32_t perm = 0666) {
+  MountOp m = File(target);
+  m.type = FileType::kCharDevice;
+  m.rdev = makedev(maj, min);
+  m.mode = S_IFCHR | perm;
+  m.nodev = false;
+  return m;
+}
+
+ocid::DeviceRule Rule(unsigned maj, unsigned min) {
+  ocid::DeviceRule r;
+  r.type = 'c';
+  r.major = maj;
+  r.minor = min;
+  return r;
+}
+
+// The Onload-like plan: a library reached through a version link, a
+// directory, a device, one preload.
+Plan OnloadPlan() {
+  Plan p;
+  p.activated.push_back({"onload.json", "OCI_ONLOAD", {"onload"}, "env OCI_ONLOAD=all"});
+  p.mounts = {File("/usr/lib64/libonload.so"),
+              File("/usr/lib64/libonload_ext.so.1", "/usr/lib64/libonload_ext.so.1.2.0"),
+              Dir("/usr/libexec/onload/profiles"), Chr("/dev/onload", 240, 0, 0660)};
+  p.device_rules = {Rule(240, 0)};
+  p.preload = {"/usr/lib64/libonload.so"};
+  return p;
+}
+
+std::string Edit(const Plan& p, const std::string& root, std::string json, bool* ok = nullptr,
+                 Error* err_out = nullptr) {
+  Error err;
+  bool r = EditSpec(p, root, &json, &err);
+  if (ok) *ok = r;
+  if (err_out) *err_out = err;
+  if (!ok) REQUIRE_MESSAGE(r, err.Line());
+  return json;
+}
+
+const char* kMinimal =
+    R"({"ociVersion":"1.0.2","process":{"args":["sh"],"env":["PATH=/bin","OCI_ONLOAD=all"]},)"
+    R"("root":{"path":"rootfs"},"mounts":[{"destination":"/proc","type":"proc","source":"proc"}],)"
+    R"("linux":{"resources":{"devices":[{"allow":false,"access":"rwm"}]},"namespaces":[{"type":"mount"}]}})";
+
+}  // namespace
+
+TEST_CASE("EditSpec: files, directories, devices, rules and preload (golden)") {
+  std::string out = Edit(OnloadPlan(), "/srv/host", kMinimal);
+  CHECK(out ==
+        R"({"ociVersion":"1.0.2","process":{"args":["sh"],"env":["PATH=/bin","OCI_ONLOAD=all",)"
+        R"("LD_PRELOAD=/usr/lib64/libonload.so"]},"root":{"path":"rootfs"},"mounts":[)"
+        R"({"destination":"/proc","type":"proc","source":"proc"},)"
+        R"({"destination":"/usr/lib64/libonload.so","type":"bind","source":"/srv/host/usr/lib64/libonload.so","options":["bind","ro","nosuid","nodev"]},)"
+        R"({"destination":"/usr/lib64/libonload_ext.so.1","type":"bind","source":"/srv/host/usr/lib64/libonload_ext.so.1.2.0","options":["bind","ro","nosuid","nodev"]},)"
+        R"({"destination":"/usr/libexec/onload/profiles","type":"bind","source":"/srv/host/usr/libexec/onload/profiles","options":["bind","ro","nosuid","nodev"]}],)"
+        R"("linux":{"resources":{"devices":[{"allow":false,"access":"rwm"},)"
+        R"({"allow":true,"type":"c","major":240,"minor":0,"access":"rwm"}]},)"
+        R"("namespaces":[{"type":"mount"}],)"
+        R"("devices":[{"path":"/dev/onload","type":"c","major":240,"minor":0,"fileMode":432,"uid":0,"gid":0}]}})");
+}
+
+TEST_CASE("EditSpec: host root / gives the plain host paths; resolved paths are used") {
+  std::string out = Edit(OnloadPlan(), "/", kMinimal);
+  CHECK(out.find(R"("source":"/usr/lib64/libonload_ext.so.1.2.0")") != std::string::npos);
+  CHECK(out.find(R"("destination":"/usr/lib64/libonload_ext.so.1")") != std::string::npos);
+  CHECK(out.find("//usr") == std::string::npos);
+}
+
+TEST_CASE("EditSpec: block devices and what is created when absent") {
+  Plan p;
+  MountOp b = Chr("/dev/sdz", 8, 240, 0640);
+  b.type = FileType::kBlockDevice;
+  p.mounts = {b};
+  ocid::DeviceRule r = Rule(8, 240);
+  r.type = 'b';
+  p.device_rules = {r};
+  std::string out = Edit(p, "/", R"({"process":{"args":["sh"]},"root":{"path":"r"}})");
+  CHECK(out ==
+        R"({"process":{"args":["sh"]},"root":{"path":"r"},"linux":{"devices":[)"
+        R"({"path":"/dev/sdz","type":"b","major":8,"minor":240,"fileMode":416,"uid":0,"gid":0}],)"
+        R"("resources":{"devices":[{"allow":true,"type":"b","major":8,"minor":240,"access":"rwm"}]}}})");
+}
+
+TEST_CASE("EditSpec: LD_PRELOAD is appended to the container's own, each path once") {
+  Plan p = OnloadPlan();
+  p.preload.push_back("/usr/lib64/libother.so");
+  SUBCASE("existing value") {
+    std::string out = Edit(p, "/", R"({"process":{"env":["LD_PRELOAD=/a.so:/b.so","X=1"]},"root":{"path":"r"}})");
+    CHECK(out.find(R"("env":["LD_PRELOAD=/a.so:/b.so /usr/lib64/libonload.so /usr/lib64/libother.so","X=1"])") !=
+          std::string::npos);
+  }
+  SUBCASE("one of ours already there") {
+    std::string out = Edit(p, "/", R"({"process":{"env":["LD_PRELOAD=/usr/lib64/libonload.so"]},"root":{"path":"r"}})");
+    CHECK(out.find(R"("env":["LD_PRELOAD=/usr/lib64/libonload.so /usr/lib64/libother.so"])") != std::string::npos);
+  }
+  SUBCASE("the last of two LD_PRELOADs is the one edited") {
+    std::string out = Edit(p, "/", R"({"process":{"env":["LD_PRELOAD=/first.so","LD_PRELOAD=/last.so"]},"root":{"path":"r"}})");
+    CHECK(out.find(R"("env":["LD_PRELOAD=/first.so","LD_PRELOAD=/last.so /usr/lib64/libonload.so /usr/lib64/libother.so"])") !=
+          std::string::npos);
+  }
+  SUBCASE("empty value, and no env at all") {
+    std::string out = Edit(p, "/", R"({"process":{"env":["LD_PRELOAD="]},"root":{"path":"r"}})");
+    CHECK(out.find(R"("env":["LD_PRELOAD=/usr/lib64/libonload.so /usr/lib64/libother.so"])") != std::string::npos);
+    out = Edit(p, "/", R"({"process":{"args":["sh"]},"root":{"path":"r"}})");
+    CHECK(out.find(R"("process":{"args":["sh"],"env":["LD_PRELOAD=/usr/lib64/libonload.so /usr/lib64/libother.so"]})") !=
+          std::string::npos);
+  }
+  SUBCASE("no process object") {
+    bool ok = true;
+    Error err;
+    Edit(p, "/", R"({"root":{"path":"r"}})", &ok, &err);
+    CHECK_FALSE(ok);
+    CHECK(err.Line().find("process") != std::string::npos);
+  }
+}
+
+TEST_CASE("EditSpec: idempotent") {
+  std::string once = Edit(OnloadPlan(), "/srv/host", kMinimal);
+  std::string twice = Edit(OnloadPlan(), "/srv/host", once);
+  CHECK(twice == once);
+}
+
+TEST_CASE("EditSpec: a rule already in force is not added; one denied later is") {
+  Plan p = OnloadPlan();
+  std::string allowed =
+      R"({"process":{},"root":{"path":"r"},"linux":{"resources":{"devices":[{"allow":false,"access":"rwm"},)"
+      R"({"allow":true,"type":"c","major":240,"minor":0,"access":"rwm"}]}}})";
+  std::string out = Edit(p, "/", allowed);
+  CHECK(out.find(R"([{"allow":false,"access":"rwm"},{"allow":true,"type":"c","major":240,"minor":0,"access":"rwm"}])") !=
+        std::string::npos);
+  std::string denied_after =
+      R"({"process":{},"root":{"path":"r"},"linux":{"resources":{"devices":[)"
+      R"({"allow":true,"type":"c","major":240,"minor":0,"access":"rwm"},{"allow":false,"access":"rwm"}]}}})";
+  out = Edit(p, "/", denied_after);
+  CHECK(out.find(R"({"allow":false,"access":"rwm"},{"allow":true,"type":"c","major":240,"minor":0,"access":"rwm"}])") !=
+        std::string::npos);
+}
+
+TEST_CASE("EditSpec: a path the container already mounts differently is an error naming it") {
+  std::string in =
+      R"({"process":{},"root":{"path":"r"},"mounts":[{"destination":"/usr/libexec/onload/profiles/","type":"bind","source":"/home/u/profiles"}]})";
+  std::string json = in;
+  Error err;
+  CHECK_FALSE(EditSpec(OnloadPlan(), "/", &json, &err));
+  CHECK(err.path == "/usr/libexec/onload/profiles");
+  CHECK(err.Line().find("/home/u/profiles") != std::string::npos);
+  CHECK(json == in);  // unchanged on failure
+
+  std::string same =
+      R"({"process":{},"root":{"path":"r"},"mounts":[{"destination":"/usr/libexec/onload/profiles","type":"bind","source":"/usr/libexec/onload/profiles","options":["rbind"]}]})";
+  std::string out = Edit(OnloadPlan(), "/", same);
+  CHECK(out.find(R"("options":["rbind"]})") != std::string::npos);  // kept as it was
+  size_t first = out.find(R"("destination":"/usr/libexec/onload/profiles")");
+  CHECK(out.find(R"("destination":"/usr/libexec/onload/profiles")", first + 1) == std::string::npos);
+}
+
+TEST_CASE("EditSpec: a different device node at the same path is an error; the same one is kept") {
+  std::string json =
+      R"({"process":{},"root":{"path":"r"},"linux":{"devices":[{"path":"/dev/onload","type":"c","major":1,"minor":3}]}})";
+  Error err;
+  CHECK_FALSE(EditSpec(OnloadPlan(), "/", &json, &err));
+  CHECK(err.path == "/dev/onload");
+  std::string same =
+      R"({"process":{},"root":{"path":"r"},"linux":{"devices":[{"path":"/dev/onload","type":"c","major":240,"minor":0}]}})";
+  std::string out = Edit(OnloadPlan(), "/", same);
+  CHECK(out.find(R"("devices":[{"path":"/dev/onload","type":"c","major":240,"minor":0}])") != std::string::npos);
+}
+
+TEST_CASE("EditSpec: key order and unrelated content are kept") {
+  std::string in =
+      R"({"zeta":1,"ociVersion":"1.0.2","alpha":{"z":[1,2.5,-3,"x",null,true],"a":{}},)"
+      R"("process":{"user":{"uid":0,"gid":0},"env":["A=1"],"cwd":"/"},"root":{"path":"r"},)"
+      R"("hooks":{"prestart":[]},"annotations":{"k":"v \u00e9 \"q\""},"linux":{"uidMappings":[]}})";
+  std::string out = Edit(OnloadPlan(), "/", in);
+  CHECK(out.rfind(R"({"zeta":1,"ociVersion":"1.0.2","alpha":{"z":[1,2.5,-3,"x",null,true],"a":{}},)"
+                  R"("process":{"user":{"uid":0,"gid":0},"env":["A=1","LD_PRELOAD=/usr/lib64/libonload.so"],"cwd":"/"},)"
+                  R"("root":{"path":"r"},"hooks":{"prestart":[]},"annotations":{"k":"v é \"q\""},)"
+                  R"("linux":{"uidMappings":[],"devices":[)",
+                  0) == 0);
+  CHECK(out.find(R"("mounts":[{"destination":"/usr/lib64/libonload.so")") != std::string::npos);
+}
+
+TEST_CASE("EditSpec: indented files stay indented (tabs like `runc spec`, else spaces)") {
+  std::string tabs = "{\n\t\"process\": {},\n\t\"root\": {\"path\": \"r\"}\n}\n";
+  std::string out = Edit(OnloadPlan(), "/", tabs);
+  CHECK(out.rfind("{\n\t\"process\": {\n\t\t\"env\": [", 0) == 0);
+  CHECK(out.back() == '\n');
+  std::string spaces = "{\n  \"process\": {},\n  \"root\": {\"path\": \"r\"}\n}";
+  out = Edit(OnloadPlan(), "/", spaces);
+  CHECK(out.rfind("{\n  \"process\": {\n    \"env\": [", 0) == 0);
+  out = Edit(OnloadPlan(), "/", "{\"process\":{},\"root\":{\"path\":\"r\"}}\n");
+  CHECK(out.find('\n') == std::string::npos);
+}
+
+TEST_CASE("EditSpec: malformed input is refused, unchanged") {
+  for (std::string bad : {std::string("{"), std::string("[]"),
+                          std::string(R"({"process":{},"mounts":{}})"),
+                          std::string(R"({"process":{},"linux":[]})"),
+                          std::string(R"({"process":{"env":"A=1"}})"),
+                          std::string(R"({"process":{"env":[1]}})")}) {
+    CAPTURE(bad);
+    std::string json = bad;
+    Error err;
+    CHECK_FALSE(EditSpec(OnloadPlan(), "/", &json, &err));
+    CHECK_FALSE(err.empty());
+    CHECK(json == bad);
+  }
+}
+
+TEST_CASE("EditSpec: a plan without mounts or preload adds nothing") {
+  Plan p;
+  std::string out = Edit(p, "/", kMinimal);
+  CHECK(out == kMinimal);
+}
+
+TEST_CASE("EditSpec: a host path that is not UTF-8 is an error, not a throw") {
+  Plan p;
+  p.mounts = {File("/usr/lib64/lib\xff.so")};
+  std::string json = kMinimal;
+  Error err;
+  CHECK_FALSE(EditSpec(p, "/", &json, &err));
+  CHECK(json == kMinimal);
+}
