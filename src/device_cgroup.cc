@@ -17,16 +17,6 @@ bool PathWithin(const std::string& path, const std::string& prefix) {
          (path.size() == prefix.size() || path[prefix.size()] == '/');
 }
 
-bool HasOption(const std::string& opts, const std::string& want) {
-  size_t start = 0;
-  while (start <= opts.size()) {
-    size_t end = opts.find(',', start);
-    if (end == std::string::npos) end = opts.size();
-    if (opts.compare(start, end - start, want) == 0) return true;
-    start = end + 1;
-  }
-  return false;
-}
 
 // Is mount `m` reachable by path? It is covered when another mount, not on
 // its own chain of parents, was mounted on the same or a parent path onto
@@ -74,7 +64,7 @@ bool LocateDeviceCgroup(std::string_view proc_pid_cgroup, std::string_view mount
   bool v1_mounted = false;
   if (v1 != pc.v1.end()) {
     for (const auto& m : all) {
-      if (m.fstype != "cgroup" || !HasOption(m.super_options, "devices") ||
+      if (m.fstype != "cgroup" || !HasMountOption(m.super_options, "devices") ||
           !Visible(m, all, by_id))
         continue;
       v1_mounted = true;

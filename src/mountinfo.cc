@@ -22,7 +22,9 @@ std::string Unescape(const std::string& s) {
   return out;
 }
 
-bool HasOption(const std::string& opts, const std::string& want) {
+}  // namespace
+
+bool HasMountOption(const std::string& opts, const std::string& want) {
   size_t start = 0;
   while (start <= opts.size()) {
     size_t end = opts.find(',', start);
@@ -32,6 +34,8 @@ bool HasOption(const std::string& opts, const std::string& want) {
   }
   return false;
 }
+
+namespace {
 
 // Splits `line` on single spaces into fields (mountinfo never has runs of
 // spaces: the kernel escapes them).
@@ -132,23 +136,6 @@ ProcCgroup ParseProcCgroup(std::string_view text) {
     }
   }
   return out;
-}
-
-std::string FindCgroupV1Mount(const std::vector<MountInfoEntry>& mounts,
-                              const std::string& controller) {
-  std::string found;
-  for (const auto& m : mounts) {
-    if (m.fstype != "cgroup" || !HasOption(m.super_options, controller)) continue;
-    if (m.root == "/") return m.mount_point;
-    if (found.empty()) found = m.mount_point;
-  }
-  return found;
-}
-
-std::string FindCgroup2Mount(const std::vector<MountInfoEntry>& mounts) {
-  for (const auto& m : mounts)
-    if (m.fstype == "cgroup2" && m.root == "/") return m.mount_point;
-  return "";
 }
 
 }  // namespace ocid

@@ -34,12 +34,8 @@ struct ProcCgroup {
 };
 ProcCgroup ParseProcCgroup(std::string_view text);
 
-// The mount point of the v1 hierarchy carrying `controller`, or "" if none.
-// When a hierarchy is mounted at several places the one whose root is "/"
-// is preferred.
-std::string FindCgroupV1Mount(const std::vector<MountInfoEntry>& mounts,
-                              const std::string& controller);
-// The mount point of cgroup2, or "".
-std::string FindCgroup2Mount(const std::vector<MountInfoEntry>& mounts);
+// Is `want` one of the comma-separated options in `opts` (whole options
+// only: "dev" is not "devices")?
+bool HasMountOption(const std::string& opts, const std::string& want);
 
 }  // namespace ocid

@@ -6,8 +6,6 @@
 
 #include "mountinfo.h"
 
-using ocid::FindCgroup2Mount;
-using ocid::FindCgroupV1Mount;
 using ocid::MountInfoEntry;
 using ocid::ParseMountinfo;
 using ocid::ParseProcCgroup;
@@ -110,51 +108,15 @@ TEST_CASE("ParseMountinfo: malformed lines are skipped") {
   CHECK(ms[0].id == 70);
 }
 
-TEST_CASE("FindCgroupV1Mount") {
-  auto ms = ParseMountinfo(kHybrid);
-  CHECK(FindCgroupV1Mount(ms, "devices") == "/sys/fs/cgroup/devices");
-  CHECK(FindCgroupV1Mount(ms, "memory") == "/sys/fs/cgroup/memory");
-  CHECK(FindCgroupV1Mount(ms, "cpu") == "/sys/fs/cgroup/cpu,cpuacct");
-  CHECK(FindCgroupV1Mount(ms, "cpuacct") == "/sys/fs/cgroup/cpu,cpuacct");
-  CHECK(FindCgroupV1Mount(ms, "name=systemd") == "/sys/fs/cgroup/systemd");
-  // Whole options only: "cpus" is not "cpuset", "dev" is not "devices".
-  CHECK(FindCgroupV1Mount(ms, "cpus") == "");
-  CHECK(FindCgroupV1Mount(ms, "dev") == "");
-  CHECK(FindCgroupV1Mount(ms, "hugetlb") == "");
-  // "rw" is in every super_options, but only cgroup v1 mounts count.
-  CHECK(FindCgroupV1Mount(ms, "rw").rfind("/sys/fs/cgroup/", 0) == 0);
-}
-
-TEST_CASE("FindCgroupV1Mount: this machine's separate cpu and cpuacct") {
-  const std::string text =
-      "32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n"
-      "33 31 0:30 / /sys/fs/cgroup/cpuacct rw,relatime - cgroup cgroup rw,cpuacct\n"
-      "36 31 0:33 / /sys/fs/cgroup/devices rw,relatime - cgroup cgroup rw,devices\n";
-  auto ms = ParseMountinfo(text);
-  CHECK(FindCgroupV1Mount(ms, "cpu") == "/sys/fs/cgroup/cpu");
-  CHECK(FindCgroupV1Mount(ms, "cpuacct") == "/sys/fs/cgroup/cpuacct");
-  CHECK(FindCgroupV1Mount(ms, "devices") == "/sys/fs/cgroup/devices");
-  CHECK(FindCgroup2Mount(ms) == "");
-}
-
-TEST_CASE("FindCgroupV1Mount prefers the mount whose root is /") {
-  const std::string text =
-      "80 27 0:33 /docker/abc /container/devices rw - cgroup cgroup rw,devices\n"
-      "36 31 0:33 / /sys/fs/cgroup/devices rw - cgroup cgroup rw,devices\n";
-  CHECK(FindCgroupV1Mount(ParseMountinfo(text), "devices") == "/sys/fs/cgroup/devices");
-  const std::string only_sub =
-      "80 27 0:33 /docker/abc /container/devices rw - cgroup cgroup rw,devices\n";
-  CHECK(FindCgroupV1Mount(ParseMountinfo(only_sub), "devices") == "/container/devices");
-}
-
-TEST_CASE("FindCgroup2Mount") {
-  CHECK(FindCgroup2Mount(ParseMountinfo(kHybrid)) == "/sys/fs/cgroup/unified");
-  const std::string pure_v2 =
-      "29 23 0:26 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot\n";
-  auto ms = ParseMountinfo(pure_v2);
-  CHECK(FindCgroup2Mount(ms) == "/sys/fs/cgroup");
-  CHECK(FindCgroupV1Mount(ms, "devices") == "");
-  CHECK(FindCgroup2Mount({}) == "");
+TEST_CASE("HasMountOption matches whole comma-separated options only") {
+  CHECK(ocid::HasMountOption("rw,cpu,cpuacct", "cpu"));
+  CHECK(ocid::HasMountOption("rw,cpu,cpuacct", "cpuacct"));
+  CHECK(ocid::HasMountOption("rw,name=systemd", "name=systemd"));
+  CHECK(ocid::HasMountOption("devices", "devices"));
+  // "cpus" is not "cpuset", "dev" is not "devices".
+  CHECK_FALSE(ocid::HasMountOption("rw,cpuset", "cpus"));
+  CHECK_FALSE(ocid::HasMountOption("rw,devices", "dev"));
+  CHECK_FALSE(ocid::HasMountOption("", "rw"));
 }
 
 TEST_CASE("ParseProcCgroup: hybrid (this machine)") {
