@@ -12,14 +12,19 @@
 #   e. cgroup v2 (runc on pure v2, in a private mount namespace with cgroup2 on
 #      /sys/fs/cgroup): b's hook-alone runs (the hook replaces the container's
 #      eBPF device program) and c's end to end runs
+#   f. the runtime shim (oci-decorator-runtime, as docker and containerd call
+#      it) on `create`: `runc create` directly vs through the shim for a
+#      container that does not ask (pass-through) and for an activated one
+#      (the shim edits config.json, then runc makes the mounts and devices),
+#      plus `runc create` of the config.json the shim wrote (runc's own share)
 #
 # Every section runs its candidates interleaved (round-robin) under hookbench,
 # so ratios compare numbers taken side by side. Prints a table per section and
 # writes bench/results/latest.md. Cleans up everything it created.
 #
 # Environment (defaults in brackets):
-#   RUNS_INACTIVE [300]  RUNS_ACTIVE [100]  RUNS_E2E [40]  WARMUP [10]
-#   SECTIONS ["a b c d e"]   SETTLE [0.05] (b, d, e: seconds of quiet before each timed run)
+#   RUNS_INACTIVE [300]  RUNS_ACTIVE [100]  RUNS_E2E [40]  RUNS_SHIM [100]  WARMUP [10]
+#   SECTIONS ["a b c d e f"]   SETTLE [0.05] (b, d, e: seconds of quiet before each timed run)
 #   BUILD_DIR [<repo>/build-bench]   OCID_BIN [BUILD_DIR/oci-decorator: skips the build]
 #   RESULTS [bench/results/latest.md]   KEEP_WORKDIR [0]
 set -euo pipefail
@@ -29,8 +34,9 @@ REPO=$(cd "$HERE/.." && pwd)
 RUNS_INACTIVE=${RUNS_INACTIVE:-300}
 RUNS_ACTIVE=${RUNS_ACTIVE:-100}
 RUNS_E2E=${RUNS_E2E:-40}
+RUNS_SHIM=${RUNS_SHIM:-100}
 WARMUP=${WARMUP:-10}
-SECTIONS=${SECTIONS:-a b c d e}
+SECTIONS=${SECTIONS:-a b c d e f}
 SETTLE=${SETTLE:-0.05}
 BUILD_DIR=${BUILD_DIR:-$REPO/build-bench}
 RESULTS=${RESULTS:-$HERE/results/latest.md}
@@ -43,7 +49,7 @@ log() { echo "== $*" >&2; }
 
 [[ $(id -u) -eq 0 ]] || die "must run as root (runc, mounts, device cgroups)"
 for s in $SECTIONS; do
-  [[ $s == [abcde] ]] || die "unknown section $s (a, b, c, d, e)"
+  [[ $s == [abcdef] ]] || die "unknown section $s (a, b, c, d, e, f)"
 done
 for tool in runc cmake cc timeout; do
   command -v "$tool" >/dev/null || die "needs $tool (apt-get install runc cmake g++ busybox-static)"
@@ -59,6 +65,9 @@ if [[ " $SECTIONS " == *" e "* ]]; then
   done
   [[ $(stat -f -c %T "$V2_ROOT" 2>/dev/null) == cgroup2fs ]] ||
     die "section e needs the cgroup2 hierarchy at $V2_ROOT (a hybrid host) to run runc on pure v2"
+fi
+if [[ " $SECTIONS " == *" f "* ]]; then
+  command -v jq >/dev/null || die "section f needs jq (apt-get install jq)"
 fi
 
 # --- build ---------------------------------------------------------------------
@@ -475,6 +484,68 @@ section_e() {
   v2_restore
 }
 
+# f. The runtime shim on `create`, as docker and containerd call runc
+# (--root, --log, --log-format json, create --bundle B ID): runc directly;
+# the shim (oci-decorator-runtime -> oci-decorator) for a container that does
+# not ask (pass-through: runtime.json read, config.json scanned for the flag,
+# exec of runc) and for an activated one (config.json edited, then runc makes
+# the mounts and devices); and runc directly on the config.json the shim
+# wrote, which separates the shim's own time from runc's extra work. A fresh
+# bundle per run (untimed setup); the created container is deleted after
+# (untimed teardown). The shim reads $W/runtime.json (all shipped inventories).
+section_f() {
+  log "f. runtime shim on create: runc create vs oci-decorator-runtime create ($RUNS_SHIM runs each)"
+  local h="$HERE/helpers" base=$TMPFS/shim runc_bin shim=$W/bin/oci-decorator-runtime b v c=() pre
+  local name cfg how
+  runc_bin=$(command -v runc)
+  mkdir -p "$base" "$W/bin"
+  ln -sfn "$OCID_BIN" "$shim"
+  printf '{"runtime": "%s", "config_dir": "%s", "host_root": "%s"}\n' \
+    "$runc_bin" "$W/config.d" "$W/host" >"$W/runtime.json"
+  make_config "$W/cfg-shim-inactive.json" '"sleep", "1000"' 0 none
+  make_config "$W/cfg-shim-active.json"   '"sleep", "1000"' 1 none
+  # One activated create through the shim outside the benchmark: it must edit
+  # config.json and runc must create the container; its config.json is the
+  # "pre-edited" candidate's.
+  b=$base/verify
+  mkdir "$b" && cp -a "$W/rootfs" "$b/rootfs" && cp "$W/cfg-shim-active.json" "$b/config.json"
+  if ! "$shim" --ocid-config "$W/runtime.json" --root "$W/runc" --log "$b/runc.log" --log-format json \
+       create --bundle "$b" "$TAG-fverify" </dev/null >/dev/null 2>"$W/shim-verify.err"; then
+    echo "run.sh: the shim's activated create failed. Command:" >&2
+    echo "  $shim --ocid-config $W/runtime.json --root $W/runc create --bundle $b $TAG-fverify" >&2
+    cat "$W/shim-verify.err" "$b/runc.log" >&2
+    die "activated shim create failed"
+  fi
+  runc --root "$W/runc" delete -f "$TAG-fverify" >/dev/null 2>&1
+  SHIM_MOUNTS=$(( $(jq '.mounts | length' "$b/config.json") - $(jq '.mounts | length' "$W/cfg-shim-active.json") ))
+  SHIM_DEVICES=$(jq '[.linux.devices[]? | select(.path | test("onload|sfc_char"))] | length' "$b/config.json")
+  log "verify: the shim added $SHIM_MOUNTS mounts and $SHIM_DEVICES devices (with their rules) to config.json; runc created the container"
+  (( SHIM_MOUNTS >= 10 && SHIM_DEVICES == 3 )) ||
+    echo "run.sh: warning: expected 10+ mounts and 3 devices in the shim's config.json ($b/config.json)" >&2
+  cp "$b/config.json" "$W/cfg-shim-edited.json"
+  rm -rf --one-file-system "$b"
+
+  pre=(--root "$W/runc" --log "$base/{n}/runc.log" --log-format json create --bundle "$base/{n}" "$TAG-e{n}")
+  for v in "runc create:inactive:runc" "oci-decorator-runtime create, not asked:inactive:shim" \
+           "oci-decorator-runtime create, activated:active:shim" \
+           "runc create of the shim's config.json:edited:runc"; do
+    [[ ${#c[@]} -gt 0 ]] && c+=("::")
+    IFS=: read -r name cfg how <<<"$v"
+    c+=(--name "$name" --setup "$h/new-bundle.sh {n} $W/cfg-shim-$cfg.json $base" --teardown "$h/del-bundle.sh {n} $base")
+    if [[ $how == shim ]]; then
+      c+=("$shim" --ocid-config "$W/runtime.json" "${pre[@]}")
+    else
+      c+=("$runc_bin" "${pre[@]}")
+    fi
+  done
+  sec "$HOOKBENCH" --runs "$RUNS_SHIM" --warmup "$(( WARMUP < 5 ? WARMUP : 5 ))" --tsv "$W/f.tsv" "${c[@]}"
+  md_rows "Runtime shim on \`create\` (as docker/containerd call runc; activated: $SHIM_MOUNTS mounts, $SHIM_DEVICES devices + rules written to config.json)" "$W/f.tsv"
+  local act edited
+  act=$(tsv_get "$W/f.tsv" "oci-decorator-runtime create, activated" median_ms)
+  edited=$(tsv_get "$W/f.tsv" "runc create of the shim's config.json" median_ms)
+  SHIM_NOTE="Runtime shim, activated: $(fmt "$(awk -v a="$act" -v e="$edited" 'BEGIN{print a - e}')") ms over \`runc create\` of the config.json it wrote (the shim's own time; the rest is runc making the mounts and devices)"
+}
+
 write_results() {
   mkdir -p "$(dirname "$RESULTS")"
   local cpu runcv commit load_end
@@ -496,9 +567,10 @@ write_results() {
     echo "| Scenario | Candidate | Runs | Median (ms) | p90 (ms) | Ratio [95% CI] |"
     echo "|---|---|---:|---:|---:|---|"
     printf '%s\n' "${MD_ROWS[@]}"
-    if [[ ${#VERDICTS[@]} -gt 0 ]]; then
+    if [[ ${#VERDICTS[@]} -gt 0 || -n ${SHIM_NOTE:-} ]]; then
       echo
-      printf -- '- %s\n' "${VERDICTS[@]}"
+      [[ ${#VERDICTS[@]} -eq 0 ]] || printf -- '- %s\n' "${VERDICTS[@]}"
+      [[ -z ${SHIM_NOTE:-} ]] || printf -- '- %s\n' "$SHIM_NOTE"
     fi
   } >"$RESULTS"
 }
@@ -510,7 +582,7 @@ awk -v l="${LOAD_START%% *}" 'BEGIN{exit !(l > 0.5)}' &&
 prepare
 ADDED_MOUNTS='?' ADDED_RULES='?' V2_PROGS='?'
 for s in $SECTIONS; do
-  [[ $(type -t "section_$s") == function ]] || die "unknown section $s (a, b, c, d, e)"
+  [[ $(type -t "section_$s") == function ]] || die "unknown section $s (a, b, c, d, e, f)"
   "section_$s"
   echo
 done

@@ -29,11 +29,9 @@ die() { echo "demo: ERROR: $*" >&2; exit 1; }
 
 # ---------------------------------------------------------------------------
 step "1. Packages"
+# Only what the demo itself needs (the tests need more: test/integration/PACKAGES).
 PKGS=(cmake g++ make nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev libseccomp-dev
-      doctest-dev runc busybox-static)
-if [[ -f $SRC/test/integration/PACKAGES ]]; then
-  while read -r p; do [[ -n $p && $p != \#* ]] && PKGS+=("$p"); done <"$SRC/test/integration/PACKAGES"
-fi
+      doctest-dev runc busybox-static jq gcc libc6-dev util-linux)
 missing=()
 for p in $(printf '%s\n' "${PKGS[@]}" | sort -u); do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
