@@ -129,8 +129,8 @@ class Executor {
     // modified: every mount below lands in the container's.
     if (::setns(mntns.get(), CLONE_NEWNS) != 0)
       return Fail(err, "cannot enter the container's mount namespace", pid_dir + "/ns/mnt", errno);
-    // Owned by the executor, not this function: rollback needs it to remove
-    // the mountpoints it created.
+    // Owned by the executor, not this function: rollback detaches mounts
+    // through the attacher, which works relative to this fd.
     rootfs_.reset(::open(plan_.rootfs.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (!rootfs_.valid()) return Fail(err, "cannot open the container rootfs", plan_.rootfs, errno);
 
