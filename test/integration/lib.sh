@@ -342,17 +342,24 @@ for d in /dev/onload /dev/onload_epoll /dev/sfc_char; do
   fi
 done
 if [ -e /etc/ld.so.preload ]; then sed 's/^/PRELOAD /' /etc/ld.so.preload; echo "PRELOAD_FILE yes"; else echo "PRELOAD_FILE no"; fi
+echo "LDP \${LD_PRELOAD:-unset}"
 /usr/bin/dyn-hello 2>&1 | sed 's/^/DYN /'
 echo "MOUNTS_MATCHING \$(grep -cE 'onload|sfc_char|ld\.so\.preload' /proc/mounts)"
 echo "DONE"
 EOS
 }
 
-# expect_onload WHAT DESC [HOSTROOT] [LIBDIR]: checks $OUT (an onload_probe run)
-# for WHAT = all | onload | zf | none against the simulated host install.
+# expect_onload WHAT DESC [HOSTROOT] [LIBDIR] [MODE]: checks $OUT (an
+# onload_probe run) for WHAT = all | onload | zf | none against the simulated
+# host install. MODE is how the plan was delivered:
+#   hook  files and device nodes are read-only bind mounts; libonload comes
+#         through /etc/ld.so.preload;
+#   spec  (runtime shim, CDI) files are read-only bind mounts, devices are
+#         nodes the runtime created (the host's major:minor, allowed by the
+#         device cgroup); libonload comes as LD_PRELOAD, no /etc/ld.so.preload.
 expect_onload() {
-  local what=$1 desc=$2 hr=${3:-$HOST_ROOT} L=${4:-/usr/lib64}
-  local want_onload=0 want_zf=0 f d opts got want r w
+  local what=$1 desc=$2 hr=${3:-$HOST_ROOT} L=${4:-/usr/lib64} mode=${5:-hook}
+  local want_onload=0 want_zf=0 f d m opts got want r w
   case $what in
     all) want_onload=1; want_zf=1 ;;
     onload) want_onload=1 ;;
@@ -360,14 +367,16 @@ expect_onload() {
     none) ;;
     *) die "expect_onload: unknown WHAT $what" ;;
   esac
+  [[ $mode == hook || $mode == spec ]] || die "expect_onload: unknown MODE $mode"
   assert_contains "[$desc] probe ran to the end" "$OUT" "DONE"
   for f in ${ONLOAD_PROBE_FILES_ONLOAD//@L@/$L} ${ONLOAD_PROBE_FILES_ZF//@L@/$L}; do
     got=$(field SHA | awk -v f="$f" '$1 == f {print $2}')
     if { [[ " ${ONLOAD_PROBE_FILES_ONLOAD//@L@/$L} " == *" $f "* ]] && ((want_onload)); } ||
        { [[ " ${ONLOAD_PROBE_FILES_ZF//@L@/$L} " == *" $f "* ]] && ((want_zf)); }; then
       assert_eq "[$desc] $f has the host file's content" "$(host_sha "$hr$f")" "$got"
-      [[ -L $hr$f ]] && continue   # a version link: the mount is on the file it resolves to
-      local m=$f
+      # In hook mode a version link is mounted from the file it resolves to.
+      [[ $mode == hook && -L $hr$f ]] && continue
+      m=$f
       [[ $f == /usr/libexec/onload/profiles/* ]] && m=/usr/libexec/onload/profiles   # inside a mounted dir
       opts=$(field MNT | awk -v m="$m" '$1 == m {print $2}')
       assert_match "[$desc] $m is mounted ro,nosuid,nodev (${opts:-not a mount})" "$opts" \
@@ -386,19 +395,32 @@ expect_onload() {
       assert_contains "[$desc] open($d, O_RDONLY) passes the device cgroup (ENXIO)" "$r" "No such device"
       assert_not_contains "[$desc] open($d, O_RDONLY) is not EPERM" "$r" "Operation not permitted"
       assert_contains "[$desc] open($d, O_WRONLY) passes the device cgroup (ENXIO)" "$w" "No such device"
-      opts=$(field MNT | awk -v m="$d" '$1 == m {print $2}')
-      assert_match "[$desc] $d mounted ro (${opts:-not a mount})" "$opts" '(^|,)ro(,|$)'
+      if [[ $mode == hook ]]; then
+        opts=$(field MNT | awk -v m="$d" '$1 == m {print $2}')
+        assert_match "[$desc] $d mounted ro (${opts:-not a mount})" "$opts" '(^|,)ro(,|$)'
+      fi
     else
       assert_eq "[$desc] $d absent" ABSENT "$(field DEV | awk -v d="$d" '$1 == d {print $2}')"
     fi
   done
   if ((want_onload)); then
-    assert_contains "[$desc] /etc/ld.so.preload lists $L/libonload.so" "$(field PRELOAD)" "$L/libonload.so"
+    if [[ $mode == hook ]]; then
+      assert_contains "[$desc] /etc/ld.so.preload lists $L/libonload.so" "$(field PRELOAD)" "$L/libonload.so"
+    else
+      assert_eq "[$desc] LD_PRELOAD is $L/libonload.so" "$L/libonload.so" "$(field LDP)"
+    fi
     assert_contains "[$desc] dyn-hello gets the SIMULATED libonload preloaded" "$(field DYN)" \
       "SIMULATED libonload: preloaded into /usr/bin/dyn-hello"
   else
-    assert_eq "[$desc] no /etc/ld.so.preload" no "$(field PRELOAD_FILE)"
+    if [[ $mode == hook ]]; then
+      assert_eq "[$desc] no /etc/ld.so.preload" no "$(field PRELOAD_FILE)"
+    else
+      assert_eq "[$desc] LD_PRELOAD unset" unset "$(field LDP)"
+    fi
     assert_not_contains "[$desc] dyn-hello runs without libonload" "$(field DYN)" "SIMULATED libonload"
+  fi
+  if [[ $mode == spec ]]; then
+    assert_eq "[$desc] no /etc/ld.so.preload (LD_PRELOAD is used instead)" no "$(field PRELOAD_FILE)"
   fi
   assert_contains "[$desc] dyn-hello runs" "$(field DYN)" "dyn-hello: running"
   if [[ $what == none ]]; then
@@ -509,72 +531,6 @@ run_podman() {
 
 # ==== Helpers for the docker and containerd runtime-shim tests ====
 # (appended; nothing above changes behaviour)
-
-# shim_onload_probe: onload_probe preceded by "LDP <LD_PRELOAD or unset>".
-shim_onload_probe() {
-  echo 'echo "LDP ${LD_PRELOAD:-unset}"'
-  onload_probe /usr/lib64
-}
-
-# expect_shim_onload WHAT DESC [HOSTROOT]: checks $OUT (a shim_onload_probe run)
-# for WHAT = all | onload | zf | none, as the runtime shim does it: files are
-# read-only bind mounts, devices are nodes the runtime created (the host's
-# major:minor, allowed by the device cgroup: ENXIO, not EPERM), libonload
-# comes as LD_PRELOAD (no /etc/ld.so.preload).
-expect_shim_onload() {
-  local what=$1 desc=$2 hr=${3:-$HOST_ROOT} L=/usr/lib64
-  local want_onload=0 want_zf=0 f d m got opts want r w
-  case $what in
-    all) want_onload=1; want_zf=1 ;;
-    onload) want_onload=1 ;;
-    zf) want_zf=1 ;;
-    none) ;;
-    *) die "expect_shim_onload: unknown WHAT $what" ;;
-  esac
-  assert_contains "[$desc] probe ran to the end" "$OUT" "DONE"
-  for f in ${ONLOAD_PROBE_FILES_ONLOAD//@L@/$L} ${ONLOAD_PROBE_FILES_ZF//@L@/$L}; do
-    got=$(field SHA | awk -v f="$f" '$1 == f {print $2}')
-    if { [[ " ${ONLOAD_PROBE_FILES_ONLOAD//@L@/$L} " == *" $f "* ]] && ((want_onload)); } ||
-       { [[ " ${ONLOAD_PROBE_FILES_ZF//@L@/$L} " == *" $f "* ]] && ((want_zf)); }; then
-      assert_eq "[$desc] $f has the SIMULATED host file's content" "$(host_sha "$hr$f")" "$got"
-      [[ -L $hr$f ]] && continue   # a version link: mounted from the file it resolves to
-      m=$f
-      [[ $f == /usr/libexec/onload/profiles/* ]] && m=/usr/libexec/onload/profiles
-      opts=$(field MNT | awk -v m="$m" '$1 == m {print $2}')
-      assert_match "[$desc] $m is mounted ro,nosuid,nodev (${opts:-not a mount})" "$opts" \
-        '(^|,)ro(,|$).*nosuid.*nodev|(^|,)ro(,|$).*nodev.*nosuid'
-    else
-      assert_eq "[$desc] $f absent" MISSING "$got"
-    fi
-  done
-  for d in /dev/onload /dev/onload_epoll /dev/sfc_char; do
-    if { [[ $d == /dev/sfc_char ]] && ((want_onload || want_zf)); } || ((want_onload)); then
-      want=$(printf '%x:%x' "0x$(stat -c %t "$hr$d")" "0x$(stat -c %T "$hr$d")")
-      assert_eq "[$desc] $d is the host's char device" "character special file $want" \
-        "$(field DEV | awk -v d="$d" '$1 == d {$1=""; sub(/^ /, ""); print}')"
-      r=$(field OPENR | awk -v d="$d" '$1 == d')
-      w=$(field OPENW | awk -v d="$d" '$1 == d')
-      assert_contains "[$desc] open($d, O_RDONLY) passes the device cgroup (ENXIO)" "$r" "No such device"
-      assert_not_contains "[$desc] open($d, O_RDONLY) is not EPERM" "$r" "Operation not permitted"
-      assert_contains "[$desc] open($d, O_WRONLY) passes the device cgroup (ENXIO)" "$w" "No such device"
-    else
-      assert_eq "[$desc] $d absent" ABSENT "$(field DEV | awk -v d="$d" '$1 == d {print $2}')"
-    fi
-  done
-  if ((want_onload)); then
-    assert_eq "[$desc] LD_PRELOAD is $L/libonload.so" "$L/libonload.so" "$(field LDP)"
-    assert_contains "[$desc] dyn-hello gets the SIMULATED libonload preloaded" "$(field DYN)" \
-      "SIMULATED libonload: preloaded into /usr/bin/dyn-hello"
-  else
-    assert_eq "[$desc] LD_PRELOAD unset" unset "$(field LDP)"
-    assert_not_contains "[$desc] dyn-hello runs without libonload" "$(field DYN)" "SIMULATED libonload"
-  fi
-  assert_contains "[$desc] dyn-hello runs" "$(field DYN)" "dyn-hello: running"
-  assert_eq "[$desc] no /etc/ld.so.preload (the shim uses LD_PRELOAD)" no "$(field PRELOAD_FILE)"
-  if [[ $what == none ]]; then
-    assert_eq "[$desc] no onload/sfc_char/ld.so.preload mount at all" 0 "$(field MOUNTS_MATCHING)"
-  fi
-}
 
 # engine_preflight: skips unless docker.io (dockerd, docker, containerd, ctr) is installed.
 engine_preflight() {

@@ -61,66 +61,13 @@ assert_contains "no TCPDirect: warns why zf is missing" "$out" 'no CDI device "z
 assert_contains "no TCPDirect: names the missing file" "$out" "$T/host-nozf/usr/bin/zf_stackdump"
 
 # --- podman ------------------------------------------------------------------------------
-# cdi_probe: the lib's onload probe plus the preload variable.
-cdi_probe() { onload_probe; echo 'echo "LDP ${LD_PRELOAD:-unset}"'; }
-
-# expect_cdi WHAT DESC: $OUT of a cdi_probe run against the simulated host.
-expect_cdi() {
-  local what=$1 desc=$2 want_onload=0 want_zf=0 f d opts got want r w
-  case $what in
-    all) want_onload=1; want_zf=1 ;;
-    onload) want_onload=1 ;;
-    zf) want_zf=1 ;;
-  esac
-  local L=/usr/lib64 files_onload files_zf
-  files_onload=${ONLOAD_PROBE_FILES_ONLOAD//@L@/$L}
-  files_zf=${ONLOAD_PROBE_FILES_ZF//@L@/$L}
-  assert_contains "[$desc] probe ran to the end" "$OUT" "DONE"
-  for f in $files_onload $files_zf; do
-    got=$(field SHA | awk -v f="$f" '$1 == f {print $2}')
-    if { [[ " $files_onload " == *" $f "* ]] && ((want_onload)); } ||
-       { [[ " $files_zf " == *" $f "* ]] && ((want_zf)); }; then
-      assert_eq "[$desc] $f has the host file's content" "$(host_sha "$HOST_ROOT$f")" "$got"
-      local m=$f
-      [[ $f == /usr/libexec/onload/profiles/* ]] && m=/usr/libexec/onload/profiles
-      opts=$(field MNT | awk -v m="$m" '$1 == m {print $2}')
-      assert_match "[$desc] $m is mounted ro,nosuid,nodev (${opts:-not a mount})" "$opts" \
-        '(^|,)ro(,|$).*nosuid.*nodev'
-    else
-      assert_eq "[$desc] $f absent" MISSING "$got"
-    fi
-  done
-  for d in /dev/onload /dev/onload_epoll /dev/sfc_char; do
-    if { [[ $d == /dev/sfc_char ]] && ((want_onload || want_zf)); } || ((want_onload)); then
-      want=$(printf '%x:%x' "0x$(stat -c %t "$HOST_ROOT$d")" "0x$(stat -c %T "$HOST_ROOT$d")")
-      assert_eq "[$desc] $d is the host's char device" "character special file $want" \
-        "$(field DEV | awk -v d="$d" '$1 == d {$1=""; sub(/^ /, ""); print}')"
-      r=$(field OPENR | awk -v d="$d" '$1 == d')
-      w=$(field OPENW | awk -v d="$d" '$1 == d')
-      assert_contains "[$desc] open($d, O_RDONLY) passes the device cgroup (ENXIO)" "$r" "No such device"
-      assert_contains "[$desc] open($d, O_WRONLY) passes the device cgroup (ENXIO)" "$w" "No such device"
-    else
-      assert_eq "[$desc] $d absent" ABSENT "$(field DEV | awk -v d="$d" '$1 == d {print $2}')"
-    fi
-  done
-  assert_eq "[$desc] no /etc/ld.so.preload (CDI mode uses LD_PRELOAD)" no "$(field PRELOAD_FILE)"
-  if ((want_onload)); then
-    assert_eq "[$desc] LD_PRELOAD is the container's libonload" "$L/libonload.so" "$(field LDP)"
-    assert_contains "[$desc] dyn-hello gets the SIMULATED libonload preloaded" "$(field DYN)" \
-      "SIMULATED libonload: preloaded into /usr/bin/dyn-hello"
-  else
-    assert_eq "[$desc] LD_PRELOAD unset" unset "$(field LDP)"
-    assert_not_contains "[$desc] dyn-hello runs without libonload" "$(field DYN)" "SIMULATED libonload"
-  fi
-  assert_contains "[$desc] dyn-hello runs" "$(field DYN)" "dyn-hello: running"
-}
 
 for what in onload zf all; do
-  run_podman runc --hooks-dir "$EMPTY_HOOKS" -- --device "$KIND=$what" -- "$(cdi_probe)"
+  run_podman runc --hooks-dir "$EMPTY_HOOKS" -- --device "$KIND=$what" -- "$(onload_probe /usr/lib64)"
   echo "# --- podman --device $KIND=$what"
   assert_eq "[$what] podman run exits 0" 0 "$RC"
   [[ $RC -eq 0 ]] || dump_run
-  expect_cdi "$what" "$what"
+  expect_onload "$what" "$what" "$HOST_ROOT" /usr/lib64 spec
   assert_host_mounts_unchanged "[$what] after the container"
 done
 

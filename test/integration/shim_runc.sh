@@ -54,7 +54,6 @@ shim_create_start() {
 probe() {
   onload_probe /usr/lib64
   cat <<'EOS'
-echo "LDP ${LD_PRELOAD:-unset}"
 echo "DEVMODE /dev/onload $(stat -c '%A %u:%g' /dev/onload)"
 for f in /usr/bin/onload /usr/lib64/libonload.so /usr/libexec/onload/profiles/latency.opf; do
   echo "WRITE $f $( (echo x >> $f) 2>&1 && echo WRITTEN)"
