@@ -19,7 +19,7 @@ bool AnyFlagMentioned(const std::vector<InventoryFile>& files, const std::string
   };
   std::vector<std::string> flags;
   for (const auto& f : files) {
-    if (!f.read_error.empty()) continue;  // unreadable: nobody can ask for it
+    if (f.bytes.empty()) continue;  // unreadable: nobody can ask for it
     if (!QuickActivationFlags(f.bytes, &flags)) {
       InventorySet one;
       ParseInventoryFiles({f}, &one);

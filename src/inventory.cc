@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -277,6 +278,12 @@ std::string SalvageFlag(std::string_view bytes) {
   return IsFlagName(flag) ? flag : "";
 }
 
+// Owned by root (or by us, for a developer running `check` or the tests on
+// their own files) and writable by nobody else.
+bool OwnedSafely(const struct stat& st) {
+  return (st.st_uid == 0 || st.st_uid == ::geteuid()) && (st.st_mode & 022) == 0;
+}
+
 }  // namespace
 
 const Feature* Inventory::FindFeature(std::string_view name) const {
@@ -305,6 +312,17 @@ bool ReadInventoryDir(const std::string& dir, std::vector<InventoryFile>* out, E
     if (errno == ENOENT) return true;
     return Fail(err, "cannot open config directory", dir, errno);
   }
+  // The hook runs as root on what these files say: a directory or file that
+  // someone else could write is refused. The files are still read, so the
+  // containers that ask for such an inventory (and only those) fail with
+  // the reason; everyone else is untouched.
+  Error dir_insecure;
+  struct stat dst;
+  if (::fstat(dfd.get(), &dst) != 0)
+    return Fail(err, "cannot stat config directory", dir, errno);
+  if (!OwnedSafely(dst))
+    Fail(&dir_insecure, "refusing inventories: the config directory is writable by others "
+                        "(it must be owned by root and not group- or world-writable)", dir);
   std::vector<std::string> all, names;
   if (!ListDirectory(dfd.get(), dir, &all, err)) return false;
   for (auto& n : all)
@@ -323,6 +341,10 @@ bool ReadInventoryDir(const std::string& dir, std::vector<InventoryFile>* out, E
       Fail(&f.read_error, "inventory is not a regular file", f.path);
     } else {
       ReadAllFd(fd.get(), kMaxInventoryBytes, f.path, &f.bytes, &f.read_error);
+      if (f.read_error.empty() && !dir_insecure.empty()) f.read_error = dir_insecure;
+      if (f.read_error.empty() && !OwnedSafely(st))
+        Fail(&f.read_error, "refusing inventory: writable by others (it must be owned by root "
+                            "and not group- or world-writable)", f.path);
     }
     out->push_back(std::move(f));
   }

@@ -141,4 +141,26 @@ make_bundle noconf --config-dir "$T/does-not-exist" -- 'echo RAN'
 run_container
 assert_eq "[missing config dir, not activated] container runs" 0 "$RC"
 
+# --- an inventory anyone can write is refused, for the containers that ask
+echo "# --- world-writable inventory"
+CONF_OPEN=$T/conf-open
+mkdir -m 0755 "$CONF_OPEN"
+cp "$SRC/config/onload.json" "$CONF_OPEN/"
+chmod 0666 "$CONF_OPEN/onload.json"
+make_bundle openask --config-dir "$CONF_OPEN" --env OCI_ONLOAD=all -- 'echo RAN'
+run_container
+check "[writable inventory, activated] container refused" test "$RC" -ne 0
+assert_contains "[writable inventory, activated] the error says why" "$ERR" "writable by others"
+assert_contains "[writable inventory, activated] the error names the file" "$ERR" "$CONF_OPEN/onload.json"
+assert_not_contains "[writable inventory, activated] never ran" "$OUT" "RAN"
+make_bundle opennoask --config-dir "$CONF_OPEN" -- 'echo RAN'
+run_container
+assert_eq "[writable inventory, not activated] container runs" 0 "$RC"
+chmod 0644 "$CONF_OPEN/onload.json"
+chmod 0777 "$CONF_OPEN"
+make_bundle opendir --config-dir "$CONF_OPEN" --env OCI_ONLOAD=all -- 'echo RAN'
+run_container
+check "[writable config dir, activated] container refused" test "$RC" -ne 0
+assert_contains "[writable config dir, activated] the error says why" "$ERR" "config directory is writable by others"
+
 it_finish

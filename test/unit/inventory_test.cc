@@ -2,6 +2,8 @@
 // every rejection; LoadInventoryDir on a real temporary directory.
 #include <doctest/doctest.h>
 
+#include "test_tree.h"
+
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -816,4 +818,36 @@ TEST_CASE("QuickActivationFlags finds every flag a file could declare, or says i
   // so the scan cannot tell and the file must be parsed.
   CHECK_FALSE(ocid::QuickActivationFlags(R"({"activation\u005fflag": "OCI_D"})", &flags));
   CHECK_FALSE(ocid::QuickActivationFlags(R"({"activation_flag": "OCI_E", "p": "a\\b"})", &flags));
+}
+
+TEST_CASE("inventories writable by others are refused, keeping their flag") {
+  ocid::test::TempTree t;
+  const std::string good = R"({"activation_flag": "OCI_GOOD", "driver_feature": ["f"],
+                               "inventory": {"f": {"binaries": ["/usr/bin/x"]}}})";
+  const std::string open = R"({"activation_flag": "OCI_OPEN", "driver_feature": ["f"],
+                               "inventory": {"f": {"binaries": ["/usr/bin/x"]}}})";
+  t.File("d/good.json", good);
+  t.File("d/open.json", open);
+  REQUIRE(::chmod((t / "d").c_str(), 0755) == 0);
+  REQUIRE(::chmod((t / "d/good.json").c_str(), 0644) == 0);
+  REQUIRE(::chmod((t / "d/open.json").c_str(), 0666) == 0);
+  ocid::InventorySet set;
+  ocid::Error err;
+  REQUIRE(ocid::LoadInventoryDir(t / "d", &set, &err));
+  REQUIRE(set.inventories.size() == 1);
+  CHECK(set.inventories[0].activation_flag == "OCI_GOOD");
+  REQUIRE(set.broken.size() == 1);
+  CHECK(set.broken[0].activation_flag == "OCI_OPEN");  // so only its askers fail
+  CHECK(set.broken[0].error.Line().find("writable by others") != std::string::npos);
+  CHECK(set.broken[0].error.Line().find("open.json") != std::string::npos);
+
+  SUBCASE("a group-writable directory refuses every file in it") {
+    REQUIRE(::chmod((t / "d/open.json").c_str(), 0644) == 0);
+    REQUIRE(::chmod((t / "d").c_str(), 0775) == 0);
+    REQUIRE(ocid::LoadInventoryDir(t / "d", &set, &err));
+    CHECK(set.inventories.empty());
+    REQUIRE(set.broken.size() == 2);
+    for (const auto& b : set.broken)
+      CHECK(b.error.Line().find("config directory is writable by others") != std::string::npos);
+  }
 }
