@@ -124,13 +124,7 @@ it_cleanup() {
 }
 
 it_finish() {
-  local now
-  now=$(host_mountinfo)
-  if [[ $now == "$IT_MOUNTINFO_START" ]]; then
-    ok "host mount table unchanged over the whole script"
-  else
-    nok "host mount table changed over the whole script: $(diff <(echo "$IT_MOUNTINFO_START") <(echo "$now") | head -10 | tr '\n' '|')"
-  fi
+  assert_host_mounts_unchanged "over the whole script"
   echo "$IT_PASS passed, $IT_FAIL failed"
   [[ $IT_FAIL -eq 0 ]] && exit 0 || exit 1
 }

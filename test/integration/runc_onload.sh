@@ -7,41 +7,25 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 it_setup lib64
 
-# Prints, inside the container, one line per fact the host checks.
+# Prints, inside the container, one line per fact the host checks: the
+# lib's onload_probe, plus the files it does not list, writes attempted on
+# the mounts, and onload --version. DONE comes last.
 # $1: library directory inside the container.
 probe_script() {
   local L=$1
+  onload_probe "$L" | sed '/^echo "DONE"$/d'
   cat <<EOF
 L=$L
-for f in \$L/libonload.so \$L/libonload_ext.so.1.2.0 \$L/libonload_ext.so.1 \$L/libonload_ext.so \
-         \$L/libonload_zf.so.1.0.0 \$L/libonload_zf.so.1 \$L/libonload_zf.so \
-         /usr/bin/onload /usr/bin/onload_stackdump /usr/bin/zf_stackdump /usr/bin/zf_debug \
-         /usr/sbin/onload_tool /usr/libexec/onload/profiles/latency.opf \
+for f in \$L/libonload_ext.so \$L/libonload_zf.so /usr/bin/onload_stackdump \
          /usr/libexec/onload/profiles/latency-best.opf /usr/libexec/onload/profiles/throughput.opf \
          \$( [ \$L != /usr/lib64 ] && echo /usr/lib64/libonload.so); do
   if [ -e \$f ]; then echo "SHA \$f \$(sha256sum < \$f | cut -c1-64)"; else echo "SHA \$f MISSING"; fi
 done
-for m in \$L/libonload.so \$L/libonload_ext.so.1.2.0 \$L/libonload_zf.so.1.0.0 /usr/bin/onload \
-         /usr/bin/onload_stackdump /usr/bin/zf_stackdump /usr/bin/zf_debug /usr/sbin/onload_tool \
-         /usr/libexec/onload/profiles /etc/ld.so.preload /dev/onload /dev/onload_epoll /dev/sfc_char; do
-  echo "MNT \$m \$(awk -v p=\$m '\$2 == p {o = \$4} END {print o}' /proc/mounts)"
-done
-echo "MOUNTS_MATCHING \$(grep -cE 'onload|sfc_char|ld\.so\.preload' /proc/mounts)"
+echo "MNT /usr/bin/onload_stackdump \$(awk '\$2 == "/usr/bin/onload_stackdump" {o = \$4} END {print o}' /proc/mounts)"
 for f in /usr/bin/onload \$L/libonload.so /usr/libexec/onload/profiles/latency.opf; do
   [ -e \$f ] && echo "WRITE \$f \$( (echo x >> \$f) 2>&1 && echo WRITTEN)"
 done
 [ -d /usr/libexec/onload/profiles ] && echo "WRITE newfile \$( (touch /usr/libexec/onload/profiles/new.opf) 2>&1 && echo WRITTEN)"
-for d in /dev/onload /dev/onload_epoll /dev/sfc_char; do
-  if [ -e \$d ]; then
-    echo "DEV \$d \$(stat -c '%F %t:%T' \$d)"
-    echo "OPENR \$d \$(cat \$d 2>&1 </dev/null)"
-    echo "OPENW \$d \$( (echo x > \$d) 2>&1)"
-  else
-    echo "DEV \$d ABSENT"
-  fi
-done
-if [ -e /etc/ld.so.preload ]; then sed 's/^/PRELOAD /' /etc/ld.so.preload; echo "PRELOAD_FILE yes"; else echo "PRELOAD_FILE no"; fi
-/usr/bin/dyn-hello 2>&1 | sed 's/^/DYN /'
 [ -e /usr/bin/onload ] && onload --version 2>&1 | sed 's/^/VER /'
 echo "DONE"
 EOF
