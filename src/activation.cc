@@ -75,7 +75,14 @@ bool DecideActivation(const Inventory& inv, const std::vector<std::string>& env,
                       Activation* out, Error* err) {
   *out = Activation{};
   std::string value;
-  if (LookupEnv(env, inv.activation_flag, &value)) {
+  bool in_env = LookupEnv(env, inv.activation_flag, &value);
+  if (in_env && !inv.policy.accept_env) {
+    // Not parsed: a value the policy ignores cannot make the container fail.
+    if (!IsOffValue(value))
+      out->ignored = "env " + inv.activation_flag + "=" + value + " (" + inv.file +
+                     " accepts only the annotation " + std::string(kAnnotationPrefix) +
+                     inv.activation_flag + ")";
+  } else if (in_env) {
     std::vector<std::string> f;
     if (!ParseActivationValue(inv, value, &f, err)) return false;
     if (!f.empty()) {
@@ -84,7 +91,13 @@ bool DecideActivation(const Inventory& inv, const std::vector<std::string>& env,
     }
   }
   auto it = annotations.find(std::string(kAnnotationPrefix) + inv.activation_flag);
-  if (it != annotations.end()) {
+  if (it != annotations.end() && !inv.policy.accept_annotation) {
+    if (!IsOffValue(it->second)) {
+      if (!out->ignored.empty()) out->ignored += "; ";
+      out->ignored += "annotation " + it->first + "=" + it->second + " (" + inv.file +
+                      " accepts only the environment variable)";
+    }
+  } else if (it != annotations.end()) {
     std::vector<std::string> f;
     if (!ParseActivationValue(inv, it->second, &f, err)) return false;
     if (!f.empty()) {
@@ -94,6 +107,41 @@ bool DecideActivation(const Inventory& inv, const std::vector<std::string>& env,
     }
   }
   out->active = !out->features.empty();
+  return true;
+}
+
+std::string PrivilegedReason(const BundleConfig& cfg) {
+  if (!cfg.sys_admin_sets.empty())
+    return "it has CAP_SYS_ADMIN in process.capabilities." + cfg.sys_admin_sets.front();
+  // The runtime applies the rules in order; the last one covering every
+  // device decides for devices no later rule names.
+  for (auto r = cfg.device_rules.rbegin(); r != cfg.device_rules.rend(); ++r)
+    if (r->type == 'a' && r->major < 0 && r->minor < 0) {
+      if (r->allow) return "its linux.resources.devices allows every device";
+      break;
+    }
+  return "";
+}
+
+bool CheckPolicy(const Inventory& inv, const Activation& a, const BundleConfig& cfg,
+                 const std::map<std::string, std::string>& annotations, Error* err) {
+  if (!a.active) return true;
+  const ActivationPolicy& p = inv.policy;
+  std::string asked = "container asks for " + inv.activation_flag + " (" + a.source + ")";
+  for (const auto& [name, want] : p.require_annotations) {
+    auto it = annotations.find(name);
+    if (it == annotations.end() || it->second != want)
+      return Fail(err, asked + " but " +
+                           (it == annotations.end() ? "lacks" : "has a different value for") +
+                           " the annotation " + name + "=" + want + " that " + inv.file +
+                           " requires (activation_policy.require_annotations)");
+  }
+  if (p.refuse_privileged) {
+    std::string why = PrivilegedReason(cfg);
+    if (!why.empty())
+      return Fail(err, asked + " but is privileged (" + why + "); " + inv.file +
+                           " refuses privileged containers (activation_policy.refuse_privileged)");
+  }
   return true;
 }
 

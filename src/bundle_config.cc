@@ -106,6 +106,26 @@ bool ParseDeviceCgroupRule(const json& d, const std::string& key, const std::str
   return true;
 }
 
+// process.capabilities: only which sets hold CAP_SYS_ADMIN is kept.
+bool ParseCapabilities(const json& caps, const std::string& where, BundleConfig* out,
+                       Error* err) {
+  if (!caps.is_object())
+    return Fail(err, "\"process.capabilities\" is not an object", where);
+  for (const auto& [set, list] : caps.items()) {
+    if (!list.is_array())
+      return Fail(err, "\"process.capabilities." + set + "\" is not an array", where);
+    bool sys_admin = false;
+    for (const auto& c : list) {
+      if (!c.is_string())
+        return Fail(err, "\"process.capabilities." + set + "\" has an entry that is not a string",
+                    where);
+      sys_admin = sys_admin || c.get_ref<const std::string&>() == "CAP_SYS_ADMIN";
+    }
+    if (sys_admin) out->sys_admin_sets.push_back(set);
+  }
+  return true;
+}
+
 bool ParseLinux(const json& lx, const std::string& where, BundleConfig* out, Error* err) {
   if (!lx.is_object()) return Fail(err, "\"linux\" is not an object", where);
   if (const json* devices = Member(lx, "devices"))
@@ -132,9 +152,10 @@ bool ParseLinux(const json& lx, const std::string& where, BundleConfig* out, Err
 
 bool ParseBundleConfig(std::string_view bytes, const std::string& where,
                        BundleConfig* out, Error* err) {
-  // Only root, process.env, annotations and linux.{devices,resources.devices}
-  // are kept: config.json is mostly mounts, capabilities and seccomp, which
-  // the hook never reads, and building them would double the parse time.
+  // Only root, process.{env,capabilities}, annotations and
+  // linux.{devices,resources.devices} are kept: config.json is mostly mounts
+  // and seccomp, which the hook never reads, and building them would double
+  // the parse time.
   // The discarded parts are still fully checked as JSON.
   std::vector<std::string> keys;  // the key being parsed at each depth
   json::parser_callback_t keep = [&keys](int depth, json::parse_event_t event, json& parsed) {
@@ -144,7 +165,7 @@ bool ParseBundleConfig(std::string_view bytes, const std::string& where,
     keys[d - 1] = parsed.get<std::string>();
     const std::string& k = keys[d - 1];
     if (d == 1) return k == "root" || k == "process" || k == "annotations" || k == "linux";
-    if (d == 2 && keys[0] == "process") return k == "env";
+    if (d == 2 && keys[0] == "process") return k == "env" || k == "capabilities";
     if (d == 2 && keys[0] == "linux") return k == "devices" || k == "resources";
     if (d == 3 && keys[0] == "linux" && keys[1] == "resources") return k == "devices";
     return true;
@@ -176,6 +197,8 @@ bool ParseBundleConfig(std::string_view bytes, const std::string& where,
         out->env.push_back(e.get<std::string>());
       }
     }
+    if (const json* caps = Member(*process, "capabilities"))
+      if (!ParseCapabilities(*caps, where, out, err)) return false;
   }
 
   if (const json* ann = Member(j, "annotations")) {

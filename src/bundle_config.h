@@ -1,6 +1,7 @@
 // What the hook needs from a bundle's config.json: where the rootfs is, the
-// process environment and the annotations that may request a vendor, and the
-// container's device rules (a cgroup v2 device program must keep them).
+// process environment and the annotations that may request a vendor, the
+// container's device rules (a cgroup v2 device program must keep them) and
+// whether its capabilities make it privileged.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -31,6 +32,10 @@ struct BundleConfig {
   // for an absent or negative major/minor (as runc reads them), access "rwm"
   // when absent, otherwise in the canonical order "rwm".
   std::vector<DeviceRule> device_rules;
+  // The process.capabilities sets ("bounding", "effective", ...) that hold
+  // CAP_SYS_ADMIN, in file order: what makes a container privileged for an
+  // activation policy (activation.h).
+  std::vector<std::string> sys_admin_sets;
 };
 
 // `where` names the file in errors (the config.json path).

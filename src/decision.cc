@@ -73,4 +73,8 @@ void ReportBroken(const InventorySet& set, bool activated) {
   }
 }
 
+void ReportIgnored(const std::string& id, const Plan& plan) {
+  for (const auto& i : plan.ignored) log::Warn("container " + id + ": ignoring request " + i);
+}
+
 }  // namespace ocid

@@ -44,4 +44,8 @@ bool PlanFor(const Options& opts, const Container& c, bool resolve_paths,
 // otherwise.
 void ReportBroken(const InventorySet& set, bool activated);
 
+// Logs, as warnings, the requests an activation policy ignored: the
+// container starts without that vendor, and the operator should know why.
+void ReportIgnored(const std::string& id, const Plan& plan);
+
 }  // namespace ocid

@@ -246,6 +246,7 @@ int RunHook(const Options& opts, const std::string& stage, int stdin_fd, bool co
   if (!PlanFor(opts, l, /*resolve_paths=*/false, &host, &plan, &err))
     return Failed(l.state.id, err);
   ReportBroken(l.inventories, plan.Active());
+  ReportIgnored(l.state.id, plan);
   if (!plan.Active()) {
     OCID_DEBUG("container " + l.state.id + ": not activated");
     return 0;

@@ -108,6 +108,8 @@ class InventoryParser {
         if (!v.is_string()) return Bad(k, "must be a string");
         if (!CheckCdiKind(v.get<std::string>(), &why)) return Bad(k, why);
         out->cdi_kind = v.get<std::string>();
+      } else if (k == "activation_policy") {
+        if (!ParsePolicy(v, &out->policy)) return false;
       } else if (k == "driver_feature") {
         if (!ParseFeatureList(v, &out->driver_features)) return false;
       } else if (k == "inventory") {
@@ -142,6 +144,38 @@ class InventoryParser {
   bool Bad(const std::string& key, const std::string& why) {
     return Fail(err_, "invalid inventory " + file_,
                 key.empty() ? why : "\"" + key + "\" " + why);
+  }
+
+  bool ParsePolicy(const json& v, ActivationPolicy* out) {
+    const std::string key = "activation_policy";
+    if (!v.is_object()) return Bad(key, "must be an object");
+    for (const auto& [k, val] : v.items()) {
+      std::string sub = key + "." + k;
+      if (k == "sources") {
+        if (!val.is_array() || val.empty())
+          return Bad(sub, "must be a non-empty list of \"env\" and \"annotation\"");
+        out->accept_env = out->accept_annotation = false;
+        for (const auto& e : val) {
+          std::string s = e.is_string() ? e.get<std::string>() : "";
+          if (s == "env") out->accept_env = true;
+          else if (s == "annotation") out->accept_annotation = true;
+          else return Bad(sub, "may only hold \"env\" and \"annotation\"");
+        }
+      } else if (k == "require_annotations") {
+        if (!val.is_object()) return Bad(sub, "must be an object of annotation: value");
+        for (const auto& [name, want] : val.items()) {
+          if (name.empty() || !want.is_string())
+            return Bad(sub, "must map annotation names to string values");
+          out->require_annotations[name] = want.get<std::string>();
+        }
+      } else if (k == "refuse_privileged") {
+        if (!val.is_boolean()) return Bad(sub, "must be true or false");
+        out->refuse_privileged = val.get<bool>();
+      } else if (!IsCommentKey(k)) {
+        return Bad(sub, "unknown key");
+      }
+    }
+    return true;
   }
 
   bool ParseFeatureList(const json& v, std::vector<std::string>* out) {

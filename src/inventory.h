@@ -10,8 +10,10 @@
 //     where alternatives are tried in order and the first that matches wins;
 //   - the last component of a source may be a glob (libonload.so*);
 //   - a per-feature "preload" list of libraries to preload;
-//   - "cdi_kind": the CDI kind ("vendor/class") of `cdi generate` (cdi.h).
+//   - "cdi_kind": the CDI kind ("vendor/class") of `cdi generate` (cdi.h);
+//   - "activation_policy": who may activate the inventory (ActivationPolicy).
 #pragma once
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,11 +39,30 @@ struct Feature {
   std::vector<std::string> preload;      // library names or container paths
 };
 
+// The operator's rules for activating an inventory on a multi-tenant host.
+// An environment variable is a request anyone who writes an image or runs a
+// container can make; these turn it into something the operator authorises.
+//   "activation_policy": {
+//     "sources": ["annotation"],             // default ["env", "annotation"]
+//     "require_annotations": {"k": "v"},     // each must be present, exactly
+//     "refuse_privileged": true              // default false
+//   }
+// A request from a source not listed is ignored (logged); a request from a
+// container that lacks a required annotation or is privileged is refused:
+// the container fails to start with one line saying why.
+struct ActivationPolicy {
+  bool accept_env = true;
+  bool accept_annotation = true;
+  std::map<std::string, std::string> require_annotations;
+  bool refuse_privileged = false;
+};
+
 struct Inventory {
   std::string file;                      // where it was loaded from
   std::string version;
   std::string activation_flag;
   std::string cdi_kind;                  // "" = derived from the file name
+  ActivationPolicy policy;
   std::vector<std::string> driver_features;  // declared order
   std::vector<Feature> features;             // in driver_feature order
 

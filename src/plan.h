@@ -46,6 +46,7 @@ struct Plan {
   std::vector<DeviceRule> container_device_rules;
   std::vector<std::string> preload;         // absolute container paths
   std::vector<std::string> skipped;         // optional entries not found
+  std::vector<std::string> ignored;         // requests an activation policy ignores
 
   bool Active() const { return !activated.empty(); }
 };

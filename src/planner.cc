@@ -62,6 +62,8 @@ class Planner {
     for (const auto& inv : in_.inventories->inventories) {
       Activation a;
       if (!DecideActivation(inv, cfg.env, annotations, &a, err_)) return false;
+      if (!a.ignored.empty()) plan_->ignored.push_back(a.ignored);
+      if (!CheckPolicy(inv, a, cfg, annotations, err_)) return false;
       if (!a.active) continue;
       plan_->activated.push_back(ActivatedInventory{inv.file, inv.activation_flag,
                                                     a.features, a.source});

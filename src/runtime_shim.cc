@@ -157,6 +157,7 @@ class Shim {
       std::unique_ptr<HostRootView> host;
       if (!PlanFor(opts, c, /*resolve_paths=*/true, &host, &plan, err)) return false;
       ReportBroken(c.inventories, plan.Active());
+      ReportIgnored(c.state.id, plan);
       if (!plan.Active()) {
         OCID_DEBUG("container " + c.state.id + ": not activated");
         return true;

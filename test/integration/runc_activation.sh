@@ -8,6 +8,9 @@
 #     linux.devices) gives EPERM without activation, ENXIO with it
 #   - OCI_ONLOAD=bogus fails the start, naming the valid features
 #   - a missing required file fails the start naming path and inventory file
+#   - inventories or config dirs others can write are refused
+#   - activation_policy: env ignored (annotation only), a required annotation,
+#     privileged containers (CAP_SYS_ADMIN, every device allowed) refused
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 it_setup lib64
 
@@ -162,5 +165,64 @@ make_bundle opendir --config-dir "$CONF_OPEN" --env OCI_ONLOAD=all -- 'echo RAN'
 run_container
 check "[writable config dir, activated] container refused" test "$RC" -ne 0
 assert_contains "[writable config dir, activated] the error says why" "$ERR" "config directory is writable by others"
+
+# --- activation policy: the operator decides whose requests count
+echo "# --- activation_policy"
+CONF_POLICY=$T/conf-policy
+mkdir -p "$CONF_POLICY"
+jq '.activation_policy = {sources: ["annotation"],
+                          require_annotations: {"example.com/onload-allowed": "yes"},
+                          refuse_privileged: true}' \
+  "$SRC/config/onload.json" >"$CONF_POLICY/onload.json"
+ALLOWED=example.com/onload-allowed=yes
+# env alone is ignored: the container starts without Onload, and the log says why.
+IT_DEBUG=1 make_bundle polenv --config-dir "$CONF_POLICY" --env OCI_ONLOAD=all --annotation "$ALLOWED" \
+  -- "$(onload_probe)"
+run_container
+assert_eq "[policy: env only] container runs" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+expect_onload none "policy: env only"
+assert_contains "[policy: env only] the hook logs the ignored request" \
+  "$(cat "$T/logs/$CID.log" 2>/dev/null)" "ignoring request env OCI_ONLOAD=all"
+# The annotation with the required one: activated.
+make_bundle polanno --config-dir "$CONF_POLICY" --annotation oci-decorator/OCI_ONLOAD=all \
+  --annotation "$ALLOWED" -- "$(onload_probe)"
+run_container
+assert_eq "[policy: annotation + required annotation] container runs" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+expect_onload all "policy: annotation + required annotation"
+# The annotation without the required one, or with another value: refused.
+for a in "" example.com/onload-allowed=no; do
+  make_bundle polnoreq --config-dir "$CONF_POLICY" --annotation oci-decorator/OCI_ONLOAD=all \
+    ${a:+--annotation "$a"} -- 'echo SHOULD-NOT-RUN'
+  before=$(tree_snapshot "$ROOTFS")
+  run_container
+  check "[policy: required annotation ${a:-missing}] container refused" test "$RC" -ne 0
+  assert_not_contains "[policy: required annotation ${a:-missing}] never ran" "$OUT" "SHOULD-NOT-RUN"
+  assert_contains "[policy: required annotation ${a:-missing}] the error names the rule" "$ERR" \
+    "example.com/onload-allowed=yes that $CONF_POLICY/onload.json requires (activation_policy.require_annotations)"
+  assert_eq "[policy: required annotation ${a:-missing}] image dir byte-identical" "$before" "$(tree_snapshot "$ROOTFS")"
+  assert_eq "[policy: required annotation ${a:-missing}] nothing in the state dir" "" "$(ls -A "$STATE_DIR")"
+done
+# Privileged (CAP_SYS_ADMIN): refused even with every annotation.
+make_bundle polpriv --config-dir "$CONF_POLICY" --cap CAP_SYS_ADMIN --annotation oci-decorator/OCI_ONLOAD=all \
+  --annotation "$ALLOWED" -- 'echo SHOULD-NOT-RUN'
+run_container
+check "[policy: privileged] container refused" test "$RC" -ne 0
+assert_not_contains "[policy: privileged] never ran" "$OUT" "SHOULD-NOT-RUN"
+assert_contains "[policy: privileged] the error says why" "$ERR" \
+  "is privileged (it has CAP_SYS_ADMIN in process.capabilities."
+assert_contains "[policy: privileged] the error names the rule" "$ERR" "activation_policy.refuse_privileged"
+# Privileged by the device cgroup (docker --privileged style): refused too.
+make_bundle polalldev --config-dir "$CONF_POLICY" --annotation oci-decorator/OCI_ONLOAD=all \
+  --annotation "$ALLOWED" --jq '.linux.resources.devices += [{allow: true, access: "rwm"}]' -- 'echo SHOULD-NOT-RUN'
+run_container
+check "[policy: all devices allowed] container refused" test "$RC" -ne 0
+assert_contains "[policy: all devices allowed] the error says why" "$ERR" "linux.resources.devices allows every device"
+# A privileged container that does not ask is not this policy's business.
+make_bundle polprivnoask --config-dir "$CONF_POLICY" --cap CAP_SYS_ADMIN -- 'echo RAN'
+run_container
+assert_eq "[policy: privileged, not asking] container runs" 0 "$RC"
+assert_contains "[policy: privileged, not asking] process ran" "$OUT" "RAN"
 
 it_finish

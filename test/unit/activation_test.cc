@@ -13,6 +13,9 @@ using ocid::Error;
 using ocid::Inventory;
 using ocid::IsOffValue;
 using ocid::ParseActivationValue;
+using ocid::BundleConfig;
+using ocid::CheckPolicy;
+using ocid::PrivilegedReason;
 
 namespace {
 
@@ -206,6 +209,109 @@ TEST_CASE("unknown feature in env or annotation is an error") {
   CHECK_FALSE(DecideActivation(OnloadInventory(), {},
                                {{"oci-decorator/OCI_ONLOAD", "zf,nope"}}, &a, &err2));
   CHECK(Contains(err2.Line(), "\"nope\""));
+}
+
+// --- Activation policy: an environment variable is a request, and the
+// operator decides whose requests count.
+
+namespace {
+
+Activation DecideWith(const Inventory& inv, const Strings& env, const Annotations& ann) {
+  Activation a;
+  Error err;
+  bool ok = DecideActivation(inv, env, ann, &a, &err);
+  REQUIRE_MESSAGE(ok, err.Line());
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("policy: annotation-only ignores env requests, even malformed ones") {
+  Inventory inv = OnloadInventory();
+  inv.policy.accept_env = false;
+  Activation a = DecideWith(inv, {"OCI_ONLOAD=all"}, {});
+  CHECK_FALSE(a.active);
+  CHECK(Contains(a.ignored, "env OCI_ONLOAD=all"));
+  CHECK(Contains(a.ignored, "accepts only the annotation oci-decorator/OCI_ONLOAD"));
+  // An ignored value is not even parsed: it cannot fail the container.
+  CHECK_FALSE(DecideWith(inv, {"OCI_ONLOAD=bogus"}, {}).active);
+  // "Off" in the env is not worth a warning.
+  CHECK(DecideWith(inv, {"OCI_ONLOAD=none"}, {}).ignored.empty());
+  Activation b = DecideWith(inv, {"OCI_ONLOAD=all"}, {{"oci-decorator/OCI_ONLOAD", "zf"}});
+  CHECK(b.active);
+  CHECK(b.features == Strings{"zf"});
+  CHECK(b.source == "annotation oci-decorator/OCI_ONLOAD=zf");
+  CHECK_FALSE(b.ignored.empty());
+}
+
+TEST_CASE("policy: env-only ignores the annotation") {
+  Inventory inv = OnloadInventory();
+  inv.policy.accept_annotation = false;
+  Activation a = DecideWith(inv, {}, {{"oci-decorator/OCI_ONLOAD", "all"}});
+  CHECK_FALSE(a.active);
+  CHECK(Contains(a.ignored, "accepts only the environment variable"));
+  CHECK(DecideWith(inv, {"OCI_ONLOAD=onload"}, {}).active);
+}
+
+TEST_CASE("policy: required annotations refuse, naming the rule") {
+  Inventory inv = OnloadInventory();
+  inv.policy.require_annotations = {{"example.com/onload-allowed", "true"}};
+  BundleConfig cfg;
+  Annotations ok_ann = {{"example.com/onload-allowed", "true"}};
+  Activation a = DecideWith(inv, {"OCI_ONLOAD=all"}, ok_ann);
+  Error err;
+  CHECK(CheckPolicy(inv, a, cfg, ok_ann, &err));
+
+  for (const Annotations& bad :
+       {Annotations{}, Annotations{{"example.com/onload-allowed", "TRUE"}},
+        Annotations{{"example.com/onload-allowed", ""}}}) {
+    Activation b = DecideWith(inv, {"OCI_ONLOAD=all"}, bad);
+    Error e;
+    CHECK_FALSE(CheckPolicy(inv, b, cfg, bad, &e));
+    CHECK(Contains(e.Line(), "example.com/onload-allowed=true"));
+    CHECK(Contains(e.Line(), "require_annotations"));
+    CHECK(Contains(e.Line(), inv.file));
+    CHECK(Contains(e.Line(), "env OCI_ONLOAD=all"));
+  }
+  // A container that does not ask is never refused.
+  Activation none = DecideWith(inv, {}, {});
+  Error e2;
+  CHECK(CheckPolicy(inv, none, cfg, {}, &e2));
+}
+
+TEST_CASE("privileged: CAP_SYS_ADMIN in any set, or every device allowed last") {
+  BundleConfig cfg;
+  CHECK(PrivilegedReason(cfg).empty());
+  cfg.sys_admin_sets = {"bounding"};
+  CHECK(Contains(PrivilegedReason(cfg), "CAP_SYS_ADMIN in process.capabilities.bounding"));
+
+  BundleConfig dev;
+  ocid::DeviceRule deny_all{'a', -1, -1, "rwm", false};
+  ocid::DeviceRule allow_all{'a', -1, -1, "rwm", true};
+  ocid::DeviceRule allow_one{'c', 1, 3, "rwm", true};
+  dev.device_rules = {deny_all, allow_one};
+  CHECK(PrivilegedReason(dev).empty());
+  dev.device_rules = {deny_all, allow_all, allow_one};
+  CHECK(Contains(PrivilegedReason(dev), "allows every device"));
+  dev.device_rules = {allow_all, deny_all};
+  CHECK(PrivilegedReason(dev).empty());
+}
+
+TEST_CASE("policy: refuse_privileged refuses only privileged requesters") {
+  Inventory inv = OnloadInventory();
+  inv.policy.refuse_privileged = true;
+  BundleConfig plain, priv;
+  priv.sys_admin_sets = {"effective", "bounding"};
+  Activation a = DecideWith(inv, {"OCI_ONLOAD=all"}, {});
+  Error err;
+  CHECK(CheckPolicy(inv, a, plain, {}, &err));
+  Error e;
+  CHECK_FALSE(CheckPolicy(inv, a, priv, {}, &e));
+  CHECK(Contains(e.Line(), "is privileged (it has CAP_SYS_ADMIN in process.capabilities.effective)"));
+  CHECK(Contains(e.Line(), "refuse_privileged"));
+  Activation none = DecideWith(inv, {}, {});
+  Error e2;
+  CHECK(CheckPolicy(inv, none, priv, {}, &e2));
 }
 
 }  // TEST_SUITE

@@ -191,6 +191,26 @@ TEST_CASE("device errors name the key") {
               "\"linux.devices[0].major\" is not an integer");
 }
 
+TEST_CASE("process.capabilities: which sets hold CAP_SYS_ADMIN") {
+  BundleConfig cfg;
+  Error err;
+  REQUIRE(ParseBundleConfig(
+      R"({"root":{"path":"r"},"process":{"capabilities":{)"
+      R"("bounding":["CAP_CHOWN","CAP_SYS_ADMIN"],"effective":["CAP_CHOWN"],)"
+      R"("permitted":["CAP_SYS_ADMIN"],"ambient":[]}}})",
+      kWhere, &cfg, &err));
+  CHECK(cfg.sys_admin_sets == std::vector<std::string>{"bounding", "permitted"});
+  BundleConfig none;
+  REQUIRE(ParseBundleConfig(R"({"root":{"path":"r"},"process":{"capabilities":{"bounding":[]}}})",
+                            kWhere, &none, &err));
+  CHECK(none.sys_admin_sets.empty());
+  ExpectError(R"({"root":{"path":"r"},"process":{"capabilities":[]}})", "process.capabilities");
+  ExpectError(R"({"root":{"path":"r"},"process":{"capabilities":{"bounding":"CAP_SYS_ADMIN"}}})",
+              "process.capabilities.bounding");
+  ExpectError(R"({"root":{"path":"r"},"process":{"capabilities":{"bounding":["CAP_SYS_ADMIN",7]}}})",
+              "process.capabilities.bounding");
+}
+
 TEST_CASE("RootfsPath") {
   CHECK(RootfsPath("/b", "", "rootfs") == "/b/rootfs");
   CHECK(RootfsPath("/b/", "", "rootfs") == "/b/rootfs");

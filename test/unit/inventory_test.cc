@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -413,6 +414,39 @@ TEST_CASE("rejects an unknown key") {
                "unknown key");
   ExpectReject(WithFeature(R"({"binaries": [{"source": "/usr/bin/x", "optinal": true}]})"),
                "inventory.f.binaries[0].optinal", "unknown key");
+}
+
+TEST_CASE("activation_policy: defaults, every key, and its errors") {
+  Inventory def = MustParse(WithFeature("{}"));
+  CHECK(def.policy.accept_env);
+  CHECK(def.policy.accept_annotation);
+  CHECK(def.policy.require_annotations.empty());
+  CHECK_FALSE(def.policy.refuse_privileged);
+
+  auto with_policy = [](const std::string& policy) {
+    return R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":{}},)"
+           R"("activation_policy":)" + policy + "}";
+  };
+  Inventory inv = MustParse(with_policy(
+      R"({"sources":["annotation"],"require_annotations":{"example.com/ok":"yes"},)"
+      R"("refuse_privileged":true,"x-why":"multi-tenant"})"));
+  CHECK_FALSE(inv.policy.accept_env);
+  CHECK(inv.policy.accept_annotation);
+  CHECK(inv.policy.require_annotations ==
+        std::map<std::string, std::string>{{"example.com/ok", "yes"}});
+  CHECK(inv.policy.refuse_privileged);
+
+  ExpectReject(with_policy("[]"), "activation_policy", "must be an object");
+  ExpectReject(with_policy(R"({"sources":[]})"), "activation_policy.sources", "non-empty");
+  ExpectReject(with_policy(R"({"sources":["env","label"]})"), "activation_policy.sources");
+  ExpectReject(with_policy(R"({"sources":"env"})"), "activation_policy.sources");
+  ExpectReject(with_policy(R"({"require_annotations":["a"]})"),
+               "activation_policy.require_annotations");
+  ExpectReject(with_policy(R"({"require_annotations":{"a":true}})"),
+               "activation_policy.require_annotations");
+  ExpectReject(with_policy(R"({"refuse_privileged":"yes"})"), "activation_policy.refuse_privileged");
+  ExpectReject(with_policy(R"({"refuse_priviledged":true})"),
+               "activation_policy.refuse_priviledged", "unknown key");
 }
 
 TEST_CASE("rejects a missing activation_flag") {
