@@ -170,8 +170,16 @@ bool ParseBundleConfig(std::string_view bytes, const std::string& where,
     if (d == 3 && keys[0] == "linux" && keys[1] == "resources") return k == "devices";
     return true;
   };
-  json j = json::parse(bytes.begin(), bytes.end(), keep, false);
-  if (j.is_discarded()) return Fail(err, "not valid JSON", where);
+  // nlohmann takes a NUL byte for the end of the input and would ignore
+  // what follows; no JSON text holds one (a string must escape it).
+  if (size_t nul = bytes.find('\0'); nul != std::string_view::npos)
+    return Fail(err, "not valid JSON (a NUL byte at offset " + std::to_string(nul) + ")", where);
+  json j;
+  try {
+    j = json::parse(bytes.begin(), bytes.end(), keep);
+  } catch (const json::exception& e) {
+    return Fail(err, "not valid JSON (" + JsonErrorReason(e.what()) + ")", where);
+  }
   if (!j.is_object()) return Fail(err, "not a JSON object", where);
   *out = BundleConfig{};
 
@@ -181,6 +189,9 @@ bool ParseBundleConfig(std::string_view bytes, const std::string& where,
   if (!path || !path->is_string() || path->get_ref<const std::string&>().empty())
     return Fail(err, "\"root.path\" is missing or not a string", where);
   out->root_path = path->get<std::string>();
+  // A NUL would cut the path short at the kernel: another directory.
+  if (out->root_path.find('\0') != std::string::npos)
+    return Fail(err, "\"root.path\" contains a NUL", where);
   if (const json* ro = Member(*root, "readonly")) {
     if (!ro->is_boolean()) return Fail(err, "\"root.readonly\" is not a boolean", where);
     out->root_readonly = ro->get<bool>();

@@ -35,6 +35,13 @@ struct Container {
 bool LoadIfAsked(const Options& opts, const std::string& state_bytes, Container* c,
                  bool* asked, bool* dir_unreadable, Error* err);
 
+// For a state that could not be read or parsed: could the container still
+// have asked? Decided as LoadIfAsked decides, from what can be read: false
+// when no inventory declares a readable flag, or when no flag occurs in the
+// state bytes nor in the config.json of the bundle the state names; true
+// when it cannot tell (no usable bundle, config.json unreadable).
+bool CouldHaveAsked(const Options& opts, const std::string& state_bytes);
+
 // Plans for a loaded container. `resolve_paths` fills each mount's resolved
 // host path (needed by `plan` and by modes that hand paths to a runtime).
 bool PlanFor(const Options& opts, const Container& c, bool resolve_paths,

@@ -1,11 +1,13 @@
 #include "files.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sys/syscall.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 #include "unique_fd.h"
@@ -15,34 +17,54 @@ namespace ocid {
 bool ReadAllFd(int fd, size_t limit, const std::string& what, std::string* out,
                Error* err) {
   out->clear();
-  bool too_big = false;
+  auto too_big = [&] {
+    out->clear();
+    return Fail(err, what + " is larger than " + std::to_string(limit) + " bytes");
+  };
+  // A regular file has no writer to drain: one larger than the limit is
+  // refused without reading it through (st_size first; then reading stops
+  // once past the limit, since /proc and /sys files report 0 or 4096).
+  struct stat st;
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (regular && static_cast<uint64_t>(st.st_size) > limit) return too_big();
+  // A pipe is drained to EOF, but not forever: a writer that never stops
+  // must not hang the hook.
+  const size_t drain_limit = limit + kMaxDrainBytes;
+  size_t total = 0;
   char buf[65536];
   for (;;) {
     ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0) {
       if (errno == EINTR) continue;
+      out->clear();
       return Fail(err, "cannot read " + what, "", errno);
     }
     if (n == 0) break;
-    if (too_big) continue;  // keep draining to EOF
-    if (out->size() + static_cast<size_t>(n) > limit) {
-      too_big = true;
-      out->clear();
-      continue;
+    total += static_cast<size_t>(n);
+    if (total > limit) {
+      if (regular || total > drain_limit) return too_big();
+      continue;  // keep draining to EOF
     }
     out->append(buf, static_cast<size_t>(n));
   }
-  if (too_big)
-    return Fail(err, what + " is larger than " + std::to_string(limit) +
-                         " bytes");
+  if (total > limit) return too_big();
   return true;
 }
 
 bool ReadFileAt(int dirfd, const std::string& path, size_t limit,
                 std::string* out, Error* err) {
+  out->clear();
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused
+  // below); for a regular file the flag changes nothing.
   UniqueFd fd(::openat(dirfd, path.c_str(),
-                       O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY));
-  if (!fd.valid()) return Fail(err, "cannot open", path, errno);
+                       O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK));
+  if (!fd.valid()) {
+    if (errno == ELOOP) return Fail(err, "refusing to read through a symbolic link", path);
+    return Fail(err, "cannot open", path, errno);
+  }
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return Fail(err, "cannot stat", path, errno);
+  if (!S_ISREG(st.st_mode)) return Fail(err, "not a regular file", path);
   return ReadAllFd(fd.get(), limit, path, out, err);
 }
 

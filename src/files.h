@@ -14,15 +14,21 @@ constexpr size_t kMaxConfigBytes = 32 << 20;       // bundle config.json
 constexpr size_t kMaxInventoryBytes = 1 << 20;     // one inventory file
 constexpr size_t kMaxSmallFileBytes = 1 << 20;     // /proc files, devices.list
 constexpr size_t kMaxPreloadBytes = 64 << 10;      // an image's /etc/ld.so.preload
+// How much more than its limit is read from a pipe before giving up on EOF.
+constexpr size_t kMaxDrainBytes = 64 << 20;
 
-// Reads fd to EOF. Always drains the fd (a runtime writing the state must
-// never see EPIPE), but keeps at most `limit` bytes and fails if there were
-// more. `what` names the input in the error ("OCI state on stdin").
+// Reads fd to EOF. Drains a pipe (a runtime writing the state must never
+// see EPIPE), up to limit + kMaxDrainBytes, but keeps at most `limit` bytes
+// and fails if there were more; a regular file larger than `limit` is
+// refused without being read. `what` names the input in the error ("OCI
+// state on stdin"), which names the limit.
 bool ReadAllFd(int fd, size_t limit, const std::string& what, std::string* out,
                Error* err);
 
 // Opens `path` relative to dirfd (AT_FDCWD for plain paths) with O_NOFOLLOW
-// on the last component and reads it whole, up to `limit` bytes.
+// on the last component and reads it whole, up to `limit` bytes. Only a
+// regular file is read: a symlink, FIFO, directory or device is refused
+// (a FIFO without waiting for a writer).
 bool ReadFileAt(int dirfd, const std::string& path, size_t limit,
                 std::string* out, Error* err);
 

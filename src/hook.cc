@@ -43,7 +43,8 @@ constexpr const char* kPreloadTarget = "/etc/ld.so.preload";
 constexpr const char* kPreloadFile = "ld.so.preload";
 
 int Failed(const std::string& id, const Error& e) {
-  log::Error((id.empty() ? "" : "container " + id + ": ") + e.Line());
+  // The id is the runtime's, but a state can hold any string.
+  log::Error((id.empty() ? "" : "container " + Printable(id) + ": ") + e.Line());
   return kExitFailure;
 }
 
@@ -217,11 +218,21 @@ int RunHook(const Options& opts, const std::string& stage, int stdin_fd, bool co
     return 0;
   }
   Container l;
-  if (!read_ok || !ParseOciState(state_bytes, &l.state, &err)) return Failed("", err);
+  if (!read_ok || !ParseOciState(state_bytes, &l.state, &err)) {
+    // Even a state the hook cannot use does not fail a container that
+    // cannot have asked: no inventory installed, or no activation flag in
+    // the state nor in the config.json of the bundle it names. When that
+    // cannot be told (no usable bundle), the container may have asked: fail.
+    if (!CouldHaveAsked(opts, state_bytes)) {
+      log::Warn(err.Line() + " (ignored: no inventory can have been asked for)");
+      return 0;
+    }
+    return Failed("", err);
+  }
 
   if (stage == "poststop") {
     if (!RemoveContainerDir(opts.state_dir, l.state.id, &err))
-      log::Warn("container " + l.state.id + ": " + err.Line());
+      log::Warn("container " + Printable(l.state.id) + ": " + err.Line());
     return 0;
   }
 
@@ -262,7 +273,8 @@ int RunHook(const Options& opts, const std::string& stage, int stdin_fd, bool co
 
   Executor exec(opts, plan, *host);
   if (!exec.Run(&err)) return Failed(plan.container_id, err);
-  log::Info("container " + plan.container_id + ": applied " + Summary(plan));
+  // Summary quotes the request, an env value of the container's choosing.
+  log::Info(Printable("container " + plan.container_id + ": applied " + Summary(plan)));
   return 0;
 }
 

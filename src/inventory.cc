@@ -329,8 +329,18 @@ const Feature* Inventory::FindFeature(std::string_view name) const {
 bool ParseInventory(std::string_view bytes, const std::string& file,
                     Inventory* out, Error* err) {
   *out = Inventory{};
-  json j = json::parse(bytes.begin(), bytes.end(), nullptr, false);
-  if (j.is_discarded()) return Fail(err, "invalid inventory " + file, "not valid JSON");
+  // nlohmann takes a NUL byte for the end of the input and would ignore
+  // what follows; no JSON text holds one (a string must escape it).
+  if (size_t nul = bytes.find('\0'); nul != std::string_view::npos)
+    return Fail(err, "invalid inventory " + file,
+                "not valid JSON (a NUL byte at offset " + std::to_string(nul) + ")");
+  json j;
+  try {
+    j = json::parse(bytes.begin(), bytes.end());
+  } catch (const json::exception& e) {
+    return Fail(err, "invalid inventory " + file,
+                "not valid JSON (" + JsonErrorReason(e.what()) + ")");
+  }
   try {
     InventoryParser p(file, err);
     return p.Parse(j, out);

@@ -13,12 +13,14 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <set>
 
 #include "cdi.h"
 #include "confinement.h"
 #include "engine_setup.h"
+#include "error.h"
 #include "hook.h"
 #include "log.h"
 #include "runtime_shim.h"
@@ -142,9 +144,7 @@ void InitLogging(const Cli& c) {
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Main(int argc, char** argv) {
   // The runtime shim hands the engine's environment and umask on to the real
   // runtime it execs; it reads neither itself. Copied (only for the shim)
   // before they are dropped.
@@ -212,4 +212,20 @@ int main(int argc, char** argv) {
   if (sub == "cdi") return ocid::RunCdiGenerate(c.opts, c.cdi);
   if (sub == "setup") return ocid::RunSetup(c.opts, c.setup);
   return ocid::RunPlan(c.opts, c.bundle);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Every error is meant to be one line and an exit code; an exception that
+  // escapes anyway (a bug, or memory exhausted) must not abort with a core
+  // dump, which a runtime reports as a crash of the hook.
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    ocid::log::Error(ocid::Printable(std::string("internal error: ") + e.what()));
+  } catch (...) {
+    ocid::log::Error("internal error: unknown exception");
+  }
+  return 1;
 }

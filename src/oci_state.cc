@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+
 namespace ocid {
 namespace {
 
@@ -37,8 +39,17 @@ bool GetAnnotations(const json& j, std::map<std::string, std::string>* out,
 }  // namespace
 
 bool ParseOciState(std::string_view bytes, OciState* out, Error* err) {
-  json j = json::parse(bytes.begin(), bytes.end(), nullptr, false);
-  if (j.is_discarded()) return Fail(err, "OCI state on stdin is not valid JSON");
+  // nlohmann takes a NUL byte for the end of the input and would ignore
+  // what follows; no JSON text holds one (a string must escape it).
+  if (size_t nul = bytes.find('\0'); nul != std::string_view::npos)
+    return Fail(err, "OCI state on stdin is not valid JSON (a NUL byte at offset " +
+                         std::to_string(nul) + ")");
+  json j;
+  try {
+    j = json::parse(bytes.begin(), bytes.end());
+  } catch (const json::exception& e) {
+    return Fail(err, "OCI state on stdin is not valid JSON (" + JsonErrorReason(e.what()) + ")");
+  }
   if (!j.is_object()) return Fail(err, "OCI state on stdin is not a JSON object");
   *out = OciState{};
   if (!GetString(j, "ociVersion", false, &out->oci_version, err) ||
@@ -50,15 +61,25 @@ bool ParseOciState(std::string_view bytes, OciState* out, Error* err) {
   if (out->id.empty()) return Fail(err, "OCI state: \"id\" is empty");
   if (out->bundle.empty() || out->bundle[0] != '/')
     return Fail(err, "OCI state: \"bundle\" is not an absolute path", out->bundle);
+  // Paths go to the kernel as C strings: a NUL would cut them short, so the
+  // file opened would not be the one named.
+  if (out->bundle.find('\0') != std::string::npos)
+    return Fail(err, "OCI state: \"bundle\" contains a NUL");
+  if (out->root.find('\0') != std::string::npos)
+    return Fail(err, "OCI state: \"root\" contains a NUL");
   auto pid = j.find("pid");
   if (pid != j.end() && !pid->is_null()) {
     if (!pid->is_number_integer())
-      return Fail(err, "OCI state: \"pid\" is not an integer");
+      return Fail(err, std::string("OCI state: \"pid\" is not an integer (it is ") +
+                           (pid->is_array() || pid->is_object() ? "an " : "a ") +
+                           pid->type_name() + ")");
     // 0 means "no process": crun's poststop state carries "pid": 0.
-    long long p = pid->get<long long>();
-    if (p < 0 || p > (1 << 22))
-      return Fail(err, "OCI state: \"pid\" is out of range: " + std::to_string(p));
-    out->pid = static_cast<int>(p);
+    // Unsigned first: above INT64_MAX would read as negative.
+    if (pid->is_number_unsigned() ? pid->get<uint64_t>() > (1u << 22)
+                                  : (pid->get<int64_t>() < 0 || pid->get<int64_t>() > (1 << 22)))
+      return Fail(err, "OCI state: \"pid\" is out of range (0.." + std::to_string(1 << 22) + ")",
+                  pid->dump());
+    out->pid = static_cast<int>(pid->get<int64_t>());
   }
   return GetAnnotations(j, &out->annotations, "OCI state", err);
 }
