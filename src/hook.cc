@@ -26,6 +26,7 @@
 #include "device_cgroup.h"
 #include "files.h"
 #include "inventory.h"
+#include "kernel_features.h"
 #include "mounter.h"
 #include "mountinfo.h"
 #include "oci_state.h"
@@ -150,7 +151,9 @@ class Executor {
 
   // The generated preload file lives on the host; it is cloned as a mount
   // now (a mount can only be cloned from its own namespace) and filled in
-  // once the image's own file has been read inside the container.
+  // once the image's own file has been read inside the container. Without
+  // the new mount API it is reopened by its state-dir path inside the
+  // container's namespace instead, and must be this very inode (mounter.h).
   bool PreparePreload(UniqueFd* write_fd, Error* err) {
     UniqueFd dir;
     if (!OpenContainerDir(opts_.state_dir, plan_.container_id, &dir, err)) return false;
@@ -166,7 +169,9 @@ class Executor {
     DetachedMount d;
     struct stat st;
     if (::fstat(write_fd->get(), &st) != 0) return Fail(err, "cannot stat", path, errno);
-    if (!CloneDetached(write_fd->get(), st, path, true, &d, err)) return false;
+    if (!CloneDetached(write_fd->get(), st, opts_.state_dir + "/" + plan_.container_id,
+                       kPreloadFile, path, true, &d, err))
+      return false;
     d.target = kPreloadTarget;
     mounts_.push_back(std::move(d));
     return true;
@@ -291,6 +296,9 @@ int RunCheck(const Options& opts) {
                 features.c_str());
   }
   for (const auto& b : set.broken) std::printf("BROKEN  %s\n", b.error.Line().c_str());
+  // Which kernel paths the hook will take here (kernel_features.h); only
+  // informative: every combination works.
+  std::printf("%s\n", kernel::Describe().c_str());
   return set.broken.empty() ? 0 : kExitFailure;
 }
 

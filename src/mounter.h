@@ -9,6 +9,29 @@
 //      rootfs by fd (rootfs_path.h) and move_mount the detached tree onto
 //      that fd, then verify the target now shows the source's inode.
 // Nothing is mounted by path string, and the host namespace gains no mount.
+//
+// Kernels without the new mount API (open_tree, move_mount, mount_setattr;
+// all three are needed, the last came in 5.12) take the legacy strategy,
+// decided by the first call that returns ENOSYS (kernel_features.h):
+//   1. PrepareSources checks each source on the host as above but clones
+//      nothing: mount(2) can only bind a source from the caller's own mount
+//      namespace. It records where the source is (host root + path) and
+//      keeps the host fd open, so the inode cannot be freed and its number
+//      reused before the attach.
+//   2. Attach, in the container's namespace (before pivot_root, so the
+//      host's tree as copied into it is still there): reopen the source
+//      under the host root path, resolved inside it like on the host, and
+//      refuse it unless it is the planned file (dev, ino, type, rdev); bind
+//      it non-recursively with mount(MS_BIND) from /proc/thread-self/fd/<src>
+//      onto /proc/thread-self/fd/<mountpoint>; reopen the name from the
+//      parent fd, which must now show the source's inode (that fd is the new
+//      mount's root: rollback detaches through it); make the new mount
+//      private (MS_PRIVATE), then read-only, nosuid and nodev (not for
+//      devices) with MS_REMOUNT | MS_BIND on its fd, keeping noexec if the
+//      source had it. A mount whose name was swapped between the bind and
+//      the reopen cannot be found again: the attach fails, and that mount
+//      stays in the container's namespace, which the runtime destroys with
+//      the failed container.
 #pragma once
 #include <sys/stat.h>
 
@@ -25,17 +48,31 @@
 
 namespace ocid {
 
+// A planned mount between the host phase and the container phase.
 struct DetachedMount {
-  UniqueFd tree;            // from open_tree
+  // New API: the detached clone from open_tree; once attached, the attached
+  // mount (rollback detaches through it). Legacy: empty until attached, then
+  // the new mount's root.
+  UniqueFd tree;
   std::string target;       // container path
   FileType type = FileType::kRegular;
-  uint64_t dev = 0, ino = 0;
+  uint64_t dev = 0, ino = 0, rdev = 0;
+  bool nodev = true;
   std::string what;         // source path for messages
+  // Legacy: where to reopen the source in the container's namespace (the
+  // source is `path` resolved inside directory `root`, both host paths), and
+  // the host fd held until then. Recorded on every kernel (two strings): a
+  // move_mount that fails with ENOSYS still falls back.
+  std::string source_root, source_path;
+  UniqueFd host_source;
 };
 
-// Clones an already-open source (an O_PATH or regular fd, whose fstat is
-// `st`) as a detached mount with the given flags.
-bool CloneDetached(int source_fd, const struct stat& st, const std::string& what, bool nodev,
+// Prepares an already-open source (an O_PATH or regular fd, whose fstat is
+// `st`, found as `path` inside host directory `root`): clones it as a
+// detached mount with the given flags, or on a kernel without the new mount
+// API records it for the legacy attach.
+bool CloneDetached(int source_fd, const struct stat& st, const std::string& root,
+                   const std::string& path, const std::string& what, bool nodev,
                    DetachedMount* out, Error* err);
 
 bool PrepareSources(const HostRootView& host, const Plan& plan,
@@ -56,6 +93,14 @@ class MountAttacher {
   void Rollback();
 
  private:
+  // The two ways onto the mountpoint `mp` (name `leaf` in `parent`). Both
+  // leave m->tree holding the attached mount and add it to attached_.
+  bool AttachNew(DetachedMount* m, int parent, const std::string& leaf, const Mountpoint& mp,
+                 Error* err);
+  bool AttachLegacy(DetachedMount* m, int parent, const std::string& leaf, const Mountpoint& mp,
+                    Error* err);
+  // Legacy: the source reopened in the current (container) mount namespace.
+  bool ReopenSource(const DetachedMount& m, UniqueFd* out, Error* err);
   // Directory fds by container path: mounts share few parents (/usr/lib64,
   // /usr/bin, /dev), so each is resolved once. A directory mount over a
   // cached path drops it and everything below it.
@@ -65,6 +110,7 @@ class MountAttacher {
   int rootfs_fd_;
   std::set<uint64_t> shared_;
   std::map<std::string, UniqueFd> dirs_;
+  std::map<std::string, UniqueFd> source_roots_;  // legacy: by host path
   std::vector<DetachedMount*> attached_;  // in the order attached
   std::vector<CreatedPath> created_;
 };

@@ -4,12 +4,18 @@
 #include "rootfs_path.h"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 
 #include <cerrno>
+#include <deque>
 
 #include "host_view.h"
+#include "kernel_features.h"
+#include "log.h"
 #include "syscalls.h"
 
 namespace ocid {
@@ -30,6 +36,131 @@ int OpenAt2(int dirfd, const std::string& rel, int flags, unsigned long long res
   }
   errno = EAGAIN;
   return -1;
+}
+
+// A single plain name in dirfd (no "/", ".", ".."), with no symlink
+// followed. For one component, openat with O_NOFOLLOW is exactly that, so it
+// is the fallback when there is no openat2.
+int OpenChildNoSymlinks(int dirfd, const std::string& name, int flags) {
+  if (!kernel::Openat2Missing()) {
+    int fd = OpenAt2(dirfd, name, flags | O_NOFOLLOW,
+                     RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+    if (fd >= 0 || errno != ENOSYS) return fd;
+    kernel::NoteOpenat2Missing();
+  }
+  return ::openat(dirfd, name.c_str(), flags | O_NOFOLLOW | O_CLOEXEC);
+}
+
+// What the kernel allows before ELOOP (MAXSYMLINKS), counted the same way:
+// every symlink followed during one resolution.
+constexpr int kMaxSymlinks = 40;
+constexpr ino_t kProcRootIno = 1;  // PROC_ROOT_INO
+
+// Whether the symlink `link_fd` (O_PATH, found in directory `parent_fd`) is
+// a procfs magic link: one the kernel follows to the object it stands for
+// (an open file, a process's root or cwd, a namespace), whatever its text
+// says. openat2 refuses those with RESOLVE_NO_MAGICLINKS; here they are told
+// apart by place: the symlinks in the procfs root ("self", "thread-self",
+// "mounts" -> "self/mounts", "net") are ordinary ones the kernel follows by
+// their text, and every magic link lives in a per-process directory. Anything
+// that cannot be checked counts as magic.
+bool IsMagicLink(int link_fd, int parent_fd) {
+  struct statfs fs;
+  if (::fstatfs(link_fd, &fs) != 0) return true;
+  if (fs.f_type != PROC_SUPER_MAGIC) return false;
+  struct statfs pfs;
+  struct stat pst, lst;
+  if (::fstatfs(parent_fd, &pfs) != 0 || ::fstat(parent_fd, &pst) != 0 ||
+      ::fstat(link_fd, &lst) != 0)
+    return true;
+  bool in_proc_root =
+      pfs.f_type == PROC_SUPER_MAGIC && pst.st_ino == kProcRootIno && pst.st_dev == lst.st_dev;
+  return !in_proc_root;
+}
+
+// Puts the components of `text` (a path or a symlink's target) in front of
+// `todo`. A trailing "/" becomes a final "." so that the name before it must
+// be a directory and is followed if it is a symlink, as in the kernel.
+void PushFront(const std::string& text, std::deque<std::string>* todo) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('/', start);
+    if (end == std::string::npos) end = text.size();
+    if (end > start) parts.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  if (!parts.empty() && text.back() == '/') parts.push_back(".");
+  todo->insert(todo->begin(), parts.begin(), parts.end());
+}
+
+// The walk behind OpenInRootWalk (rootfs_path.h): an fd, or -1 with errno
+// set as openat2 would set it.
+int WalkInRoot(int root_fd, const std::string& path, int flags) {
+  if (path.empty()) return errno = ENOENT, -1;
+  if (path.size() >= PATH_MAX) return errno = ENAMETOOLONG, -1;
+  std::deque<std::string> todo;
+  PushFront(path, &todo);
+  // The directories walked through below root_fd, innermost last. ".."
+  // pops this stack: the kernel's ".." would follow the directory wherever
+  // a concurrent rename put it, possibly outside the root.
+  std::vector<UniqueFd> stack;
+  auto cur = [&] { return stack.empty() ? root_fd : stack.back().get(); };
+  int links = 0;
+  const bool follow_last = !(flags & O_NOFOLLOW);
+  while (!todo.empty()) {
+    std::string name = std::move(todo.front());
+    todo.pop_front();
+    const bool last = todo.empty();
+    if (name == ".") continue;
+    if (name == "..") {
+      if (!stack.empty()) stack.pop_back();  // at root_fd, ".." is root_fd
+      continue;
+    }
+    if (last && !follow_last)  // the caller wants a symlink itself
+      return ::openat(cur(), name.c_str(), flags | O_CLOEXEC);
+    // O_PATH | O_NOFOLLOW opens anything without side effects (no FIFO
+    // wait, no device open) and shows a symlink as itself.
+    UniqueFd probe(::openat(cur(), name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    if (!probe.valid()) return -1;
+    struct stat st;
+    if (::fstat(probe.get(), &st) != 0) return -1;
+    if (S_ISLNK(st.st_mode)) {
+      if (++links > kMaxSymlinks) return errno = ELOOP, -1;
+      char target[PATH_MAX];
+      // For a magic link the kernel checks access first (EACCES for another
+      // process's), then refuses it; readlinkat makes the same check.
+      ssize_t n = ::readlinkat(probe.get(), "", target, sizeof target);
+      if (n < 0) return -1;
+      if (IsMagicLink(probe.get(), cur())) return errno = ELOOP, -1;
+      if (n == 0) return errno = ENOENT, -1;
+      if (static_cast<size_t>(n) == sizeof target) return errno = ENAMETOOLONG, -1;
+      std::string text(target, static_cast<size_t>(n));
+      // An absolute target starts again at root_fd, never at the real "/".
+      if (text[0] == '/') stack.clear();
+      PushFront(text, &todo);
+      continue;
+    }
+    if (!last) {
+      if (!S_ISDIR(st.st_mode)) return errno = ENOTDIR, -1;
+      stack.push_back(std::move(probe));
+      continue;
+    }
+    if ((flags & O_DIRECTORY) && !S_ISDIR(st.st_mode)) return errno = ENOTDIR, -1;
+    if (flags & O_PATH) return probe.release();
+    // A real open of the last component, from the directory we hold. If the
+    // name became a symlink since the probe, O_NOFOLLOW refuses it and it is
+    // resolved again like any symlink (counted, so a flapping name ends).
+    int fd = ::openat(cur(), name.c_str(), flags | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == ELOOP) {
+      if (++links > kMaxSymlinks) return errno = ELOOP, -1;
+      todo.push_front(std::move(name));
+      continue;
+    }
+    return fd;
+  }
+  // The path ends at a directory the walk holds ("/", "a/..", "a/").
+  return ::openat(cur(), ".", flags | O_CLOEXEC);
 }
 
 std::string Relative(const std::string& path) {
@@ -70,8 +201,34 @@ bool OpenInRoot(int root_fd, const std::string& path, int flags, UniqueFd* out,
   // RESOLVE_IN_ROOT: "/" and ".." stop at root_fd, absolute symlinks are
   // resolved relative to it. RESOLVE_NO_MAGICLINKS: /proc/<pid>/fd/N style
   // links, which could jump anywhere, are refused.
-  int fd = OpenAt2(root_fd, Relative(path), flags,
-                   RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+  std::string rel = Relative(path);
+  if (!kernel::Openat2Missing()) {
+    int fd = OpenAt2(root_fd, rel, flags, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+    if (fd >= 0) {
+      out->reset(fd);
+      return true;
+    }
+    if (errno == EAGAIN) {
+      // Every retry raced a rename or mount somewhere on the host (openat2
+      // gives up on ".." then). On a busy host an image with relative
+      // symlinks would fail at random: the walk, which holds its own fds
+      // for "..", resolves the same way without that limit.
+      OCID_DEBUG("openat2 kept returning EAGAIN: resolving " + path + " with the userspace walk");
+    } else {
+      if (errno != ENOSYS) return Fail(err, "cannot resolve inside root", path, errno);
+      kernel::NoteOpenat2Missing();
+      OCID_DEBUG("the kernel has no openat2: resolving paths with the userspace walk");
+    }
+  }
+  int fd = WalkInRoot(root_fd, rel.empty() ? "." : rel, flags);
+  if (fd < 0) return Fail(err, "cannot resolve inside root", path, errno);
+  out->reset(fd);
+  return true;
+}
+
+bool OpenInRootWalk(int root_fd, const std::string& path, int flags, UniqueFd* out,
+                    Error* err) {
+  int fd = WalkInRoot(root_fd, path, flags);
   if (fd < 0) return Fail(err, "cannot resolve inside root", path, errno);
   out->reset(fd);
   return true;
@@ -120,8 +277,7 @@ bool OpenDirCreating(int root_fd, const std::string& dir, UniqueFd* out,
                     "rootfs; refusing to create through it",
                     prefix);
     }
-    int fd = OpenAt2(cur.get(), parts[i], O_PATH | O_DIRECTORY | O_NOFOLLOW,
-                     RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+    int fd = OpenChildNoSymlinks(cur.get(), parts[i], O_PATH | O_DIRECTORY);
     if (fd < 0)
       return Fail(err, "directory in rootfs changed while being created", prefix, errno);
     cur.reset(fd);
@@ -148,12 +304,14 @@ bool StatLeaf(Mountpoint* mp, const std::string& path, Error* err) {
   if (::statx(mp->fd.get(), "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
               STATX_TYPE | STATX_INO | STATX_MNT_ID, &sx) != 0)
     return Fail(err, "cannot stat mountpoint in rootfs", path, errno);
-  if (!(sx.stx_mask & STATX_MNT_ID))
-    return Fail(err, "the kernel does not report mount ids (statx STATX_MNT_ID)", path);
+  mp->mnt_id = sx.stx_mnt_id;
+  // Before 5.8 statx has no mount id; the fd's fdinfo has had it since 3.15.
+  if (!(sx.stx_mask & STATX_MNT_ID) && !kernel::MountIdFromFdinfo(mp->fd.get(), &mp->mnt_id))
+    return Fail(err, "cannot find the mount of mountpoint in rootfs (statx STATX_MNT_ID, fdinfo)",
+                path, errno);
   mp->mode = sx.stx_mode;
   mp->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
   mp->ino = sx.stx_ino;
-  mp->mnt_id = sx.stx_mnt_id;
   mp->is_symlink = S_ISLNK(sx.stx_mode);
   return true;
 }

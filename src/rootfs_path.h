@@ -4,7 +4,8 @@
 // directory may rename things while the hook runs. Therefore:
 //   - every lookup is openat2(root_fd, path, RESOLVE_IN_ROOT |
 //     RESOLVE_NO_MAGICLINKS): symlinks and ".." are resolved as if root_fd
-//     were "/", so nothing can lead outside the rootfs;
+//     were "/", so nothing can lead outside the rootfs (kernels before 5.6:
+//     the same semantics from a userspace walk, OpenInRootWalk);
 //   - missing parents are created with mkdirat from the parent's fd and then
 //     reopened with RESOLVE_NO_SYMLINKS relative to that fd, so a swap between
 //     create and open is detected rather than followed;
@@ -41,8 +42,30 @@ bool SplitContainerPath(const std::string& path, std::vector<std::string>* parts
 
 // Opens `path` inside root_fd with `flags` (O_PATH, O_RDONLY, ...) resolving
 // every symlink inside the root. Retries a bounded number of times on EAGAIN.
+// On a kernel without openat2 (before 5.6) it uses OpenInRootWalk.
 bool OpenInRoot(int root_fd, const std::string& path, int flags, UniqueFd* out,
                 Error* err);
+
+// The userspace resolver behind OpenInRoot on kernels without openat2, with
+// the semantics of openat2(root_fd, path, flags, RESOLVE_IN_ROOT |
+// RESOLVE_NO_MAGICLINKS), errno included (err->errnum: ENOENT, ENOTDIR,
+// ELOOP...). It walks one component at a time with openat(O_PATH |
+// O_NOFOLLOW) from the directory it holds:
+//   - ".." pops a stack of the directory fds it walked through, never asks
+//     the kernel for "..": at root_fd it stays there, and a directory moved
+//     elsewhere meanwhile cannot take the walk with it;
+//   - a symlink is read (readlinkat) and its text put in front of the
+//     components still to walk; an absolute one restarts at root_fd. More
+//     than 40 symlinks (the kernel's MAXSYMLINKS) fail with ELOOP;
+//   - a procfs magic link (fd/N, cwd, root, exe, ns/*...), which the kernel
+//     would follow to its object rather than its text, fails with ELOOP;
+//   - the last component is opened with `flags` | O_NOFOLLOW from its parent
+//     fd once it is known not to be a symlink (or followed like the others
+//     unless `flags` has O_NOFOLLOW).
+// `path` is relative to root_fd; a leading "/" means root_fd too. Public for
+// the tests and the fuzzer, which compare it with openat2.
+bool OpenInRootWalk(int root_fd, const std::string& path, int flags, UniqueFd* out,
+                    Error* err);
 
 // Opens directory `dir` (absolute, inside root_fd) as an O_PATH fd, creating
 // missing components (mode 0755). One openat2 when it already exists.

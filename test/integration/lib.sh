@@ -6,6 +6,7 @@
 #   OCID_SOURCE_DIR  the source tree (set by CTest; defaults to ../.. of this file)
 #   IT_DEBUG=1       run the hook with --log-level debug --log-file, print logs on failure
 #   IT_KEEP=1        keep the temp dir (for debugging)
+#   OCID_HOOK_WRAPPER  run make_bundle's hooks through this program (see make_bundle)
 #
 # Each script: source lib.sh; it_setup; ... assertions ...; it_finish
 # Exit codes: 0 pass, 1 fail, 77 skip (not root, or runc missing).
@@ -186,10 +187,18 @@ make_bundle() {
   fi
   capsj=$(printf '%s\n' "${caps[@]}" | jq -R 'select(. != "")' | jq -s .)
   argsj=$(printf '%s\n' "${hookargs[@]}" | jq -R . | jq -s .)
+  # OCID_HOOK_WRAPPER=PROG: every hook runs as PROG <oci-decorator> <argv...>
+  # (PROG execs its first argument with the rest as argv), e.g. enosys_exec
+  # for the legacy-kernel runs.
+  local hpath=$OCID_BIN hprefix='[]'
+  if [[ -n ${OCID_HOOK_WRAPPER:-} ]]; then
+    hpath=$OCID_HOOK_WRAPPER
+    hprefix=$(jq -n --arg w "$OCID_HOOK_WRAPPER" --arg b "$OCID_BIN" '[$w, $b]')
+  fi
 
   jq --arg rootfs "$rootfs" --argjson ro "$ro" --arg script "$script" \
      --argjson env "$envj" --argjson anno "$annoj" --argjson caps "$capsj" \
-     --arg bin "$OCID_BIN" --argjson hargs "$argsj" --argjson hook "$hook" \
+     --arg bin "$hpath" --argjson hpre "$hprefix" --argjson hargs "$argsj" --argjson hook "$hook" \
      --arg cg "/$CG_PARENT/$CID" '
     .process.terminal = false
     | .process.args = ["sh", "-c", $script]
@@ -200,9 +209,9 @@ make_bundle() {
     | (if ($anno | length) > 0 then .annotations = $anno else . end)
     | .process.capabilities |= with_entries(.value = ((.value + $caps) | unique))
     | (if $hook == 1 then .hooks = {
-          prestart: [{path: $bin, args: (["oci-decorator"] + $hargs + ["hook", "prestart"]),
+          prestart: [{path: $bin, args: ($hpre + ["oci-decorator"] + $hargs + ["hook", "prestart"]),
                       env: ["PATH=/usr/bin:/bin"]}],
-          poststop: [{path: $bin, args: (["oci-decorator"] + $hargs + ["hook", "poststop"]),
+          poststop: [{path: $bin, args: ($hpre + ["oci-decorator"] + $hargs + ["hook", "poststop"]),
                       env: ["PATH=/usr/bin:/bin"]}]}
        else del(.hooks) end)
   ' "$B/config.json" >"$B/config.json.new" || die "jq edit of config.json failed"

@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include "kernel_features.h"
+#include "legacy_kernel.h"
 #include "test_tree.h"
 
 namespace ocid {
@@ -84,6 +86,52 @@ TEST_CASE("HostRootView: types are reported as found") {
   CHECK(ms[0].type == FileType::kRegular);
   CHECK_FALSE(HostRootView::Open(host / "nonexistent", &v, &err));
   CHECK(err.Line().find("nonexistent") != std::string::npos);
+}
+
+TEST_CASE("HostRootView without openat2 (seccomp ENOSYS) matches exactly what it does with it") {
+  TempTree host;
+  host.File("usr/lib64/libonload_ext.so.1.2.0", "ext");
+  host.Link("usr/lib64/libonload_ext.so.1", "libonload_ext.so.1.2.0");
+  host.Link("usr/lib64/libonload_ext.so", "/usr/lib64/libonload_ext.so.1");
+  host.Link("usr/lib64/escape.so", "../../../../../../../../etc/hostname");
+  host.Link("usr/bin/onload", "/etc/hostname");
+  host.Link("lib64", "usr/lib64");
+  const std::vector<std::string> patterns = {"/usr/lib64/*", "/lib64/libonload_ext.so*",
+                                             "/usr/bin/onload", "/usr/lib64/escape.so",
+                                             "/missing/*"};
+  auto describe = [&](std::string* out) {
+    std::unique_ptr<HostRootView> v;
+    Error err;
+    if (!HostRootView::Open(host.path(), &v, &err)) return false;
+    for (const auto& p : patterns) {
+      std::vector<HostMatch> ms;
+      if (!v->Match(p, &ms, &err)) return false;
+      for (const auto& m : ms)
+        *out += m.path + " -> " + m.resolved + " " + std::to_string(m.ino) + "\n";
+    }
+    return true;
+  };
+  std::string with;
+  REQUIRE(describe(&with));
+  CHECK(with.find("escape.so") == std::string::npos);  // dangling inside the host root
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  int rc = test::InLegacyKernelChild([&] {
+    std::string without;
+    if (!describe(&without) || !kernel::Openat2Missing()) return 1;
+    return ::write(fds[1], without.data(), without.size()) ==
+                   static_cast<ssize_t>(without.size())
+               ? 0
+               : 2;
+  });
+  ::close(fds[1]);
+  std::string without;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+    without.append(buf, static_cast<size_t>(n));
+  ::close(fds[0]);
+  CHECK(rc == 0);
+  CHECK(without == with);
 }
 
 }  // namespace
