@@ -60,17 +60,32 @@ bool ReadImagePreload(int rootfs_fd, std::string* out, Error* err) {
     *err = e;
     return false;
   }
-  UniqueFd fd(::openat(etc.get(), "ld.so.preload",
-                       O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
-  if (!fd.valid()) {
+  // Looked at before it is opened: open(2) on a device node the image
+  // planted here would run its driver's open as host root, outside the
+  // container's device cgroup (a watchdog arms, a tape rewinds). An O_PATH
+  // fd opens nothing; only a regular file is then reopened through it, so
+  // a swap after the check cannot substitute another object.
+  UniqueFd path_fd(::openat(etc.get(), "ld.so.preload", O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  if (!path_fd.valid()) {
     if (errno == ENOENT) return true;
-    if (errno == ELOOP)
-      return Fail(err, "refusing: the image's file is a symlink", kPreloadTarget);
     return Fail(err, "cannot open the image's file", kPreloadTarget, errno);
   }
   struct stat st;
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
-    return Fail(err, "the image's file is not a regular file", kPreloadTarget);
+  if (::fstat(path_fd.get(), &st) != 0)
+    return Fail(err, "cannot stat the image's file", kPreloadTarget, errno);
+  if (S_ISLNK(st.st_mode))
+    return Fail(err, "refusing: the image's file is a symlink", kPreloadTarget);
+  if (!S_ISREG(st.st_mode))
+    return Fail(err,
+                std::string("refusing: the image's file is a ") + FileTypeDescription(st.st_mode) +
+                    ", not a regular file",
+                kPreloadTarget);
+  std::string self = "/proc/thread-self/fd/" + std::to_string(path_fd.get());
+  UniqueFd fd(::open(self.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  struct stat again;
+  if (!fd.valid() || ::fstat(fd.get(), &again) != 0 || again.st_dev != st.st_dev ||
+      again.st_ino != st.st_ino)
+    return Fail(err, "cannot reopen the image's file", kPreloadTarget, fd.valid() ? 0 : errno);
   return ReadAllFd(fd.get(), kMaxPreloadBytes, std::string("the image's ") + kPreloadTarget,
                    out, err);
 }
