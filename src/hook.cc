@@ -130,6 +130,12 @@ class Executor {
       return Fail(err, "cannot compare mount namespaces", pid_dir + "/ns/mnt", errno);
     if (ours.st_ino == theirs.st_ino && ours.st_dev == theirs.st_dev)
       return Fail(err, "the container shares the host's mount namespace; refusing to mount");
+    // Nor init's, when the hook itself runs in another one (a runtime in a
+    // container): a pid naming a host process would have us mount there.
+    struct stat init;
+    if (::stat("/proc/1/ns/mnt", &init) == 0 && init.st_ino == theirs.st_ino &&
+        init.st_dev == theirs.st_dev)
+      return Fail(err, "the container shares init's mount namespace; refusing to mount");
 
     // Host side first: nothing of the host is reachable by path once we are
     // in the container's namespace.

@@ -190,9 +190,8 @@ hook_run "$IN"
 expect "a pid that is no container (host mount namespace)" 1 1 "shares the host's mount namespace; refusing"
 kill "$host_pid"
 wait "$host_pid" 2>/dev/null
-# pid 1: refused whether its mount namespace is ours or cannot be opened. (If
-# it were another namespace, the hook would not be refusing a host process:
-# not run then, it would mount into init's namespace.)
+# pid 1: refused whether its mount namespace is ours, another (init's own:
+# the hook refuses init's namespace too), or cannot be opened.
 init_mnt=$(stat -L -c %i /proc/1/ns/mnt 2>/dev/null)
 state_to "$IN" "$HB" 1
 if [[ -z $init_mnt ]]; then
@@ -202,7 +201,8 @@ elif [[ $init_mnt == "$(stat -L -c %i /proc/self/ns/mnt)" ]]; then
   hook_run "$IN"
   expect "pid 1 (host mount namespace)" 1 1 "shares the host's mount namespace; refusing"
 else
-  info "pid 1 is in another mount namespace than this test: the pid-1 case is not run"
+  hook_run "$IN"
+  expect "pid 1 (init's mount namespace, not ours)" 1 1 "shares init's mount namespace; refusing"
 fi
 
 # ============================================================================
