@@ -398,18 +398,20 @@ bool ReadInventoryDir(const std::string& dir, std::vector<InventoryFile>* out, E
 bool QuickActivationFlags(std::string_view bytes, std::vector<std::string>* flags) {
   flags->clear();
   if (bytes.find('\\') != std::string_view::npos) return false;
-  auto ws = [&](size_t p) {
-    while (p < bytes.size() &&
-           (bytes[p] == ' ' || bytes[p] == '\t' || bytes[p] == '\n' || bytes[p] == '\r'))
+  // Blanks and ':' between key and value: one ':' in valid JSON, but
+  // SalvageFlag takes a broken file's flag after none or several, and a
+  // container asking for that flag must reach the parse (and fail).
+  auto sep = [&](size_t p) {
+    while (p < bytes.size() && (bytes[p] == ' ' || bytes[p] == '\t' || bytes[p] == '\n' ||
+                                bytes[p] == '\r' || bytes[p] == ':'))
       ++p;
     return p;
   };
   const std::string_view key = "\"activation_flag\"";
   for (size_t p = bytes.find(key); p != std::string_view::npos; p = bytes.find(key, p + 1)) {
-    size_t q = ws(p + key.size());
-    if (q >= bytes.size() || bytes[q] != ':') continue;  // a value, not a key
-    q = ws(q + 1);
-    if (q >= bytes.size() || bytes[q] != '"') continue;  // not a string: parser rejects it
+    size_t q = sep(p + key.size());
+    // A value, not a key, or not a string (the parser rejects it).
+    if (q >= bytes.size() || bytes[q] != '"') continue;
     size_t end = bytes.find('"', q + 1);
     if (end == std::string_view::npos) continue;
     flags->emplace_back(bytes.substr(q + 1, end - q - 1));

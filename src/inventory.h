@@ -96,7 +96,8 @@ struct InventoryFile {
 bool ReadInventoryDir(const std::string& dir, std::vector<InventoryFile>* out, Error* err);
 
 // Every activation flag the file could declare, found without parsing it:
-// each `"activation_flag"` followed by ':' and a string. Exact for any JSON
+// each `"activation_flag"` followed by ':' and a string (or, as a broken file
+// may have it, by no ':' or several: SalvageFlag takes those). Exact for any JSON
 // without backslash escapes (a key can then only be spelled literally);
 // returns false when it cannot tell, and the file must be parsed.
 bool QuickActivationFlags(std::string_view bytes, std::vector<std::string>* flags);

@@ -848,6 +848,17 @@ TEST_CASE("QuickActivationFlags finds every flag a file could declare, or says i
   // No key at all: nothing to ask for.
   CHECK(ocid::QuickActivationFlags(R"({"version": "1"})", &flags));
   CHECK(flags.empty());
+  // A broken file whose flag is still salvaged (no ':', or two): those who
+  // ask for it must reach the parse, and fail (found by fuzz/inventory_fuzz).
+  for (const char* broken : {R"({"activation_flag" "OCI_F", "driver_feature": [)",
+                             R"({"activation_flag"::"OCI_F"})"}) {
+    CHECK(ocid::QuickActivationFlags(broken, &flags));
+    CHECK(flags == std::vector<std::string>{"OCI_F"});
+    ocid::InventorySet set;
+    ocid::ParseInventoryFiles({ocid::InventoryFile{"/c/broken.json", broken, {}}}, &set);
+    REQUIRE(set.broken.size() == 1);
+    CHECK(set.broken[0].activation_flag == "OCI_F");
+  }
   // Any backslash: a key could be spelled with escapes ("activation\u005fflag"),
   // so the scan cannot tell and the file must be parsed.
   CHECK_FALSE(ocid::QuickActivationFlags(R"({"activation\u005fflag": "OCI_D"})", &flags));
