@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Installs the Debian packages needed to build oci-decorator and run its
-# tests (real runc, busybox-static for test images). Idempotent; root only.
+# tests (real runc, busybox-static for test images, clang for the sanitizer
+# build and the fuzzers). Idempotent; root only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
 
 packages=(cmake g++ make pkg-config
           nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev libseccomp-dev doctest-dev
-          runc busybox-static jq util-linux man-db)
+          runc busybox-static jq util-linux man-db
+          # the sanitizer build (build-asan) and the fuzzers (scripts/fuzz.sh):
+          # clang, its ASan/UBSan/libFuzzer runtimes, llvm-symbolizer
+          clang libclang-rt-14-dev llvm)
 if [[ -f test/integration/PACKAGES ]]; then
   while read -r p; do [[ -n "$p" && "$p" != \#* ]] && packages+=("$p"); done < test/integration/PACKAGES
 fi
