@@ -254,7 +254,7 @@ field() { sed -n "s/^$1 //p" <<<"$OUT"; }
 # runtime's stderr is a failure of its own.
 sanitizer_check() {  # TEXT
   [[ ${OCID_SANITIZED:-0} == 1 ]] || return 0
-  if grep -qE 'Sanitizer|runtime error:' <<<"$1"; then
+  if grep -qE 'Sanitizer|:[0-9]+: runtime error:' <<<"$1"; then
     nok "no sanitizer report from the hook (${CID:-?})"
     head -40 <<<"$1" | sed 's/^/#      /'
   fi
