@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "json_text.h"
+
 namespace ocid {
 namespace {
 
@@ -170,16 +172,9 @@ bool ParseBundleConfig(std::string_view bytes, const std::string& where,
     if (d == 3 && keys[0] == "linux" && keys[1] == "resources") return k == "devices";
     return true;
   };
-  // nlohmann takes a NUL byte for the end of the input and would ignore
-  // what follows; no JSON text holds one (a string must escape it).
-  if (size_t nul = bytes.find('\0'); nul != std::string_view::npos)
-    return Fail(err, "not valid JSON (a NUL byte at offset " + std::to_string(nul) + ")", where);
   json j;
-  try {
-    j = json::parse(bytes.begin(), bytes.end(), keep);
-  } catch (const json::exception& e) {
-    return Fail(err, "not valid JSON (" + JsonErrorReason(e.what()) + ")", where);
-  }
+  std::string why;
+  if (!ParseJsonText(bytes, &j, &why, keep)) return Fail(err, "not valid JSON (" + why + ")", where);
   if (!j.is_object()) return Fail(err, "not a JSON object", where);
   *out = BundleConfig{};
 

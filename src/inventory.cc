@@ -13,6 +13,7 @@
 #include "cdi.h"
 #include "files.h"
 #include "host_view.h"
+#include "json_text.h"
 #include "unique_fd.h"
 
 namespace ocid {
@@ -329,18 +330,10 @@ const Feature* Inventory::FindFeature(std::string_view name) const {
 bool ParseInventory(std::string_view bytes, const std::string& file,
                     Inventory* out, Error* err) {
   *out = Inventory{};
-  // nlohmann takes a NUL byte for the end of the input and would ignore
-  // what follows; no JSON text holds one (a string must escape it).
-  if (size_t nul = bytes.find('\0'); nul != std::string_view::npos)
-    return Fail(err, "invalid inventory " + file,
-                "not valid JSON (a NUL byte at offset " + std::to_string(nul) + ")");
   json j;
-  try {
-    j = json::parse(bytes.begin(), bytes.end());
-  } catch (const json::exception& e) {
-    return Fail(err, "invalid inventory " + file,
-                "not valid JSON (" + JsonErrorReason(e.what()) + ")");
-  }
+  std::string why;
+  if (!ParseJsonText(bytes, &j, &why))
+    return Fail(err, "invalid inventory " + file, "not valid JSON (" + why + ")");
   try {
     InventoryParser p(file, err);
     return p.Parse(j, out);

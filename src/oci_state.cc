@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "json_text.h"
+
 namespace ocid {
 namespace {
 
@@ -39,17 +41,10 @@ bool GetAnnotations(const json& j, std::map<std::string, std::string>* out,
 }  // namespace
 
 bool ParseOciState(std::string_view bytes, OciState* out, Error* err) {
-  // nlohmann takes a NUL byte for the end of the input and would ignore
-  // what follows; no JSON text holds one (a string must escape it).
-  if (size_t nul = bytes.find('\0'); nul != std::string_view::npos)
-    return Fail(err, "OCI state on stdin is not valid JSON (a NUL byte at offset " +
-                         std::to_string(nul) + ")");
   json j;
-  try {
-    j = json::parse(bytes.begin(), bytes.end());
-  } catch (const json::exception& e) {
-    return Fail(err, "OCI state on stdin is not valid JSON (" + JsonErrorReason(e.what()) + ")");
-  }
+  std::string why;
+  if (!ParseJsonText(bytes, &j, &why))
+    return Fail(err, "OCI state on stdin is not valid JSON (" + why + ")");
   if (!j.is_object()) return Fail(err, "OCI state on stdin is not a JSON object");
   *out = OciState{};
   if (!GetString(j, "ociVersion", false, &out->oci_version, err) ||
