@@ -74,38 +74,41 @@ bool DecideActivation(const Inventory& inv, const std::vector<std::string>& env,
                       const std::map<std::string, std::string>& annotations,
                       Activation* out, Error* err) {
   *out = Activation{};
-  std::string value;
-  bool in_env = LookupEnv(env, inv.activation_flag, &value);
-  if (in_env && !inv.policy.accept_env) {
-    // Not parsed: a value the policy ignores cannot make the container fail.
-    if (!IsOffValue(value))
-      out->ignored = "env " + inv.activation_flag + "=" + value + " (" + inv.file +
-                     " accepts only the annotation " + std::string(kAnnotationPrefix) +
-                     inv.activation_flag + ")";
-  } else if (in_env) {
+  auto append = [](std::string* list, const std::string& sep, const std::string& item) {
+    if (!list->empty()) *list += sep;
+    *list += item;
+  };
+  // One request: `what` names it ("env OCI_ONLOAD=all"); `refused` says why
+  // the policy ignores its source, "" when it accepts it.
+  auto consider = [&](const std::string& what, const std::string& value,
+                      const std::string& refused) {
+    if (!refused.empty()) {
+      // Not parsed: a value the policy ignores cannot make the container fail.
+      if (!IsOffValue(value)) append(&out->ignored, "; ", what + " (" + refused + ")");
+      return true;
+    }
     std::vector<std::string> f;
     if (!ParseActivationValue(inv, value, &f, err)) return false;
     if (!f.empty()) {
       Merge(inv, f, &out->features);
-      out->source = "env " + inv.activation_flag + "=" + value;
+      append(&out->source, ", ", what);
     }
-  }
+    return true;
+  };
+  std::string value;
+  if (LookupEnv(env, inv.activation_flag, &value) &&
+      !consider("env " + inv.activation_flag + "=" + value, value,
+                inv.policy.accept_env ? ""
+                                      : inv.file + " accepts only the annotation " +
+                                            std::string(kAnnotationPrefix) + inv.activation_flag))
+    return false;
   auto it = annotations.find(std::string(kAnnotationPrefix) + inv.activation_flag);
-  if (it != annotations.end() && !inv.policy.accept_annotation) {
-    if (!IsOffValue(it->second)) {
-      if (!out->ignored.empty()) out->ignored += "; ";
-      out->ignored += "annotation " + it->first + "=" + it->second + " (" + inv.file +
-                      " accepts only the environment variable)";
-    }
-  } else if (it != annotations.end()) {
-    std::vector<std::string> f;
-    if (!ParseActivationValue(inv, it->second, &f, err)) return false;
-    if (!f.empty()) {
-      Merge(inv, f, &out->features);
-      if (!out->source.empty()) out->source += ", ";
-      out->source += "annotation " + it->first + "=" + it->second;
-    }
-  }
+  if (it != annotations.end() &&
+      !consider("annotation " + it->first + "=" + it->second, it->second,
+                inv.policy.accept_annotation
+                    ? ""
+                    : inv.file + " accepts only the environment variable"))
+    return false;
   out->active = !out->features.empty();
   return true;
 }
