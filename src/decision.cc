@@ -125,7 +125,9 @@ void ReportBroken(const InventorySet& set, bool activated) {
 }
 
 void ReportIgnored(const std::string& id, const Plan& plan) {
-  for (const auto& i : plan.ignored) log::Warn("container " + id + ": ignoring request " + i);
+  // The request quotes an env value or annotation of the container's choosing.
+  for (const auto& i : plan.ignored)
+    log::Warn(Printable("container " + id + ": ignoring request " + i));
 }
 
 }  // namespace ocid

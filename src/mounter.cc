@@ -247,8 +247,7 @@ bool MountAttacher::AttachLegacy(DetachedMount* m, int parent, const std::string
 void MountAttacher::Rollback() {
   for (auto it = attached_.rbegin(); it != attached_.rend(); ++it) {
     // The tree fd now refers to the attached mount; detach exactly it.
-    std::string p = "/proc/thread-self/fd/" + std::to_string((*it)->tree.get());
-    ::umount2(p.c_str(), MNT_DETACH);
+    ::umount2(ProcFd((*it)->tree.get()).c_str(), MNT_DETACH);
   }
   attached_.clear();
   dirs_.clear();
