@@ -128,8 +128,85 @@ bool ParseCapabilities(const json& caps, const std::string& where, BundleConfig*
   return true;
 }
 
+// A non-negative integer below 2^32, as runc reads uid, gid and mapping
+// fields (uint32).
+bool Uint32Value(const json& v, const std::string& name, const std::string& where,
+                 uint32_t* out, Error* err) {
+  if (!v.is_number_unsigned() || v.get<uint64_t>() > UINT32_MAX)
+    return Fail(err, "\"" + name + "\" is not an integer from 0 to 4294967295", where);
+  *out = static_cast<uint32_t>(v.get<uint64_t>());
+  return true;
+}
+
+bool ParseUser(const json& user, const std::string& where, BundleConfig* out, Error* err) {
+  if (!user.is_object()) return Fail(err, "\"process.user\" is not an object", where);
+  if (const json* uid = Member(user, "uid"))
+    if (!Uint32Value(*uid, "process.user.uid", where, &out->uid, err)) return false;
+  if (const json* gid = Member(user, "gid"))
+    if (!Uint32Value(*gid, "process.user.gid", where, &out->gid, err)) return false;
+  if (const json* extra = Member(user, "additionalGids")) {
+    if (!extra->is_array())
+      return Fail(err, "\"process.user.additionalGids\" is not an array", where);
+    for (const auto& g : *extra) {
+      uint32_t v = 0;
+      if (!Uint32Value(g, "process.user.additionalGids[]", where, &v, err)) return false;
+      out->additional_gids.push_back(v);
+    }
+  }
+  return true;
+}
+
+bool ParseNamespaces(const json& list, const std::string& where, BundleConfig* out,
+                     Error* err) {
+  if (!list.is_array()) return Fail(err, "\"linux.namespaces\" is not an array", where);
+  for (size_t i = 0; i < list.size(); ++i) {
+    std::string key = "linux.namespaces[" + std::to_string(i) + "]";
+    const json& n = list[i];
+    if (!n.is_object()) return Fail(err, "\"" + key + "\" is not an object", where);
+    const json* type = Member(n, "type");
+    if (!type || !type->is_string() || type->get_ref<const std::string&>().empty())
+      return Fail(err, "\"" + key + ".type\" is missing or not a string", where);
+    NamespaceEntry e;
+    e.type = type->get<std::string>();
+    if (const json* path = Member(n, "path")) {
+      if (!path->is_string()) return Fail(err, "\"" + key + ".path\" is not a string", where);
+      e.path = path->get<std::string>();
+      if (e.path.find('\0') != std::string::npos)
+        return Fail(err, "\"" + key + ".path\" contains a NUL", where);
+    }
+    out->namespaces.push_back(std::move(e));
+  }
+  return true;
+}
+
+bool ParseIdMappings(const json& list, const std::string& name, const std::string& where,
+                     std::vector<IdMapping>* out, Error* err) {
+  if (!list.is_array()) return Fail(err, "\"" + name + "\" is not an array", where);
+  for (size_t i = 0; i < list.size(); ++i) {
+    std::string key = name + "[" + std::to_string(i) + "]";
+    const json& m = list[i];
+    if (!m.is_object()) return Fail(err, "\"" + key + "\" is not an object", where);
+    IdMapping e;
+    const char* fields[] = {"containerID", "hostID", "size"};
+    uint32_t* values[] = {&e.container_id, &e.host_id, &e.size};
+    for (int k = 0; k < 3; ++k) {
+      const json* v = Member(m, fields[k]);
+      if (!v) return Fail(err, "\"" + key + "." + fields[k] + "\" is missing", where);
+      if (!Uint32Value(*v, key + "." + fields[k], where, values[k], err)) return false;
+    }
+    out->push_back(e);
+  }
+  return true;
+}
+
 bool ParseLinux(const json& lx, const std::string& where, BundleConfig* out, Error* err) {
   if (!lx.is_object()) return Fail(err, "\"linux\" is not an object", where);
+  if (const json* ns = Member(lx, "namespaces"))
+    if (!ParseNamespaces(*ns, where, out, err)) return false;
+  if (const json* m = Member(lx, "uidMappings"))
+    if (!ParseIdMappings(*m, "linux.uidMappings", where, &out->uid_mappings, err)) return false;
+  if (const json* m = Member(lx, "gidMappings"))
+    if (!ParseIdMappings(*m, "linux.gidMappings", where, &out->gid_mappings, err)) return false;
   if (const json* devices = Member(lx, "devices"))
     if (!ParseLinuxDevices(*devices, where, &out->devices, err)) return false;
   const json* resources = Member(lx, "resources");
@@ -167,8 +244,10 @@ bool ParseBundleConfig(std::string_view bytes, const std::string& where,
     keys[d - 1] = parsed.get<std::string>();
     const std::string& k = keys[d - 1];
     if (d == 1) return k == "root" || k == "process" || k == "annotations" || k == "linux";
-    if (d == 2 && keys[0] == "process") return k == "env" || k == "capabilities";
-    if (d == 2 && keys[0] == "linux") return k == "devices" || k == "resources";
+    if (d == 2 && keys[0] == "process") return k == "env" || k == "capabilities" || k == "user";
+    if (d == 2 && keys[0] == "linux")
+      return k == "devices" || k == "resources" || k == "namespaces" || k == "uidMappings" ||
+             k == "gidMappings";
     if (d == 3 && keys[0] == "linux" && keys[1] == "resources") return k == "devices";
     return true;
   };
@@ -205,6 +284,8 @@ bool ParseBundleConfig(std::string_view bytes, const std::string& where,
     }
     if (const json* caps = Member(*process, "capabilities"))
       if (!ParseCapabilities(*caps, where, out, err)) return false;
+    if (const json* user = Member(*process, "user"))
+      if (!ParseUser(*user, where, out, err)) return false;
   }
 
   if (const json* ann = Member(j, "annotations")) {
@@ -232,6 +313,28 @@ std::string RootfsPath(const std::string& bundle, const std::string& state_root,
   while (rel.rfind("./", 0) == 0) rel.erase(0, 2);
   if (rel.empty() || rel == ".") return base;
   return base == "/" ? "/" + rel : base + "/" + rel;
+}
+
+const NamespaceEntry* BundleConfig::Namespace(std::string_view type) const {
+  // runc refuses a type listed twice; the last one is what crun keeps.
+  const NamespaceEntry* found = nullptr;
+  for (const auto& n : namespaces)
+    if (n.type == type) found = &n;
+  return found;
+}
+
+bool MapToHost(const std::vector<IdMapping>& mappings, uint32_t id, uint32_t* host) {
+  if (mappings.empty()) {
+    *host = id;
+    return true;
+  }
+  for (const auto& m : mappings) {
+    if (id >= m.container_id && id - m.container_id < m.size) {
+      *host = m.host_id + (id - m.container_id);
+      return true;
+    }
+  }
+  return false;
 }
 
 bool LookupEnv(const std::vector<std::string>& env, std::string_view name,

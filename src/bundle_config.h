@@ -22,6 +22,21 @@ struct LinuxDevice {
   int64_t minor = -1;
 };
 
+// One linux.uidMappings / gidMappings entry: container ids
+// [container_id, container_id + size) are host ids [host_id, host_id + size).
+struct IdMapping {
+  uint32_t container_id = 0;
+  uint32_t host_id = 0;
+  uint32_t size = 0;
+};
+
+// One linux.namespaces entry: a new namespace of `type` ("mount", "user",
+// "pid", ...) or, with `path`, one the container joins.
+struct NamespaceEntry {
+  std::string type;
+  std::string path;  // "" for a new namespace
+};
+
 struct BundleConfig {
   std::string root_path;        // root.path as written (relative or absolute)
   bool root_readonly = false;
@@ -36,7 +51,25 @@ struct BundleConfig {
   // CAP_SYS_ADMIN, in file order: what makes a container privileged for an
   // activation policy (activation.h).
   std::vector<std::string> sys_admin_sets;
+  // process.user: the ids the container's process runs with, as seen inside
+  // the container (0 when absent).
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  std::vector<uint32_t> additional_gids;
+  std::vector<NamespaceEntry> namespaces;  // linux.namespaces, in order
+  std::vector<IdMapping> uid_mappings;     // linux.uidMappings
+  std::vector<IdMapping> gid_mappings;     // linux.gidMappings
+
+  // The linux.namespaces entry of `type`, or nullptr when the container
+  // shares the runtime's namespace of that type.
+  const NamespaceEntry* Namespace(std::string_view type) const;
+  // Has a user namespace of its own (new or joined).
+  bool HasUserNamespace() const { return Namespace("user") != nullptr; }
 };
+
+// The host id of container id `id` through `mappings`; false when no entry
+// maps it. An empty list is the identity (no user namespace).
+bool MapToHost(const std::vector<IdMapping>& mappings, uint32_t id, uint32_t* host);
 
 // `where` names the file in errors (the config.json path).
 bool ParseBundleConfig(std::string_view bytes, const std::string& where,

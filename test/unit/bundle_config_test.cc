@@ -275,3 +275,52 @@ TEST_CASE("LookupEnv on empty env") {
 }
 
 }  // TEST_SUITE
+
+TEST_SUITE("bundle_config user and namespaces") {
+
+TEST_CASE("process.user, linux.namespaces and id mappings") {
+  const std::string s = R"({
+    "root": {"path": "rootfs"},
+    "process": {"user": {"uid": 1000, "gid": 100, "additionalGids": [10, 20]}},
+    "linux": {
+      "namespaces": [{"type": "pid"}, {"type": "mount", "path": "/proc/42/ns/mnt"},
+                     {"type": "user"}],
+      "uidMappings": [{"containerID": 0, "hostID": 100000, "size": 65536}],
+      "gidMappings": [{"containerID": 0, "hostID": 200000, "size": 1000},
+                      {"containerID": 1000, "hostID": 1000, "size": 1}]
+    }
+  })";
+  BundleConfig cfg;
+  Error err;
+  REQUIRE_MESSAGE(ParseBundleConfig(s, kWhere, &cfg, &err), err.Line());
+  CHECK(cfg.uid == 1000);
+  CHECK(cfg.gid == 100);
+  CHECK(cfg.additional_gids == std::vector<uint32_t>{10, 20});
+  REQUIRE(cfg.namespaces.size() == 3);
+  REQUIRE(cfg.Namespace("mount") != nullptr);
+  CHECK(cfg.Namespace("mount")->path == "/proc/42/ns/mnt");
+  CHECK(cfg.Namespace("net") == nullptr);
+  CHECK(cfg.HasUserNamespace());
+  uint32_t host = 0;
+  CHECK(ocid::MapToHost(cfg.uid_mappings, 0, &host));
+  CHECK(host == 100000);
+  CHECK(ocid::MapToHost(cfg.uid_mappings, 65535, &host));
+  CHECK(host == 165535);
+  CHECK_FALSE(ocid::MapToHost(cfg.uid_mappings, 65536, &host));
+  CHECK(ocid::MapToHost(cfg.gid_mappings, 1000, &host));
+  CHECK(host == 1000);
+  CHECK_FALSE(ocid::MapToHost(cfg.gid_mappings, 1001, &host));
+  CHECK(ocid::MapToHost({}, 7, &host));
+  CHECK(host == 7);
+}
+
+TEST_CASE("bad user and namespace fields name the field") {
+  ExpectError(R"({"root":{"path":"r"},"process":{"user":{"uid":-1}}})", "process.user.uid");
+  ExpectError(R"({"root":{"path":"r"},"process":{"user":{"gid":"0"}}})", "process.user.gid");
+  ExpectError(R"({"root":{"path":"r"},"linux":{"namespaces":[{"path":"/x"}]}})",
+              "linux.namespaces[0].type");
+  ExpectError(R"({"root":{"path":"r"},"linux":{"uidMappings":[{"containerID":0,"hostID":1}]}})",
+              "linux.uidMappings[0].size");
+}
+
+}  // TEST_SUITE

@@ -477,6 +477,7 @@ TEST_CASE("wrong type at every key the parser reads") {
        "linux.resources.devices[1].minor"},
       {R"("access": "rw")", R"("access": "rwx")", "linux.resources.devices[1].access"},
       {R"("access": "rw")", R"("access": 7)", "linux.resources.devices[1].access"},
+      {R"("namespaces": [)", R"("namespaces": "all", "y": [)", "linux.namespaces"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.to);
@@ -487,7 +488,6 @@ TEST_CASE("wrong type at every key the parser reads") {
            {R"("hostname": "runc")", R"("hostname": [1, {"a": null}, "x", 2.5, true])"},
            {R"("mounts": [)", R"("mounts": 5, "x": [)"},
            {R"("cwd": "/")", R"("cwd": {"a": [[[]]]})"},
-           {R"("namespaces": [)", R"("namespaces": "all", "y": [)"},
            {R"("ociVersion": "1.0.2-dev")", R"("ociVersion": 1, "hooks": "x")"}}) {
     BundleConfig cfg;
     Error err;
