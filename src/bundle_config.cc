@@ -230,32 +230,21 @@ bool ParseLinux(const json& lx, const std::string& where, BundleConfig* out, Err
 }  // namespace
 
 bool ParseBundleConfig(std::string_view bytes, const std::string& where,
-                       BundleConfig* out, Error* err) {
-  // Only root, process.{env,capabilities}, annotations and
-  // linux.{devices,resources.devices} are kept: config.json is mostly mounts
-  // and seccomp, which the hook never reads, and building them would double
-  // the parse time.
-  // The discarded parts are still fully checked as JSON.
-  std::vector<std::string> keys;  // the key being parsed at each depth
-  json::parser_callback_t keep = [&keys](int depth, json::parse_event_t event, json& parsed) {
-    if (event != json::parse_event_t::key) return true;
-    size_t d = static_cast<size_t>(depth);
-    if (keys.size() < d) keys.resize(d);
-    keys[d - 1] = parsed.get<std::string>();
-    const std::string& k = keys[d - 1];
-    if (d == 1) return k == "root" || k == "process" || k == "annotations" || k == "linux";
-    if (d == 2 && keys[0] == "process") return k == "env" || k == "capabilities" || k == "user";
-    if (d == 2 && keys[0] == "linux")
-      return k == "devices" || k == "resources" || k == "namespaces" || k == "uidMappings" ||
-             k == "gidMappings";
-    if (d == 3 && keys[0] == "linux" && keys[1] == "resources") return k == "devices";
-    return true;
-  };
+                       BundleConfig* out, Error* err, const ConfigInterest* interest) {
+  // Only the keys of spec_keys.h's schema are kept: config.json is mostly
+  // mounts and seccomp, which the hook never reads, and building them would
+  // double the parse time. The discarded parts are still fully checked as
+  // JSON, and for keys runtimes would read differently.
+  SpecKeyReport report;
+  json::parser_callback_t keep = SpecKeyFilter(interest, &report);
   json j;
   std::string why;
   if (!ParseJsonText(bytes, &j, &why, keep)) return Fail(err, "not valid JSON (" + why + ")", where);
   if (!j.is_object()) return Fail(err, "not a JSON object", where);
   *out = BundleConfig{};
+  out->ambiguity = std::move(report.ambiguity);
+  out->env_anywhere = std::move(report.env_anywhere);
+  out->annotations_anywhere = std::move(report.annotations_anywhere);
 
   const json* root = Member(j, "root");
   if (!root || !root->is_object()) return Fail(err, "missing \"root\" object", where);

@@ -11,6 +11,7 @@
 
 #include "device_rule.h"
 #include "error.h"
+#include "spec_keys.h"
 
 namespace ocid {
 
@@ -60,6 +61,13 @@ struct BundleConfig {
   std::vector<IdMapping> uid_mappings;     // linux.uidMappings
   std::vector<IdMapping> gid_mappings;     // linux.gidMappings
 
+  // Where runc and crun could read this document differently ("" when
+  // nowhere), and every request any reading could hold (spec_keys.h). With
+  // an ambiguity the fields above are the exact-key reading only.
+  std::string ambiguity;
+  std::vector<std::string> env_anywhere;
+  std::vector<std::pair<std::string, std::string>> annotations_anywhere;
+
   // The linux.namespaces entry of `type`, or nullptr when the container
   // shares the runtime's namespace of that type.
   const NamespaceEntry* Namespace(std::string_view type) const;
@@ -71,9 +79,12 @@ struct BundleConfig {
 // maps it. An empty list is the identity (no user namespace).
 bool MapToHost(const std::vector<IdMapping>& mappings, uint32_t id, uint32_t* host);
 
-// `where` names the file in errors (the config.json path).
+// `where` names the file in errors (the config.json path). With an
+// `interest`, env and annotations hold only the entries it names (the hook
+// needs no others, and a config.json may hold millions).
 bool ParseBundleConfig(std::string_view bytes, const std::string& where,
-                       BundleConfig* out, Error* err);
+                       BundleConfig* out, Error* err,
+                       const ConfigInterest* interest = nullptr);
 
 // The rootfs as an absolute path: crun's state.root when given, otherwise
 // root.path; either made absolute against the bundle directory.

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "activation.h"
 #include "files.h"
 #include "log.h"
 #include "planner.h"
@@ -11,10 +12,10 @@
 namespace ocid {
 namespace {
 
-// Does `pred` hold for any activation flag the inventory files declare?
-template <typename Pred>
-bool AnyFlag(const std::vector<InventoryFile>& files, Pred pred) {
-  std::vector<std::string> flags;
+// Every activation flag the inventory files may declare: found by the quick
+// scan, or by parsing a file the scan cannot read.
+std::vector<std::string> DeclaredFlags(const std::vector<InventoryFile>& files) {
+  std::vector<std::string> all, flags;
   for (const auto& f : files) {
     if (f.bytes.empty()) continue;  // unreadable: nobody can ask for it
     if (!QuickActivationFlags(f.bytes, &flags)) {
@@ -24,88 +25,112 @@ bool AnyFlag(const std::vector<InventoryFile>& files, Pred pred) {
       for (const auto& inv : one.inventories) flags.push_back(inv.activation_flag);
       for (const auto& b : one.broken) flags.push_back(b.activation_flag);
     }
-    for (const auto& flag : flags)
-      if (pred(flag)) return true;
+    for (auto& flag : flags)
+      if (!flag.empty()) all.push_back(std::move(flag));
+    flags.clear();
   }
-  return false;
+  return all;
 }
 
-// Do the bytes spell a character a flag name can hold (letter, digit, '_')
-// as a JSON escape, \u00XX? A flag written so ("OCI\u005fONLOAD") is not
-// found literally, yet is the same string once parsed. Encoders escape
-// only <, >, &, controls and the like, so real files take the fast path.
-bool EscapesFlagCharacter(const std::string& bytes) {
-  auto hex = [](char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  for (size_t p = bytes.find("\\u00"); p != std::string::npos && p + 6 <= bytes.size();
-       p = bytes.find("\\u00", p + 1)) {
-    int hi = hex(bytes[p + 4]), lo = hex(bytes[p + 5]);
-    if (hi < 0 || lo < 0) continue;
-    char c = static_cast<char>(hi * 16 + lo);
-    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')
-      return true;
-  }
-  return false;
+void FeedScanner(void* scanner, std::string_view chunk) {
+  static_cast<FlagScanner*>(scanner)->Feed(chunk);
 }
 
-// Could any inventory be asked for by this container? A flag that occurs
-// nowhere in the state or config.json bytes, not even escaped, cannot be
-// in env or annotations.
-bool AnyFlagMentioned(const std::vector<InventoryFile>& files, const std::string& state,
-                      const std::string& config) {
-  const bool escaped = EscapesFlagCharacter(config) || EscapesFlagCharacter(state);
-  return AnyFlag(files, [&](const std::string& flag) {
-    return !flag.empty() && (escaped || config.find(flag) != std::string::npos ||
-                             state.find(flag) != std::string::npos);
-  });
+bool BytesMention(const RequestScan& scan, std::string_view bytes) {
+  FlagScanner s(scan.flags);
+  s.Feed(bytes);
+  return s.mentioned();
 }
 
 }  // namespace
 
-bool LoadIfAsked(const Options& opts, const std::string& state_bytes, Container* c,
-                 bool* asked, bool* dir_unreadable, Error* err) {
-  *asked = false;
+bool ScanInventories(const Options& opts, RequestScan* out, bool* dir_unreadable, Error* err) {
   *dir_unreadable = false;
-  std::vector<InventoryFile> files;
-  if (!ReadInventoryDir(opts.config_dir, &files, err)) {
+  if (!ReadInventoryDir(opts.config_dir, &out->files, err)) {
     *dir_unreadable = true;
     return false;
   }
-  if (files.empty()) return true;
+  out->flags = DeclaredFlags(out->files);
+  return true;
+}
+
+bool LoadIfAsked(const Options&, const RequestScan& scan, bool state_mentions,
+                 Container* c, bool* asked, Error* err) {
+  *asked = false;
+  if (scan.flags.empty()) return true;
   c->config_path = c->state.bundle + "/config.json";
-  if (!ReadFileAt(AT_FDCWD, c->config_path, kMaxConfigBytes, &c->config_bytes, err)) return false;
-  if (!AnyFlagMentioned(files, state_bytes, c->config_bytes)) {
-    OCID_DEBUG("no activation flag of " + std::to_string(files.size()) +
+  bool mentioned = state_mentions;
+  if (!mentioned) {
+    // Scanned in chunks: any size, a symlink followed as the runtime did.
+    FlagScanner scanner(scan.flags);
+    Error e;
+    if (!ScanFileForFlags(c->config_path, &scanner, &e)) {
+      log::Warn("container " + Printable(c->state.id) + ": " + e.Line() +
+                " (no request can be read from it: the container did not ask)");
+      return true;
+    }
+    mentioned = scanner.mentioned();
+  }
+  if (!mentioned) {
+    OCID_DEBUG("no activation flag of " + std::to_string(scan.files.size()) +
                " inventories mentioned (inventories not parsed)");
     return true;
   }
+  // A flag occurs: the container may have asked, and the caps apply.
   *asked = true;
-  ParseInventoryFiles(files, &c->inventories);
-  return ParseBundleConfig(c->config_bytes, c->config_path, &c->config, err);
+  if (!ReadFileAt(AT_FDCWD, c->config_path, kMaxConfigBytes, &c->config_bytes, err)) return false;
+  ParseInventoryFiles(scan.files, &c->inventories);
+  ConfigInterest interest = InterestOf(c->inventories);
+  return ParseBundleConfig(c->config_bytes, c->config_path, &c->config, err, &interest);
+}
+
+bool LoadIfAsked(const Options& opts, const std::string& state_bytes, Container* c,
+                 bool* asked, bool* dir_unreadable, Error* err) {
+  *asked = false;
+  RequestScan scan;
+  if (!ScanInventories(opts, &scan, dir_unreadable, err)) return false;
+  return LoadIfAsked(opts, scan, BytesMention(scan, state_bytes), c, asked, err);
+}
+
+bool CouldHaveAsked(const RequestScan& scan, bool state_mentions, const std::string& bundle) {
+  if (scan.flags.empty()) return false;
+  if (state_mentions) return true;
+  // The rest of the request may be in config.json, if the state still
+  // names a bundle.
+  if (bundle.empty() || bundle[0] != '/' || bundle.find('\0') != std::string::npos) return true;
+  FlagScanner scanner(scan.flags);
+  Error ignored;
+  if (!ScanFileForFlags(bundle + "/config.json", &scanner, &ignored)) return true;
+  return scanner.mentioned();
 }
 
 bool CouldHaveAsked(const Options& opts, const std::string& state_bytes) {
-  std::vector<InventoryFile> files;
+  RequestScan scan;
+  bool dir_unreadable = false;
   Error ignored;
   // As in LoadIfAsked: without readable inventories nobody can have asked.
-  if (!ReadInventoryDir(opts.config_dir, &files, &ignored)) return false;
-  if (!AnyFlag(files, [](const std::string& flag) { return !flag.empty(); })) return false;
-  if (AnyFlagMentioned(files, state_bytes, "")) return true;
-  // The rest of the request may be in config.json, if the state still
-  // names a bundle.
-  nlohmann::json j = nlohmann::json::parse(state_bytes, nullptr, false);
+  if (!ScanInventories(opts, &scan, &dir_unreadable, &ignored)) return false;
+  FlagScanner scanner(scan.flags);
+  FdInput in(state_bytes, FeedScanner, &scanner);
+  OciState st;
   std::string bundle;
-  if (j.is_object())
-    if (auto it = j.find("bundle"); it != j.end() && it->is_string()) bundle = it->get<std::string>();
-  if (bundle.empty() || bundle[0] != '/' || bundle.find('\0') != std::string::npos) return true;
-  std::string config;
-  if (!ReadFileAt(AT_FDCWD, bundle + "/config.json", kMaxConfigBytes, &config, &ignored))
-    return true;
-  return AnyFlagMentioned(files, state_bytes, config);
+  ParseOciState(&in, &st, &ignored, &bundle);
+  return CouldHaveAsked(scan, scanner.mentioned(), bundle);
+}
+
+ConfigInterest InterestOf(const InventorySet& set) {
+  ConfigInterest in;
+  auto flag = [&in](const std::string& f) {
+    if (f.empty()) return;
+    in.env_names.insert(f);
+    in.annotation_keys.insert(std::string(kAnnotationPrefix) + f);
+  };
+  for (const auto& inv : set.inventories) {
+    flag(inv.activation_flag);
+    for (const auto& [k, v] : inv.policy.require_annotations) in.annotation_keys.insert(k);
+  }
+  for (const auto& b : set.broken) flag(b.activation_flag);
+  return in;
 }
 
 bool PlanFor(const Options& opts, const Container& c, bool resolve_paths,

@@ -1,10 +1,13 @@
 // Load and decide for one container: shared by the hook, the runtime shim
 // and `plan`, so every delivery mode activates exactly the same way.
 //
-//   LoadIfAsked  reads the inventories and config.json and decides, without
-//                parsing any JSON, whether any inventory can be asked for
-//                (its activation flag occurs in the state or config.json);
-//                only then parses them. Nearly every container stops here.
+//   ScanInventories  reads the inventory files and the activation flags they
+//                declare, before anything the container handed over is read.
+//   LoadIfAsked  decides, without parsing any JSON, whether any inventory can
+//                be asked for (its activation flag occurs in the state or
+//                config.json: request_scan.h); only then parses them. Nearly
+//                every container stops here, whatever the size or kind of
+//                its config.json.
 //   PlanFor      builds the Plan through a HostRootView under --host-root.
 #pragma once
 #include <memory>
@@ -17,6 +20,7 @@
 #include "oci_state.h"
 #include "options.h"
 #include "plan.h"
+#include "request_scan.h"
 
 namespace ocid {
 
@@ -28,19 +32,42 @@ struct Container {
   std::string config_bytes;  // as read
 };
 
-// c->state must be set (bundle at least). On return with *asked == false,
-// no inventory can be activated and nothing was parsed. An unreadable
-// config directory is reported with *dir_unreadable set, so callers can
-// let containers that cannot have asked go on.
+// The inventory files and every activation flag they may declare.
+struct RequestScan {
+  std::vector<InventoryFile> files;
+  std::vector<std::string> flags;
+};
+
+// An unreadable config directory fails with *dir_unreadable set, so callers
+// can let containers that cannot have asked go on.
+bool ScanInventories(const Options& opts, RequestScan* out, bool* dir_unreadable, Error* err);
+
+// c->state must be set (bundle at least); `state_mentions` says whether a
+// flag occurred in the state's bytes. On return with *asked == false, no
+// inventory can be activated and nothing was parsed. A config.json that
+// cannot be scanned (not a regular file, unreadable) holds no request the
+// hook can see: with none in the state either, the container did not ask
+// (a warning says so). Once a flag occurs, the caps apply: config.json must
+// be a regular file of at most kMaxConfigBytes, not a symlink.
+bool LoadIfAsked(const Options& opts, const RequestScan& scan, bool state_mentions,
+                 Container* c, bool* asked, Error* err);
+// The same from the state's bytes, reading the inventories first.
 bool LoadIfAsked(const Options& opts, const std::string& state_bytes, Container* c,
                  bool* asked, bool* dir_unreadable, Error* err);
 
 // For a state that could not be read or parsed: could the container still
 // have asked? Decided as LoadIfAsked decides, from what can be read: false
 // when no inventory declares a readable flag, or when no flag occurs in the
-// state bytes nor in the config.json of the bundle the state names; true
-// when it cannot tell (no usable bundle, config.json unreadable).
+// state bytes nor in the config.json of the bundle the state names
+// (`bundle`, as far as the state could be read); true when it cannot tell
+// (no usable bundle, config.json unreadable).
+bool CouldHaveAsked(const RequestScan& scan, bool state_mentions, const std::string& bundle);
+// The same from the state's bytes, reading the inventories first.
 bool CouldHaveAsked(const Options& opts, const std::string& state_bytes);
+
+// What config.json parsing must keep for these inventories: their flags as
+// env names and annotations, and the annotations their policies require.
+ConfigInterest InterestOf(const InventorySet& set);
 
 // Plans for a loaded container. `resolve_paths` fills each mount's resolved
 // host path (needed by `plan` and by modes that hand paths to a runtime).

@@ -51,6 +51,50 @@ bool ReadAllFd(int fd, size_t limit, const std::string& what, std::string* out,
   return true;
 }
 
+FdInput::FdInput(int fd, size_t ceiling, Observer observer, void* ctx)
+    : fd_(fd), ceiling_(ceiling), observer_(observer), ctx_(ctx) {}
+
+FdInput::FdInput(std::string_view bytes, Observer observer, void* ctx)
+    : observer_(observer), ctx_(ctx) {
+  char* p = const_cast<char*>(bytes.data());
+  setg(p, p, p + bytes.size());
+  total_ = bytes.size();
+  Observe(bytes.data(), bytes.size());
+}
+
+void FdInput::Observe(const char* data, size_t n) {
+  if (nul_ == std::string_view::npos)
+    if (const void* z = std::memchr(data, '\0', n))
+      nul_ = total_ - n + static_cast<size_t>(static_cast<const char*>(z) - data);
+  if (observer_) observer_(ctx_, std::string_view(data, n));
+}
+
+FdInput::int_type FdInput::underflow() {
+  if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+  if (fd_ < 0 || over_) return traits_type::eof();
+  for (;;) {
+    ssize_t n = ::read(fd_, buf_, sizeof buf_);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) errno_ = errno;
+    if (n <= 0) {
+      fd_ = -1;
+      return traits_type::eof();
+    }
+    total_ += static_cast<size_t>(n);
+    Observe(buf_, static_cast<size_t>(n));
+    if (total_ > ceiling_) {
+      over_ = true;
+      return traits_type::eof();
+    }
+    setg(buf_, buf_, buf_ + n);
+    return traits_type::to_int_type(*gptr());
+  }
+}
+
+void FdInput::Drain() {
+  while (underflow() != traits_type::eof()) setg(egptr(), egptr(), egptr());
+}
+
 bool ReadFileAt(int dirfd, const std::string& path, size_t limit,
                 std::string* out, Error* err) {
   out->clear();

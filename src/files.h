@@ -1,7 +1,9 @@
 // Thin file reading wrappers. Parsers take bytes; these get the bytes.
 #pragma once
 #include <cstddef>
+#include <streambuf>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "error.h"
@@ -9,7 +11,11 @@
 namespace ocid {
 
 // Upper bounds on what the hook reads; anything larger is refused.
-constexpr size_t kMaxStateBytes = 1 << 20;         // OCI state on stdin
+// The state is read as a stream (oci_state.h): this only stops a writer
+// that never ends. Runtimes write the bundle before the annotations, so a
+// longer state still says where config.json is, and a container that names
+// no flag in either is not failed by it (decision.h, CouldHaveAsked).
+constexpr size_t kMaxStateStreamBytes = size_t{64} << 20;
 constexpr size_t kMaxConfigBytes = 32 << 20;       // bundle config.json
 constexpr size_t kMaxInventoryBytes = 1 << 20;     // one inventory file
 constexpr size_t kMaxSmallFileBytes = 1 << 20;     // /proc files, devices.list
@@ -36,6 +42,43 @@ bool ReadFileAt(int dirfd, const std::string& path, size_t limit,
 // "..", unsorted. getdents64 directly: no DIR stream, no extra fcntl calls.
 bool ListDirectory(int dirfd, const std::string& what, std::vector<std::string>* names,
                    Error* err);
+
+// An input stream over a file descriptor (or bytes in memory), for the
+// parsers that must not hold their whole input: read in 64 KiB chunks, each
+// shown to `observer` first (the request scan), up to `ceiling` bytes, after
+// which it reports EOF and sets over_ceiling(). Remembers where the first NUL
+// byte was (no JSON text holds one) and how much the reader has consumed.
+class FdInput : public std::streambuf {
+ public:
+  using Observer = void (*)(void* ctx, std::string_view chunk);
+  FdInput(int fd, size_t ceiling, Observer observer = nullptr, void* ctx = nullptr);
+  // The same over bytes in memory (tests, fuzzers, callers holding a file).
+  explicit FdInput(std::string_view bytes, Observer observer = nullptr, void* ctx = nullptr);
+
+  // Reads and observes the rest up to EOF (or the ceiling): a runtime
+  // writing the state must never see EPIPE.
+  void Drain();
+  size_t consumed() const { return total_ - static_cast<size_t>(egptr() - gptr()); }
+  size_t nul_offset() const { return nul_; }  // npos when none
+  bool over_ceiling() const { return over_; }
+  size_t ceiling() const { return ceiling_; }
+  int read_errno() const { return errno_; }
+
+ protected:
+  int_type underflow() override;
+
+ private:
+  void Observe(const char* data, size_t n);
+  int fd_ = -1;
+  size_t ceiling_ = 0;
+  Observer observer_;
+  void* ctx_;
+  size_t total_ = 0;
+  size_t nul_ = std::string_view::npos;
+  bool over_ = false;
+  int errno_ = 0;
+  char buf_[65536];
+};
 
 // Writes all of `data` to fd.
 bool WriteAllFd(int fd, const std::string& data, const std::string& what,

@@ -33,6 +33,7 @@
 #include "plan_json.h"
 #include "planner.h"
 #include "preload.h"
+#include "request_scan.h"
 #include "rootfs_path.h"
 #include "runtime_dir.h"
 
@@ -232,24 +233,46 @@ std::string Summary(const Plan& plan) {
   return s;
 }
 
+void FeedScanner(void* scanner, std::string_view chunk) {
+  static_cast<FlagScanner*>(scanner)->Feed(chunk);
+}
+
 }  // namespace
 
 int RunHook(const Options& opts, const std::string& stage, int stdin_fd, bool confined) {
-  std::string state_bytes;
-  Error err;
-  bool read_ok = ReadAllFd(stdin_fd, kMaxStateBytes, "OCI state on stdin", &state_bytes, &err);
   bool apply = stage == "prestart" || stage == "createRuntime";
+  Error err;
+  // The inventories come first, so that the state is scanned for their
+  // flags as it is read: a state of any size is read in chunks, and a
+  // container that did not ask is never failed by its size (oci_state.h).
+  RequestScan scan;
+  bool dir_unreadable = false;
+  bool scanned = apply && ScanInventories(opts, &scan, &dir_unreadable, &err);
+  FlagScanner scanner(scan.flags);
+  FdInput in(stdin_fd, kMaxStateStreamBytes, FeedScanner, &scanner);
   if (!apply && stage != "poststop") {
+    in.Drain();  // always to EOF: the runtime must not see EPIPE
     OCID_DEBUG("nothing to do at stage " + stage);
     return 0;
   }
+  if (apply && !scanned) {
+    // Without the inventories nobody can tell whether the container asked;
+    // a container that did not ask must not be harmed, so an unreadable
+    // config dir is a warning, not a failure.
+    in.Drain();
+    log::Warn(err.Line());
+    return 0;
+  }
   Container l;
-  if (!read_ok || !ParseOciState(state_bytes, &l.state, &err)) {
+  std::string bundle_seen;
+  bool state_ok = ParseOciState(&in, &l.state, &err, &bundle_seen);
+  in.Drain();
+  if (!state_ok) {
     // Even a state the hook cannot use does not fail a container that
     // cannot have asked: no inventory installed, or no activation flag in
     // the state nor in the config.json of the bundle it names. When that
     // cannot be told (no usable bundle), the container may have asked: fail.
-    if (!CouldHaveAsked(opts, state_bytes)) {
+    if (!apply || !CouldHaveAsked(scan, scanner.mentioned(), bundle_seen)) {
       log::Warn(err.Line() + " (ignored: no inventory can have been asked for)");
       return 0;
     }
@@ -262,17 +285,9 @@ int RunHook(const Options& opts, const std::string& stage, int stdin_fd, bool co
     return 0;
   }
 
-  bool asked = false, dir_unreadable = false;
-  if (!LoadIfAsked(opts, state_bytes, &l, &asked, &dir_unreadable, &err)) {
-    // Without the inventories nobody can tell whether the container asked;
-    // a container that did not ask must not be harmed, so an unreadable
-    // config dir is a warning, not a failure.
-    if (dir_unreadable) {
-      log::Warn(err.Line());
-      return 0;
-    }
+  bool asked = false;
+  if (!LoadIfAsked(opts, scan, scanner.mentioned(), &l, &asked, &err))
     return Failed(l.state.id, err);
-  }
   if (!asked) {
     OCID_DEBUG("container " + l.state.id + ": did not ask");
     return 0;

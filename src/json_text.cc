@@ -19,4 +19,30 @@ bool ParseJsonText(std::string_view bytes, nlohmann::json* out, std::string* why
   return true;
 }
 
+bool ParseJsonStream(FdInput* in, nlohmann::json* out, std::string* why,
+                     const nlohmann::json::parser_callback_t& keep) {
+  std::istream is(in);
+  std::string reason;
+  try {
+    *out = nlohmann::json::parse(is, keep);
+  } catch (const nlohmann::json::exception& e) {
+    reason = JsonErrorReason(e.what());
+  }
+  // A NUL is an error wherever it is (JSON escapes it in strings); say so
+  // rather than what the parser made of it.
+  if (in->nul_offset() != std::string::npos) {
+    *why = "a NUL byte at offset " + std::to_string(in->nul_offset());
+    return false;
+  }
+  if (in->over_ceiling()) {
+    *why = "stopped reading at the " + std::to_string(in->ceiling()) + "-byte limit";
+    return false;
+  }
+  if (!reason.empty()) {
+    *why = reason;
+    return false;
+  }
+  return true;
+}
+
 }  // namespace ocid

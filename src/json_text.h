@@ -3,6 +3,8 @@
 // document, not in how a document is accepted.
 #pragma once
 #include <nlohmann/json.hpp>
+
+#include "files.h"
 #include <string>
 #include <string_view>
 
@@ -16,5 +18,10 @@ namespace ocid {
 // parser callback (parts it discards are still checked as JSON).
 bool ParseJsonText(std::string_view bytes, nlohmann::json* out, std::string* why,
                    const nlohmann::json::parser_callback_t& keep = nullptr);
+
+// The same from a stream (FdInput), for inputs read in chunks: a NUL byte
+// anywhere, or more than the stream's ceiling, is named as such.
+bool ParseJsonStream(FdInput* in, nlohmann::json* out, std::string* why,
+                     const nlohmann::json::parser_callback_t& keep = nullptr);
 
 }  // namespace ocid

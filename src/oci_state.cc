@@ -41,12 +41,41 @@ bool GetAnnotations(const json& j, std::map<std::string, std::string>* out,
 }  // namespace
 
 bool ParseOciState(std::string_view bytes, OciState* out, Error* err) {
+  FdInput in(bytes);
+  return ParseOciState(&in, out, err);
+}
+
+bool ParseOciState(FdInput* in, OciState* out, Error* err, std::string* bundle_seen) {
+  // Keeps the fields below and the annotations (all while the input is
+  // within kStateAnnotationBytes, then only requests); the rest of a state
+  // is never built, so its size does not matter.
+  std::string top;  // the current key of the top-level object
+  bool pruned = false;
+  json::parser_callback_t keep = [&](int depth, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::key && depth == 1) {
+      top = parsed.get<std::string>();
+      return top == "ociVersion" || top == "id" || top == "status" || top == "pid" ||
+             top == "bundle" || top == "root" || top == "annotations";
+    }
+    if (event == json::parse_event_t::key && depth == 2 && top == "annotations") {
+      if (in->consumed() <= kStateAnnotationBytes ||
+          parsed.get_ref<const std::string&>().rfind("oci-decorator/", 0) == 0)
+        return true;
+      pruned = true;
+      return false;
+    }
+    if (event == json::parse_event_t::value && depth == 1 && top == "bundle" && bundle_seen &&
+        parsed.is_string())
+      *bundle_seen = parsed.get<std::string>();
+    return true;
+  };
   json j;
   std::string why;
-  if (!ParseJsonText(bytes, &j, &why))
+  if (!ParseJsonStream(in, &j, &why, keep))
     return Fail(err, "OCI state on stdin is not valid JSON (" + why + ")");
   if (!j.is_object()) return Fail(err, "OCI state on stdin is not a JSON object");
   *out = OciState{};
+  out->annotations_pruned = pruned;
   if (!GetString(j, "ociVersion", false, &out->oci_version, err) ||
       !GetString(j, "id", true, &out->id, err) ||
       !GetString(j, "status", false, &out->status, err) ||

@@ -54,6 +54,17 @@ class Planner {
     std::map<std::string, std::string> annotations = cfg.annotations;
     for (const auto& [k, v] : st.annotations) annotations.emplace(k, v);
 
+    // Where runtimes would read config.json differently (spec_keys.h), a
+    // container that any reading shows asking is refused; one that no
+    // reading shows asking is left alone.
+    if (!cfg.ambiguity.empty()) {
+      for (const auto& flag : AllFlags())
+        if (RequestedAnywhere(flag))
+          return Fail(err_, "config.json is ambiguous: " + cfg.ambiguity +
+                                "; runc and crun could apply different settings than the hook "
+                                "checks, so a container asking for " + flag + " is refused");
+      return Finish();
+    }
     for (const auto& b : in_.inventories->broken)
       if (Requested(b.activation_flag, annotations)) {
         *err_ = b.error;
@@ -70,6 +81,10 @@ class Planner {
       for (const auto& name : a.features)
         if (!PlanFeature(inv, *inv.FindFeature(name))) return false;
     }
+    if (plan_->Active() && st.annotations_pruned)
+      return Fail(err_, "OCI state: annotations over " + std::to_string(kStateAnnotationBytes) +
+                            " bytes, which a container that asks must stay within (its "
+                            "activation policy reads them)");
     return Finish();
   }
 
@@ -87,6 +102,27 @@ class Planner {
   }
 
  private:
+  std::vector<std::string> AllFlags() const {
+    std::vector<std::string> flags;
+    for (const auto& inv : in_.inventories->inventories) flags.push_back(inv.activation_flag);
+    for (const auto& b : in_.inventories->broken) flags.push_back(b.activation_flag);
+    return flags;
+  }
+
+  // A request for `flag` in any reading of config.json, or in the state.
+  bool RequestedAnywhere(const std::string& flag) const {
+    if (flag.empty()) return false;
+    for (const auto& e : in_.config->env_anywhere)
+      if (e.size() > flag.size() && e[flag.size()] == '=' && e.compare(0, flag.size(), flag) == 0 &&
+          !IsOffValue(std::string_view(e).substr(flag.size() + 1)))
+        return true;
+    const std::string key = std::string(kAnnotationPrefix) + flag;
+    for (const auto& [k, v] : in_.config->annotations_anywhere)
+      if (k == key && !IsOffValue(v)) return true;
+    auto it = in_.state->annotations.find(key);
+    return it != in_.state->annotations.end() && !IsOffValue(it->second);
+  }
+
   bool Requested(const std::string& flag,
                  const std::map<std::string, std::string>& annotations) const {
     if (flag.empty()) return false;

@@ -374,8 +374,9 @@ TEST_CASE("very long strings parse; errors quoting them stay one bounded line") 
   Error err;
   REQUIRE(ParseOciState(R"({"id":"c","bundle":"/b","annotations":{"k":")" + big + "\"}}", &st, &err));
   CHECK(st.annotations.at("k").size() == big.size());
-  // A 10 MB annotation key with a bad value: the error quotes the key.
-  Error e = StateFails(R"({"id":"c","bundle":"/b","annotations":{")" + big + "\":1}}");
+  // A 10 MB request annotation with a bad value: the error quotes the key.
+  Error e = StateFails(R"({"id":"c","bundle":"/b","annotations":{"oci-decorator/)" + big +
+                       "\":1}}");
   CHECK(Contains(e.Line(), "bytes ...]"));
   // A key with control characters cannot break the line.
   e = StateFails(R"({"id":"c","bundle":"/b","annotations":{"a\nb\u001b[31m":1}})");
@@ -897,49 +898,89 @@ TEST_CASE("garbage config.json: did not ask unless a flag occurs in it") {
   CHECK(Hook(f, f.State(R"(, "annotations": {"oci-decorator/OCI_GOOD": "all"})")) == 1);
 }
 
-TEST_CASE("config.json missing, a FIFO, a directory, a symlink, 50 MB: clear errors, no hang") {
+TEST_CASE("config.json missing, a FIFO, a directory, a symlink, 50 MB: no hang; errors only once asked") {
   Fixture f;
   f.Inventory("a-good.json", kGoodInventory);
   const std::string cfg = f.bundle + "/config.json";
-  auto load_error = [&]() {
-    auto run = std::async(std::launch::async, [&] { return Load(f, f.State()); });
+  // The request in the state: the caps on config.json apply.
+  const std::string asking = f.State(R"(, "annotations": {"oci-decorator/OCI_GOOD": "all"})");
+  auto load = [&](const std::string& state) {
+    auto run = std::async(std::launch::async, [&] { return Load(f, state); });
     if (run.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
       int w = ::open(cfg.c_str(), O_WRONLY | O_NONBLOCK);  // release a stuck reader
       if (w >= 0) ::close(w);
       FAIL("LoadIfAsked hangs");
     }
-    Loaded l = run.get();
+    return run.get();
+  };
+  // Without a flag in the state, whatever config.json is cannot have asked.
+  auto not_asked = [&]() {
+    Loaded l = load(f.State());
+    CHECK_MESSAGE(l.ok, l.err.Line());
+    CHECK_FALSE(l.asked);
+    CHECK(Hook(f, f.State()) == 0);
+  };
+  auto load_error = [&]() {
+    Loaded l = load(asking);
     CHECK_FALSE(l.ok);
     CHECK_FALSE(l.dir_unreadable);
     CheckOneLine(l.err);
     CHECK_MESSAGE(Contains(l.err.Line(), cfg), l.err.Line());
+    CHECK(Hook(f, asking) == 1);
     return l.err.Line();
   };
+  not_asked();
   CHECK(Contains(load_error(), "No such file"));
   REQUIRE(::mkfifo(cfg.c_str(), 0644) == 0);
+  not_asked();
   CHECK(Contains(load_error(), "not a regular file"));
   ::unlink(cfg.c_str());
   f.t.Dir("bundle/config.json");
+  not_asked();
   CHECK(Contains(load_error(), "not a regular file"));
   ::rmdir(cfg.c_str());
+  // A symlink is followed for the scan, as the runtime followed it.
   f.t.File("bundle/real.json", R"({"root": {"path": "rootfs"}})");
   f.t.Link("bundle/config.json", "real.json");
+  not_asked();
   CHECK(Contains(load_error(), "symbolic link"));
+  f.t.File("bundle/real.json", R"({"root": {"path": "rootfs"}, "process": {"env": ["OCI_GOOD=all"]}})");
+  Loaded l = load(f.State());
+  CHECK(l.asked);
+  CHECK_FALSE(l.ok);
+  CHECK(Contains(l.err.Line(), "symbolic link"));
   ::unlink(cfg.c_str());
   int fd = ::open(cfg.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   REQUIRE(fd >= 0);
   REQUIRE(::ftruncate(fd, 50 << 20) == 0);
   ::close(fd);
   auto t0 = std::chrono::steady_clock::now();
+  not_asked();
   CHECK(Contains(load_error(), "larger than " + std::to_string(ocid::kMaxConfigBytes) + " bytes"));
-  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2));
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(4));
+  // A valid config.json over the cap that names no flag: not asked. The
+  // same naming the flag at its very end (read in chunks, found across
+  // any chunk boundary) asked, and the cap applies.
+  std::string big = R"({"root": {"path": "rootfs"}, "process": {"env": [)";
+  while (big.size() < (33u << 20)) big += "\"A_RATHER_LONG_VARIABLE=with some value\", ";
+  f.Config(big + "\"LAST=1\"]}}");
+  not_asked();
+  f.Config(big + "\"OCI_GOOD=all\"]}}");
+  l = load(f.State());
+  CHECK(l.asked);
+  CHECK(Contains(l.err.Line(), "larger than"));
   // The state's bundle is a file, or missing.
   ::unlink(cfg.c_str());
   f.t.File("bundle-file", "x");
-  Loaded l = Load(f, R"({"id": "c", "bundle": ")" + (f.t / "bundle-file") + "\"}");
+  l = Load(f, R"({"id": "c", "bundle": ")" + (f.t / "bundle-file") + "\"}");
+  CHECK(l.ok);
+  CHECK_FALSE(l.asked);
+  l = Load(f, R"({"id": "c", "bundle": ")" + (f.t / "bundle-file") +
+                  R"(", "annotations": {"oci-decorator/OCI_GOOD": "all"}})");
   CHECK_FALSE(l.ok);
   CHECK(Contains(l.err.Line(), "Not a directory"));
-  l = Load(f, R"({"id": "c", "bundle": ")" + (f.t / "no-such-bundle") + "\"}");
+  l = Load(f, R"({"id": "c", "bundle": ")" + (f.t / "no-such-bundle") +
+                  R"(", "annotations": {"oci-decorator/OCI_GOOD": "all"}})");
   CHECK_FALSE(l.ok);
   CHECK(Contains(l.err.Line(), "no-such-bundle/config.json"));
   // None of this matters with no inventory installed.
@@ -1107,7 +1148,7 @@ TEST_CASE("an unusable state fails only a container that may have asked") {
 // ===========================================================================
 TEST_SUITE("hostile.read") {
 
-TEST_CASE("a 50 MB state on a pipe: drained, refused naming the cap, not kept") {
+TEST_CASE("ReadAllFd: 50 MB on a pipe: drained, refused naming the cap, not kept") {
   int p[2];
   REQUIRE(::pipe(p) == 0);
   std::atomic<size_t> written{0};
@@ -1126,7 +1167,7 @@ TEST_CASE("a 50 MB state on a pipe: drained, refused naming the cap, not kept") 
   });
   std::string out;
   Error err;
-  CHECK_FALSE(ocid::ReadAllFd(p[0], ocid::kMaxStateBytes, "OCI state on stdin", &out, &err));
+  CHECK_FALSE(ocid::ReadAllFd(p[0], 1 << 20, "OCI state on stdin", &out, &err));
   writer.join();
   ::close(p[0]);
   CHECK(written == size_t{50} << 20);  // the writer never saw EPIPE
@@ -1135,7 +1176,7 @@ TEST_CASE("a 50 MB state on a pipe: drained, refused naming the cap, not kept") 
   CHECK(err.Line() == "OCI state on stdin is larger than 1048576 bytes");
 }
 
-TEST_CASE("a pipe that never ends: given up on after the drain budget") {
+TEST_CASE("ReadAllFd: a pipe that never ends: given up on after the drain budget") {
   struct sigaction ign {}, old {};
   ign.sa_handler = SIG_IGN;
   ::sigaction(SIGPIPE, &ign, &old);
@@ -1161,6 +1202,140 @@ TEST_CASE("a pipe that never ends: given up on after the drain budget") {
   writer.join();
   ::sigaction(SIGPIPE, &old, nullptr);
   CHECK(Contains(err.Line(), "larger than 1048576 bytes"));
+}
+
+TEST_CASE("policy sees what runc applies: case variants and duplicates refuse only askers") {
+  Fixture f;
+  f.Inventory("a-good.json", R"({"version": "1", "activation_flag": "OCI_GOOD",
+      "driver_feature": ["f"], "activation_policy": {"refuse_privileged": true},
+      "inventory": {"f": {"binaries": ["/usr/bin/good-tool"]}}})");
+  auto plan_error = [&](const std::string& config) {
+    f.Config(config);
+    Loaded l = Load(f, f.State());
+    REQUIRE_MESSAGE(l.ok, l.err.Line());
+    ocid::Plan plan;
+    Error err;
+    if (!l.asked) return std::string("not asked");
+    if (Plan(f, l, &plan, &err)) return std::string(plan.Active() ? "planned" : "not active");
+    CheckOneLine(err);
+    return err.Line();
+  };
+  // runc grants CAP_SYS_ADMIN through "Process"; exact keys would miss it.
+  std::string e = plan_error(R"({"root": {"path": "rootfs"}, "process": {"env": ["OCI_GOOD=all"]},
+      "Process": {"capabilities": {"bounding": ["CAP_SYS_ADMIN"]}}})");
+  CHECK_MESSAGE(Contains(e, "config.json is ambiguous"), e);
+  CHECK_MESSAGE(Contains(e, "\"Process\" matches \"process\""), e);
+  CHECK_MESSAGE(Contains(e, "OCI_GOOD"), e);
+  // An allow-all device rule under "Linux".
+  e = plan_error(R"({"root": {"path": "rootfs"}, "process": {"env": ["OCI_GOOD=all"]},
+      "Linux": {"resources": {"devices": [{"allow": true, "access": "rwm"}]}}})");
+  CHECK_MESSAGE(Contains(e, "\"Linux\" matches"), e);
+  // The request only in a variant, or only in an earlier duplicate.
+  e = plan_error(R"({"root": {"path": "rootfs"}, "proce\u017fs": {"env": ["OCI_GOOD=all"]}})");
+  CHECK_MESSAGE(Contains(e, "config.json is ambiguous"), e);
+  e = plan_error(R"({"root": {"path": "rootfs"}, "process": {"env": ["OCI_GOOD=all"]},
+      "process": {"env": ["PATH=/bin"]}})");
+  CHECK_MESSAGE(Contains(e, "is given twice"), e);
+  // The flag named, but no reading asks: left alone.
+  CHECK(plan_error(R"({"root": {"path": "rootfs"}, "process": {"env": ["OCI_GOOD=none"],
+      "args": ["OCI_GOOD=all"]}, "Process": {"capabilities": {"bounding": ["CAP_SYS_ADMIN"]}}})") ==
+        "not active");
+  // Without ambiguity the policy works as before.
+  e = plan_error(R"({"root": {"path": "rootfs"}, "process": {"env": ["OCI_GOOD=all"],
+      "capabilities": {"bounding": ["CAP_SYS_ADMIN"]}}})");
+  CHECK_MESSAGE(Contains(e, "CAP_SYS_ADMIN"), e);
+  CHECK(plan_error(R"({"root": {"path": "rootfs"}, "process": {"env": ["OCI_GOOD=all"]}})") ==
+        "planned");
+}
+
+// A state on a pipe, written by a thread as a runtime would.
+int HookOnPipe(const Fixture& f, const std::string& state) {
+  int p[2];
+  REQUIRE(::pipe(p) == 0);
+  std::atomic<size_t> written{0};
+  std::thread writer([&] {
+    size_t done = 0;
+    while (done < state.size()) {
+      ssize_t n = ::write(p[1], state.data() + done, state.size() - done);
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    written = done;
+    ::close(p[1]);
+  });
+  int rc = ocid::RunHook(f.opts, "prestart", p[0], /*confined=*/false);
+  writer.join();
+  ::close(p[0]);
+  CHECK(written == state.size());  // read to EOF: the writer never saw EPIPE
+  return rc;
+}
+
+TEST_CASE("a state of any size: read as a stream; caps apply only once asked") {
+  Fixture f;
+  f.Inventory("a-good.json", kGoodInventory);
+  f.ConfigEnv(R"("TERM=xterm")");
+  // A 20 MB annotation, and 300000 small ones: no flag, not asked.
+  std::string big(20 << 20, 'x');
+  CHECK(HookOnPipe(f, f.State(R"(, "annotations": {"big": ")" + big + "\"}")) == 0);
+  std::string many = R"(, "annotations": {)";
+  for (int i = 0; i < 300000; ++i) many += "\"k" + std::to_string(i) + "\": \"v\", ";
+  many += R"("last": "v"})";
+  CHECK(HookOnPipe(f, f.State(many)) == 0);
+  // Parsed, only the first MiB of annotations is kept, and the requests.
+  OciState st;
+  Error err;
+  REQUIRE(ParseOciState(f.State(many.substr(0, many.size() - 1) +
+                                R"(, "oci-decorator/OCI_GOOD": "all"})"),
+                        &st, &err));
+  CHECK(st.annotations_pruned);
+  CHECK(st.annotations.size() < 100000);
+  CHECK(st.annotations.at("oci-decorator/OCI_GOOD") == "all");
+  CHECK(st.annotations.count("k0") == 1);
+  // That container asks: refused, naming the cap.
+  Loaded l = Load(f, f.State(many.substr(0, many.size() - 1) +
+                             R"(, "oci-decorator/OCI_GOOD": "all"})"));
+  REQUIRE_MESSAGE(l.ok, l.err.Line());
+  REQUIRE(l.asked);
+  ocid::Plan plan;
+  CHECK_FALSE(Plan(f, l, &plan, &err));
+  CHECK_MESSAGE(Contains(err.Line(), "annotations over 1048576 bytes"), err.Line());
+  // The same state small enough: planned.
+  l = Load(f, f.State(R"(, "annotations": {"oci-decorator/OCI_GOOD": "all"})"));
+  CHECK_MESSAGE(Plan(f, l, &plan, &err), err.Line());
+  // A flag in the state's bytes beyond the first chunks is still seen.
+  CHECK(HookOnPipe(f, f.State(R"(, "annotations": {"big": ")" + big +
+                              R"(", "oci-decorator/OCI_GOOD": "all"})")) == 1);
+}
+
+TEST_CASE("the hook on a pipe that never ends: gives up, never hangs") {
+  Fixture f;
+  f.Inventory("a-good.json", kGoodInventory);
+  f.ConfigEnv(R"("TERM=xterm")");
+  struct sigaction ign {}, old {};
+  ign.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ign, &old);
+  int p[2];
+  REQUIRE(::pipe(p) == 0);
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    std::string head = f.State().substr(0, f.State().size() - 1) + R"(, "annotations": {"x": ")";
+    std::string chunk(1 << 16, 'x');
+    bool ok = ::write(p[1], head.data(), head.size()) > 0;
+    while (ok && !stop && ::write(p[1], chunk.data(), chunk.size()) > 0) {
+    }
+    ::close(p[1]);
+  });
+  auto run = std::async(std::launch::async, [&] {
+    return ocid::RunHook(f.opts, "prestart", p[0], /*confined=*/false);
+  });
+  bool ended = run.wait_for(std::chrono::seconds(60)) == std::future_status::ready;
+  stop = true;
+  REQUIRE_MESSAGE(ended, "the hook reads an endless stdin forever");
+  // No flag anywhere and the bundle known: the container cannot have asked.
+  CHECK(run.get() == 0);
+  ::close(p[0]);
+  writer.join();
+  ::sigaction(SIGPIPE, &old, nullptr);
 }
 
 TEST_CASE("a regular file over the cap is refused without being read") {

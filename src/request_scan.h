@@ -1,0 +1,48 @@
+// Could this container have asked? The raw-byte scan that decides it for
+// nearly every container, before any JSON is parsed.
+//
+// A request is an env entry or an annotation naming an inventory's
+// activation flag, so a flag that occurs nowhere in the state or
+// config.json bytes, not even JSON-escaped, cannot have been asked for. The
+// scan reads its input in chunks and keeps nothing but a few bytes of
+// overlap: it works on input of any size, and a container that did not ask
+// is never failed by the size or kind of what it handed the runtime.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "error.h"
+
+namespace ocid {
+
+class FlagScanner {
+ public:
+  explicit FlagScanner(std::vector<std::string> flags);
+  // Feeds the next chunk of the input; chunks may split a flag anywhere.
+  void Feed(std::string_view chunk);
+  // A flag occurred, or a JSON escape (\u00XX) of a character a flag name
+  // can hold, which could spell a flag ("OCI\u005fONLOAD") that no literal
+  // search finds. Encoders escape only <, >, &, controls and the like, so
+  // real files take the fast path.
+  bool mentioned() const { return mentioned_; }
+  bool has_flags() const { return !flags_.empty(); }
+
+ private:
+  void Search(std::string_view window);
+  std::vector<std::string> flags_;
+  std::string carry_;      // the last bytes of the input so far
+  size_t keep_ = 5;        // how many: the longest flag or escape, less one
+  bool mentioned_ = false;
+};
+
+// Scans the file at `path` (the bundle's config.json) for the flags. The
+// file is looked at through an O_PATH fd first (a symlink is followed, as
+// the runtime followed it), and read only if it is a regular file: opening
+// a device node would run its driver's open as host root. Returns false
+// with `err` set when the file cannot be scanned (missing, not a regular
+// file, unreadable); the caller decides what that means.
+bool ScanFileForFlags(const std::string& path, FlagScanner* scanner, Error* err);
+
+}  // namespace ocid
