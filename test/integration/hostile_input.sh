@@ -91,11 +91,16 @@ done
 # Truncated real states at a few offsets, and the whole one.
 state_to "$T/whole.json" "$HB" 4242
 size=$(stat -c %s "$T/whole.json")
-for n in 1 17 40 $((size / 2)) $((size - 1)); do
+for n in 1 17 40 $((size / 2)) $((size - 2)); do
   head -c "$n" "$T/whole.json" >"$IN"
   hook_run "$IN"
   expect "state truncated at $n of $size bytes" 1 1 "OCI state on stdin is not valid JSON (line 1"
 done
+# Cut after the bundle: it still says where config.json is, which does not ask.
+head -c $((size - 1)) "$T/whole.json" >"$IN"
+hook_run "$IN"
+expect "state truncated after its bundle, config.json does not ask" 0 1 \
+  "OCI state on stdin is not valid JSON (line 1" "ignored"
 hook_run "$T/whole.json"
 expect "the whole state, a container that did not ask" 0 0
 
@@ -109,21 +114,27 @@ hook_run "$IN"
 expect "state with a NUL byte after the document, which names OCI_ONLOAD" 1 1 \
   "NUL byte at offset $size"
 
-# 50 MB on stdin: through a pipe (drained, not kept), from a regular file
-# (refused without reading), and a stream that never ends.
+# 50 MB on stdin: through a pipe (read as a stream, drained), from a
+# regular file, and a stream that never ends (given up on at 64 MiB).
 ( head -c 50000000 /dev/zero | tr '\0' ' '; ) | timeout 30 "$OCID_BIN" --config-dir "$CONF_DIR" \
   --host-root "$HOST_ROOT" --state-dir "$STATE_DIR" hook prestart >/dev/null 2>"$T/hook.err"
 HRC=${PIPESTATUS[1]}
 HERR=$(cat "$T/hook.err")
-expect "50 MB state on a pipe" 1 1 "OCI state on stdin is larger than 1048576 bytes"
+expect "50 MB of blanks on a pipe: no bundle, cannot tell" 1 1 "OCI state on stdin is not valid JSON"
 truncate -s 50M "$T/big-state"
 hook_run "$T/big-state"
-expect "50 MB state from a regular file" 1 1 "OCI state on stdin is larger than 1048576 bytes"
-yes '{"id": "x"}' | timeout 30 "$OCID_BIN" --config-dir "$CONF_DIR" --host-root "$HOST_ROOT" \
+expect "50 MB of NULs from a regular file" 1 1 "NUL byte at offset 0"
+{ printf '{"id": "x", "bundle": "%s", "annotations": {"x": "' "$T/hb/plain"; yes x | tr -d '\n'; } |
+  timeout 30 "$OCID_BIN" --config-dir "$CONF_DIR" --host-root "$HOST_ROOT" \
   --state-dir "$STATE_DIR" hook prestart >/dev/null 2>"$T/hook.err"
 HRC=${PIPESTATUS[1]}
 HERR=$(cat "$T/hook.err")
-expect "a state that never ends" 1 1 "OCI state on stdin is larger than 1048576 bytes"
+expect "a state that never ends, its config.json does not ask" 0 1 "67108864-byte limit" "ignored"
+# A real state with a 20 MB annotation and 100000 small ones (the cap of
+# 1 MiB once asked), for a container that does not ask: it starts.
+state_to "$IN" "$HB" 4242 "\"annotations\": {\"big\": \"$(head -c 20000000 /dev/zero | tr '\0' x)\", $(seq -f '"k%.0f": "v",' 1 100000 | tr -d '\n') \"last\": \"v\"}"
+hook_run "$IN"
+expect "a 21 MB state, a container that did not ask" 0 0
 
 # Wrongly typed and missing fields: fail only a container that may have asked.
 for extra in '"pid": "4242"' '"pid": 4.5' '"pid": -1' '"pid": 18446744073709551615' \
@@ -207,9 +218,18 @@ fi
 
 # ============================================================================
 # The bundle and its config.json.
+# A config.json the hook cannot scan holds no request it can see: without
+# one in the state, the container did not ask (a warning says so). With a
+# request in the state, the caps and strictness apply.
+ASKS='"annotations": {"oci-decorator/OCI_ONLOAD": "all"}'
 state_to "$IN" "$T/hb/does-not-exist" 4242
 hook_run "$IN"
-expect "missing bundle dir" 1 1 "cannot open: $T/hb/does-not-exist/config.json: No such file or directory"
+expect "missing bundle dir" 0 1 "cannot open: $T/hb/does-not-exist/config.json: No such file or directory" \
+  "did not ask"
+state_to "$IN" "$T/hb/does-not-exist" 4242 "$ASKS"
+hook_run "$IN"
+expect "missing bundle dir, the state asks" 1 1 "cannot open: $T/hb/does-not-exist/config.json: No such file or directory"
+state_to "$IN" "$T/hb/does-not-exist" 4242
 H_CONF=$EMPTY_CONF
 hook_run "$IN"
 expect "missing bundle dir, no inventory installed" 0 0
@@ -218,7 +238,10 @@ H_CONF=$CONF_DIR
 touch "$T/hb/a-file"
 state_to "$IN" "$T/hb/a-file" 4242
 hook_run "$IN"
-expect "bundle path is a file" 1 1 "$T/hb/a-file/config.json: Not a directory"
+expect "bundle path is a file" 0 1 "$T/hb/a-file/config.json: Not a directory"
+state_to "$IN" "$T/hb/a-file" 4242 "$ASKS"
+hook_run "$IN"
+expect "bundle path is a file, the state asks" 1 1 "$T/hb/a-file/config.json: Not a directory"
 
 # A symlinked bundle is followed like runc follows it: here it leads to a
 # bundle that asks, and the hook gets as far as the missing pid.
@@ -235,26 +258,40 @@ new_bundle fifo
 mkfifo "$HB/config.json"
 state_to "$IN" "$HB" 4242
 hook_run "$IN"
-expect "config.json is a FIFO" 1 1 "not a regular file: $HB/config.json"
+expect "config.json is a FIFO" 0 1 "not a regular file (a FIFO): $HB/config.json" "did not ask"
+state_to "$IN" "$HB" 4242 "$ASKS"
+hook_run "$IN"
+expect "config.json is a FIFO, the state asks" 1 1 "not a regular file: $HB/config.json"
 
 new_bundle dir
 mkdir "$HB/config.json"
 state_to "$IN" "$HB" 4242
 hook_run "$IN"
-expect "config.json is a directory" 1 1 "not a regular file: $HB/config.json"
+expect "config.json is a directory" 0 1 "not a regular file (a directory): $HB/config.json"
+state_to "$IN" "$HB" 4242 "$ASKS"
+hook_run "$IN"
+expect "config.json is a directory, the state asks" 1 1 "not a regular file: $HB/config.json"
 
+# A symlinked config.json is followed for the scan, as runc follows it.
 new_bundle symlink
 echo '{"root": {"path": "rootfs"}}' >"$HB/real.json"
 ln -s real.json "$HB/config.json"
 state_to "$IN" "$HB" 4242
 hook_run "$IN"
-expect "config.json is a symlink" 1 1 "refusing to read through a symbolic link: $HB/config.json"
+expect "config.json is a symlink, does not ask" 0 0
+echo '{"root": {"path": "rootfs"}, "process": {"env": ["OCI_ONLOAD=all"]}}' >"$HB/real.json"
+hook_run "$IN"
+expect "config.json is a symlink to one that asks" 1 1 "refusing to read through a symbolic link: $HB/config.json"
 
 new_bundle huge
 truncate -s 50M "$HB/config.json"
 state_to "$IN" "$HB" 4242
 hook_run "$IN"
-expect "config.json of 50 MB (sparse)" 1 1 "$HB/config.json is larger than 33554432 bytes"
+expect "config.json of 50 MB (sparse), does not ask" 0 0
+state_to "$IN" "$HB" 4242 "$ASKS"
+hook_run "$IN"
+expect "config.json of 50 MB (sparse), the state asks" 1 1 "$HB/config.json is larger than 33554432 bytes"
+state_to "$IN" "$HB" 4242
 { printf '{"root": {"path": "rootfs"}, "process": {"env": ["OCI_ONLOAD=all"]}, "x": "'
   head -c 52428800 /dev/zero | tr '\0' 'x'; printf '"}'; } >"$HB/config.json"
 hook_run "$IN"
@@ -282,10 +319,12 @@ state_to "$IN" "$HB" 4242
 for bad in '"root": "rootfs"' '"root": {"path": 5}' '"root": {"path": "a\u0000b"}' \
            '"root": {"path": "r"}, "process": []' '"root": {"path": "r"}, "process": {"env": {}}' \
            '"root": {"path": "r"}, "process": {"env": ["A=1", 5]}' \
-           '"root": {"path": "r"}, "annotations": {"k": 1}' '"root": {"path": "r"}, "linux": []'; do
+           '"root": {"path": "r"}, "annotations": {"oci-decorator/OCI_ONLOAD": 1}' \
+           '"root": {"path": "r"}, "linux": []'; do
   printf '{%s, "x-flag": "OCI_ONLOAD"}' "$bad" >"$HB/config.json"
   hook_run "$IN"
   expect "config.json with $bad (mentions OCI_ONLOAD)" 1 1 "$HB/config.json"
+  [[ $bad == *OCI_ONLOAD* ]] && continue  # it mentions the flag itself
   printf '{%s}' "$bad" >"$HB/config.json"
   hook_run "$IN"
   expect "config.json with $bad (no flag)" 0 0
@@ -381,6 +420,32 @@ assert_eq "[runc, all broken, no request] container ran" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
 assert_contains "[runc, all broken, no request] process ran" "$OUT" "RAN"
 assert_eq "[runc, all broken, no request] hook printed nothing" "" "$ERR"
+
+# Inputs of any size and kind, for containers that do not ask: a 33 MiB
+# config.json (over the 32 MiB cap that applies once asked), a 2 MiB
+# annotation (runc copies it into the state on the hook's stdin), and a
+# symlinked config.json (runc follows it). They start.
+make_bundle bigcfg -- 'echo RAN'
+head -c 34603008 /dev/zero | tr '\0' p >"$T/padding"
+jq --rawfile pad "$T/padding" '.["x-padding"] = $pad' "$B/config.json" >"$B/c.new" &&
+  mv "$B/c.new" "$B/config.json"
+check "[runc, 33 MiB config.json] it is over the 32 MiB cap" test "$(stat -c %s "$B/config.json")" -gt 33554432
+run_container
+assert_eq "[runc, 33 MiB config.json, no request] container ran" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+assert_eq "[runc, 33 MiB config.json, no request] hook printed nothing" "" "$ERR"
+make_bundle bigann --annotation "example.com/big=$(head -c 2097152 /dev/zero | tr '\0' a)" -- 'echo RAN'
+run_container
+assert_eq "[runc, 2 MiB annotation, no request] container ran" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+assert_eq "[runc, 2 MiB annotation, no request] hook printed nothing" "" "$ERR"
+make_bundle linkcfg -- 'echo RAN'
+mv "$B/config.json" "$B/real-config.json"
+ln -s real-config.json "$B/config.json"
+run_container
+assert_eq "[runc, symlinked config.json, no request] container ran" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+assert_eq "[runc, symlinked config.json, no request] hook printed nothing" "" "$ERR"
 
 # runc itself takes a non-UTF-8 env value (Go replaces it); the hook must
 # not stop a container that does not ask because of it. (make_bundle goes

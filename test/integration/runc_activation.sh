@@ -225,4 +225,44 @@ run_container
 assert_eq "[policy: privileged, not asking] container runs" 0 "$RC"
 assert_contains "[policy: privileged, not asking] process ran" "$OUT" "RAN"
 
+# The policy sees what runc applies. runc (Go) reads "Process" as process,
+# merging it into the exact key's object: a container with CAP_SYS_ADMIN only
+# under "Process" is privileged under runc. The control run, without the
+# hook, shows runc grants it; with the hook, a container asking is refused
+# (the document is ambiguous), and one not asking starts.
+CONF_PRIV=$T/conf-priv
+mkdir -p "$CONF_PRIV"
+jq '.activation_policy = {refuse_privileged: true}' "$SRC/config/onload.json" >"$CONF_PRIV/onload.json"
+ALLCAPS='["CAP_SYS_ADMIN","CAP_CHOWN","CAP_DAC_OVERRIDE","CAP_KILL","CAP_SETUID","CAP_SETGID"]'
+VARIANT=". + {\"Process\": {\"capabilities\": {\"bounding\": $ALLCAPS, \"effective\": $ALLCAPS, \"permitted\": $ALLCAPS}}}"
+CAPEFF='grep ^CapEff: /proc/self/status'
+make_bundle variantctl --no-hook --env OCI_ONLOAD=all --jq "$VARIANT" -- "$CAPEFF"
+check "[case variant] config.json holds both \"process\" and \"Process\"" \
+  test "$(jq -c '[has("process"), has("Process")]' "$B/config.json")" = '[true,true]'
+run_container
+capeff=$(awk '{print $2}' <<<"$OUT")
+check "[case variant, no hook] runc grants CAP_SYS_ADMIN from \"Process\" (CapEff $capeff)" \
+  test -n "$capeff" -a $(( 0x${capeff:-0} & 0x200000 )) -ne 0
+make_bundle variantask --config-dir "$CONF_PRIV" --env OCI_ONLOAD=all --jq "$VARIANT" -- 'echo SHOULD-NOT-RUN'
+run_container
+check "[case variant, asks] container refused" test "$RC" -ne 0
+assert_not_contains "[case variant, asks] never ran" "$OUT" "SHOULD-NOT-RUN"
+assert_contains "[case variant, asks] the error says why" "$ERR" 'config.json is ambiguous'
+assert_contains "[case variant, asks] ... naming the key" "$ERR" 'Process\" matches \"process\" only by case'
+assert_state_dir_empty "[case variant, asks]"
+make_bundle variantnoask --config-dir "$CONF_PRIV" --jq "$VARIANT" -- 'echo RAN'
+run_container
+assert_eq "[case variant, not asking] container runs" 0 "$RC"
+assert_contains "[case variant, not asking] process ran" "$OUT" "RAN"
+# A request only in an earlier duplicate "process" (crun reads the first):
+# refused too.
+make_bundle dupask --config-dir "$CONF_PRIV" -- 'echo SHOULD-NOT-RUN'
+whole=$(jq -c . "$B/config.json")
+printf '{"process": {"env": ["OCI_ONLOAD=all"]}, %s\n' "${whole:1}" >"$B/config.json"
+check "[duplicate process, asks] config.json has \"process\" twice" \
+  test "$(grep -o '"process"' "$B/config.json" | grep -c '')" -ge 2
+run_container
+check "[duplicate process, asks] container refused" test "$RC" -ne 0
+assert_contains "[duplicate process, asks] the error says why" "$ERR" 'process\" is given twice'
+
 it_finish
