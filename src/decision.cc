@@ -32,10 +32,6 @@ std::vector<std::string> DeclaredFlags(const std::vector<InventoryFile>& files) 
   return all;
 }
 
-void FeedScanner(void* scanner, std::string_view chunk) {
-  static_cast<FlagScanner*>(scanner)->Feed(chunk);
-}
-
 bool BytesMention(const RequestScan& scan, std::string_view bytes) {
   FlagScanner s(scan.flags);
   s.Feed(bytes);
@@ -111,7 +107,7 @@ bool CouldHaveAsked(const Options& opts, const std::string& state_bytes) {
   // As in LoadIfAsked: without readable inventories nobody can have asked.
   if (!ScanInventories(opts, &scan, &dir_unreadable, &ignored)) return false;
   FlagScanner scanner(scan.flags);
-  FdInput in(state_bytes, FeedScanner, &scanner);
+  FdInput in(state_bytes, FlagScanner::Observe, &scanner);
   OciState st;
   std::string bundle;
   ParseOciState(&in, &st, &ignored, &bundle);

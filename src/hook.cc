@@ -233,10 +233,6 @@ std::string Summary(const Plan& plan) {
   return s;
 }
 
-void FeedScanner(void* scanner, std::string_view chunk) {
-  static_cast<FlagScanner*>(scanner)->Feed(chunk);
-}
-
 }  // namespace
 
 int RunHook(const Options& opts, const std::string& stage, int stdin_fd, bool confined) {
@@ -249,7 +245,7 @@ int RunHook(const Options& opts, const std::string& stage, int stdin_fd, bool co
   bool dir_unreadable = false;
   bool scanned = apply && ScanInventories(opts, &scan, &dir_unreadable, &err);
   FlagScanner scanner(scan.flags);
-  FdInput in(stdin_fd, kMaxStateStreamBytes, FeedScanner, &scanner);
+  FdInput in(stdin_fd, kMaxStateStreamBytes, FlagScanner::Observe, &scanner);
   if (!apply && stage != "poststop") {
     in.Drain();  // always to EOF: the runtime must not see EPIPE
     OCID_DEBUG("nothing to do at stage " + stage);

@@ -27,7 +27,10 @@ class FlagScanner {
   // search finds. Encoders escape only <, >, &, controls and the like, so
   // real files take the fast path.
   bool mentioned() const { return mentioned_; }
-  bool has_flags() const { return !flags_.empty(); }
+  // An FdInput observer (files.h): Feed on the scanner `self`.
+  static void Observe(void* self, std::string_view chunk) {
+    static_cast<FlagScanner*>(self)->Feed(chunk);
+  }
 
  private:
   void Search(std::string_view window);
