@@ -8,7 +8,9 @@
 //   - open network sockets other than AF_UNIX.
 // Each is refused with EPERM rather than killing the process, so a refusal
 // shows up as one clear error line. Everything the hook needs (setns, the
-// mount API, bpf for cgroup v2 device programs) stays allowed. Not used by
+// mount API, bpf for cgroup v2 device programs, setfsuid/setfsgid/capset
+// for creating mountpoints as a user namespace's root: container_root.h)
+// stays allowed. Not used by
 // the runtime shim, whose job ends in exec'ing the real runtime.
 #pragma once
 #include "error.h"

@@ -22,6 +22,7 @@
 #include <cstdio>
 
 #include "bundle_config.h"
+#include "container_root.h"
 #include "decision.h"
 #include "device_cgroup.h"
 #include "files.h"
@@ -138,6 +139,11 @@ class Executor {
         init.st_dev == theirs.st_dev)
       return Fail(err, "the container shares init's mount namespace; refusing to mount");
 
+    // Who owns what we create inside (container_root.h): known before
+    // anything is changed, so an unmapped root is refused cleanly.
+    ContainerRoot root;
+    if (!FindContainerRoot(proc.get(), pid_dir, &root, err)) return false;
+
     // Host side first: nothing of the host is reachable by path once we are
     // in the container's namespace.
     if (!plan_.device_rules.empty()) {
@@ -168,7 +174,13 @@ class Executor {
     std::set<uint64_t> shared;
     if (!SharedMounts(&shared, err)) return false;
     attacher_ = std::make_unique<MountAttacher>(rootfs_.get(), std::move(shared));
-    return attacher_->Attach(&mounts_, err);
+    // The mountpoints the attacher creates belong to the container's root,
+    // as if it had made them; with a user namespace, host root could not
+    // even create them on the container's /dev. Only this thread's
+    // filesystem ids change, for this step only; the mounts themselves are
+    // made with the hook's own privileges as before.
+    AsContainerRoot as_root;
+    return as_root.Enter(root, err) && attacher_->Attach(&mounts_, err);
   }
 
   // The generated preload file lives on the host; it is cloned as a mount
