@@ -1,7 +1,6 @@
 #include "container_root.h"
 
 #include <fcntl.h>
-#include <linux/capability.h>
 #include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -56,44 +55,26 @@ bool RootIdIn(int proc_fd, const std::string& proc_path, const char* file, const
   if (map.empty() || !MapToHost(map, 0, host))
     return Fail(err,
                 std::string("refusing: the container's user namespace maps no host ") + kind +
-                    " to its root (" + kind + " 0), so nothing the hook creates in it could be "
-                    "owned by its root; map container " + kind + " 0",
-                file);
+                    " to its root (" + kind + " 0): the files it would create there could "
+                    "have no owner",
+                where);
   return true;
 }
 
-// Capabilities of this thread, for capget/capset (version 3: two words).
-struct ThreadCaps {
+// This thread's capabilities (capget/capset, version 3: two words each).
+bool GetCaps(__user_cap_data_struct* data) {
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
-  __user_cap_data_struct data[2]{};
-};
-
-bool GetCaps(ThreadCaps* c) { return ::syscall(SYS_capget, &c->header, c->data) == 0; }
-bool SetCaps(ThreadCaps* c) { return ::syscall(SYS_capset, &c->header, c->data) == 0; }
+  return ::syscall(SYS_capget, &header, data) == 0;
+}
+bool SetCaps(__user_cap_data_struct* data) {
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  return ::syscall(SYS_capset, &header, data) == 0;
+}
 
 // setfsuid/setfsgid return the previous id and report no error; asking
 // for an invalid id (-1) changes nothing and returns the current one.
 uint32_t CurrentFsuid() { return static_cast<uint32_t>(::setfsuid(static_cast<uid_t>(-1))); }
 uint32_t CurrentFsgid() { return static_cast<uint32_t>(::setfsgid(static_cast<gid_t>(-1))); }
-
-// The thread's saved state while entered (one hook thread uses it).
-thread_local ThreadCaps saved_caps;
-thread_local uint32_t saved_fsuid = 0, saved_fsgid = 0;
-
-void Restore() {
-  ::setfsuid(saved_fsuid);
-  ::setfsgid(saved_fsgid);
-  // Setting the fsuid back to 0 raised the filesystem capabilities again;
-  // capset makes the effective set exactly what it was.
-  bool caps = SetCaps(&saved_caps);
-  if (CurrentFsuid() != saved_fsuid || CurrentFsgid() != saved_fsgid || !caps) {
-    // Cannot happen (the real uid is the one restored, and the saved
-    // capabilities are within the permitted set): carrying on with the
-    // container's ids would create host files as the container's root.
-    log::Error("cannot restore the hook's filesystem ids or capabilities; aborting");
-    std::abort();
-  }
-}
 
 }  // namespace
 
@@ -129,9 +110,9 @@ bool FindContainerRoot(int proc_fd, const std::string& proc_path, ContainerRoot*
 
 bool AsContainerRoot::Enter(const ContainerRoot& root, Error* err) {
   if (!root.user_namespace || entered_) return true;
-  if (!GetCaps(&saved_caps)) return Fail(err, "cannot read the hook's capabilities", "", errno);
-  saved_fsuid = CurrentFsuid();
-  saved_fsgid = CurrentFsgid();
+  if (!GetCaps(saved_caps_)) return Fail(err, "cannot read the hook's capabilities", "", errno);
+  saved_fsuid_ = CurrentFsuid();
+  saved_fsgid_ = CurrentFsgid();
   entered_ = true;
   // Both need CAP_SETUID / CAP_SETGID, which are not among the filesystem
   // capabilities the kernel drops below: the order does not matter.
@@ -143,7 +124,7 @@ bool AsContainerRoot::Enter(const ContainerRoot& root, Error* err) {
   // The kernel cleared CAP_DAC_OVERRIDE, CAP_FOWNER, CAP_CHOWN... from the
   // effective set when the fsuid left 0: put back exactly what the hook
   // had, so that where it may create stays what it was.
-  if (!SetCaps(&saved_caps))
+  if (!SetCaps(saved_caps_))
     return Fail(err, "cannot keep the hook's capabilities under the container root's ids", "",
                 errno);
   OCID_DEBUG("creating as the container's root: host uid " + std::to_string(root.uid) +
@@ -152,7 +133,19 @@ bool AsContainerRoot::Enter(const ContainerRoot& root, Error* err) {
 }
 
 AsContainerRoot::~AsContainerRoot() {
-  if (entered_) Restore();
+  if (!entered_) return;
+  ::setfsuid(saved_fsuid_);
+  ::setfsgid(saved_fsgid_);
+  // Setting the fsuid back to 0 raised the filesystem capabilities again;
+  // capset makes the effective set exactly what it was.
+  bool caps = SetCaps(saved_caps_);
+  if (CurrentFsuid() != saved_fsuid_ || CurrentFsgid() != saved_fsgid_ || !caps) {
+    // Cannot happen (the real uid is the one restored, and the saved
+    // capabilities are within the permitted set): carrying on with the
+    // container's ids would create host files as the container's root.
+    log::Error("cannot restore the hook's filesystem ids or capabilities; aborting");
+    std::abort();
+  }
 }
 
 }  // namespace ocid

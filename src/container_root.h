@@ -16,6 +16,8 @@
 // container's process), not from config.json: a joined user namespace has
 // no mappings in config.json, and the kernel's are the ones in force.
 #pragma once
+#include <linux/capability.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -65,6 +67,8 @@ class AsContainerRoot {
 
  private:
   bool entered_ = false;
+  uint32_t saved_fsuid_ = 0, saved_fsgid_ = 0;
+  __user_cap_data_struct saved_caps_[2]{};  // effective, permitted, inheritable
 };
 
 }  // namespace ocid

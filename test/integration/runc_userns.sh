@@ -186,6 +186,9 @@ else
   assert_eq "[unmapped root] the hook printed one line" 1 "$(grep -c . <<<"$HOOKERR")"
   assert_contains "[unmapped root] the line says why" "$HOOKERR" \
     "refusing: the container's user namespace maps no host uid to its root (uid 0)"
+  assert_match "[unmapped root] the line names the map" "$HOOKERR" \
+    "could have no owner: /proc/[0-9]+/uid_map\$"
+  info "[unmapped root] $HOOKERR"
   assert_eq "[unmapped root] image byte-identical" "$before" "$(tree_snapshot "$ROOTFS")"
   assert_state_dir_empty "[unmapped root]"
   assert_host_mounts_unchanged "[unmapped root]"
