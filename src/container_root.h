@@ -3,8 +3,8 @@
 // The hook creates mountpoints (empty files and directories) in the rootfs
 // and on the container's /dev. Created as host root, they belong to nobody
 // inside a user namespace (uid 65534 in `ls -ln`), and on a filesystem the
-// container's user namespace owns (runc's and crun's /dev tmpfs, an
-// idmapped rootfs) the kernel refuses to create them at all: an inode's
+// container's user namespace owns (runc's and crun's /dev tmpfs) the kernel
+// refuses to create them at all: an inode's
 // owner must be mapped in the filesystem's user namespace, and host uid 0
 // is not (EOVERFLOW). So while it creates them, the hook's thread takes the
 // filesystem ids of the container's root (the host ids its uid and gid 0
@@ -51,8 +51,8 @@ bool FindContainerRoot(int proc_fd, const std::string& proc_path, ContainerRoot*
 // While an AsContainerRoot is entered, the calling thread's filesystem uid
 // and gid are the container root's host ids; its effective capabilities
 // are the same as before (the kernel drops the filesystem ones when the
-// fsuid leaves 0; Enter puts them back). The destructor restores fsuid and
-// fsgid 0 and the capabilities. setfsuid/setfsgid change this thread only
+// fsuid leaves 0; Enter puts them back). The destructor restores the
+// previous fsuid, fsgid and capabilities (and aborts if it cannot). setfsuid/setfsgid change this thread only
 // (they are not broadcast to other threads like setuid), and nothing of the
 // real, effective or saved ids changes: no privilege is given up for good,
 // and none is gained.
