@@ -9,7 +9,8 @@
 #   3. `oci-decorator runtime --runtime R -- ... run` (the subcommand form);
 #   4. a container that did not ask: config.json byte-identical, even when
 #      it is not JSON at all (nothing parsed); state and delete pass through;
-#   5. a required file missing on the host: create fails with one line (on
+#   5. a required file missing on the host, or a config.json runc would read
+#      otherwise than its exact keys say: create fails with one line (on
 #      stderr and in runc's --log, where containerd reads it), config.json
 #      unchanged, no container; a broken shim config file and a runtime that
 #      cannot be executed fail clearly too;
@@ -205,6 +206,21 @@ check "[missing file] runc's log lines have RFC 3339 times (containerd decodes t
   quiet jq -e 'select(.level == "error") | .time | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\\.[0-9]{9}Z$")' "$T/logs/runc-$CID.json"
 assert_eq "[missing file] config.json unchanged" "$sum" "$(sha256sum <"$B/config.json")"
 check_not "[missing file] no container was created" quiet runc --root "$RUNC_ROOT" state "$CID"
+
+# A config.json runc would read otherwise than its exact keys say: the env
+# under "Process" (runc merges it into process, so it asks), a "Mounts" that
+# runc would read after the shim's mounts. Refused before anything is edited.
+make_bundle variant --no-hook -- 'true'
+jq '. + {"Process": {"env": ["OCI_ONLOAD=all"]}, "Mounts": []}' "$B/config.json" >"$B/c.new" &&
+  mv "$B/c.new" "$B/config.json"
+sum=$(sha256sum <"$B/config.json")
+shim_create_start
+assert_eq "[case variant] create exits 1" 1 "$RC"
+assert_eq "[case variant] one line on stderr" 1 "$(grep -c . <<<"$ERR")"
+assert_contains "[case variant] it names the ambiguous key" "$ERR" \
+  'config.json is ambiguous: "Process" matches "process" only by case'
+assert_eq "[case variant] config.json unchanged" "$sum" "$(sha256sum <"$B/config.json")"
+check_not "[case variant] no container was created" quiet runc --root "$RUNC_ROOT" state "$CID"
 
 echo '{"runtime": "runc"}' >"$T/bad-runtime.json"
 make_bundle badconf --no-hook --env OCI_ONLOAD=all -- 'true'
