@@ -26,6 +26,7 @@
 #include "decision.h"
 #include "device_cgroup.h"
 #include "files.h"
+#include "host_proc.h"
 #include "inventory.h"
 #include "kernel_features.h"
 #include "mounter.h"
@@ -53,7 +54,7 @@ int Failed(const std::string& id, const Error& e) {
 
 // The image's /etc/ld.so.preload, read through the rootfs fd. A symlink,
 // FIFO or anything but a regular file is refused (the mount would be too).
-bool ReadImagePreload(int rootfs_fd, std::string* out, Error* err) {
+bool ReadImagePreload(int proc_fd, int rootfs_fd, std::string* out, Error* err) {
   out->clear();
   UniqueFd etc;
   Error e;
@@ -82,8 +83,10 @@ bool ReadImagePreload(int rootfs_fd, std::string* out, Error* err) {
                 std::string("refusing: the image's file is a ") + FileTypeDescription(st.st_mode) +
                     ", not a regular file",
                 kPreloadTarget);
-  std::string self = "/proc/thread-self/fd/" + std::to_string(path_fd.get());
-  UniqueFd fd(::open(self.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  // Reopened through the host's procfs: the container's /proc may be
+  // another container's doing (host_proc.h).
+  UniqueFd fd(::openat(proc_fd, host_proc::ThreadSelfFd(path_fd.get()).c_str(),
+                       O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
   struct stat again;
   if (!fd.valid() || ::fstat(fd.get(), &again) != 0 || again.st_dev != st.st_dev ||
       again.st_ino != st.st_ino)
@@ -92,10 +95,12 @@ bool ReadImagePreload(int rootfs_fd, std::string* out, Error* err) {
                    out, err);
 }
 
-// Ids of the mounts with shared propagation in our current mount namespace.
-bool SharedMounts(std::set<uint64_t>* out, Error* err) {
+// Ids of the mounts with shared propagation in our current mount namespace,
+// from the host's procfs: mountinfo follows the reader's namespace, and the
+// container's /proc could hold any text.
+bool SharedMounts(int proc_fd, std::set<uint64_t>* out, Error* err) {
   std::string text;
-  if (!ReadFileAt(AT_FDCWD, "/proc/thread-self/mountinfo", 16 * kMaxSmallFileBytes, &text, err))
+  if (!ReadFileAt(proc_fd, "thread-self/mountinfo", 16 * kMaxSmallFileBytes, &text, err))
     return false;
   for (int id : SharedMountIds(text)) out->insert(static_cast<uint64_t>(id));
   return true;
@@ -116,28 +121,19 @@ class Executor {
 
  private:
   bool Apply(Error* err) {
+    // Every /proc access, before and after setns, goes through this one
+    // fd of the host's procfs (host_proc.h).
+    if (!host_proc::Fd(&proc_, err)) return false;
     std::string pid_dir = "/proc/" + std::to_string(plan_.pid);
     // The /proc/<pid> directory fd pins the process: everything below is
     // read through it, so a recycled pid cannot redirect us.
-    UniqueFd proc(::open(pid_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    UniqueFd proc(::openat(proc_, std::to_string(plan_.pid).c_str(),
+                           O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!proc.valid()) return Fail(err, "the container process is gone", pid_dir, errno);
     UniqueFd mntns(::openat(proc.get(), "ns/mnt", O_RDONLY | O_CLOEXEC));
     if (!mntns.valid())
       return Fail(err, "cannot open the container's mount namespace", pid_dir + "/ns/mnt", errno);
-
-    // A container without a mount namespace of its own would have us mount
-    // on the host: refuse.
-    struct stat ours, theirs;
-    if (::stat("/proc/self/ns/mnt", &ours) != 0 || ::fstat(mntns.get(), &theirs) != 0)
-      return Fail(err, "cannot compare mount namespaces", pid_dir + "/ns/mnt", errno);
-    if (ours.st_ino == theirs.st_ino && ours.st_dev == theirs.st_dev)
-      return Fail(err, "the container shares the host's mount namespace; refusing to mount");
-    // Nor init's, when the hook itself runs in another one (a runtime in a
-    // container): a pid naming a host process would have us mount there.
-    struct stat init;
-    if (::stat("/proc/1/ns/mnt", &init) == 0 && init.st_ino == theirs.st_ino &&
-        init.st_dev == theirs.st_dev)
-      return Fail(err, "the container shares init's mount namespace; refusing to mount");
+    if (!CheckOwnNamespace(mntns.get(), pid_dir, err)) return false;
 
     // Who owns what we create inside (container_root.h): known before
     // anything is changed, so an unmapped root is refused cleanly.
@@ -154,25 +150,17 @@ class Executor {
     if (!PrepareSources(host_, plan_, &mounts_, err)) return false;
     UniqueFd preload_fd;
     if (!plan_.preload.empty() && !PreparePreload(&preload_fd, err)) return false;
-
-    // Enter the container's mount namespace. The host namespace is never
-    // modified: every mount below lands in the container's.
-    if (::setns(mntns.get(), CLONE_NEWNS) != 0)
-      return Fail(err, "cannot enter the container's mount namespace", pid_dir + "/ns/mnt", errno);
-    // Owned by the executor, not this function: rollback detaches mounts
-    // through the attacher, which works relative to this fd.
-    rootfs_.reset(::open(plan_.rootfs.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-    if (!rootfs_.valid()) return Fail(err, "cannot open the container rootfs", plan_.rootfs, errno);
+    if (!EnterContainer(mntns.get(), pid_dir, err)) return false;
 
     if (preload_fd.valid()) {
       std::string image;
-      if (!ReadImagePreload(rootfs_.get(), &image, err)) return false;
+      if (!ReadImagePreload(proc_, rootfs_.get(), &image, err)) return false;
       if (!WriteAllFd(preload_fd.get(), MergePreload(image, plan_.preload),
                       opts_.state_dir + "/" + plan_.container_id + "/" + kPreloadFile, err))
         return false;
     }
     std::set<uint64_t> shared;
-    if (!SharedMounts(&shared, err)) return false;
+    if (!SharedMounts(proc_, &shared, err)) return false;
     attacher_ = std::make_unique<MountAttacher>(rootfs_.get(), std::move(shared));
     // The mountpoints the attacher creates belong to the container's root,
     // as if it had made them; with a user namespace, host root could not
@@ -181,6 +169,53 @@ class Executor {
     // made with the hook's own privileges as before.
     AsContainerRoot as_root;
     return as_root.Enter(root, err) && attacher_->Attach(&mounts_, err);
+  }
+
+  // A container without a mount namespace of its own would have us mount
+  // on the host: refuse. Nor init's, when the hook itself runs in another
+  // one (a runtime in a container): a pid naming a host process would have
+  // us mount there.
+  bool CheckOwnNamespace(int mntns, const std::string& pid_dir, Error* err) {
+    struct stat ours, theirs;
+    if (::fstatat(proc_, "thread-self/ns/mnt", &ours, 0) != 0 || ::fstat(mntns, &theirs) != 0)
+      return Fail(err, "cannot compare mount namespaces", pid_dir + "/ns/mnt", errno);
+    if (ours.st_ino == theirs.st_ino && ours.st_dev == theirs.st_dev)
+      return Fail(err, "the container shares the host's mount namespace; refusing to mount");
+    struct stat init;
+    if (::fstatat(proc_, "1/ns/mnt", &init, 0) == 0 && init.st_ino == theirs.st_ino &&
+        init.st_dev == theirs.st_dev)
+      return Fail(err, "the container shares init's mount namespace; refusing to mount");
+    return true;
+  }
+
+  // Enters the container's mount namespace and opens its rootfs there. The
+  // host namespace is never modified: every mount lands in the container's.
+  // Before: our own namespace and working directory, to come back to for
+  // the rollback, and the rootfs as the runtime named it on the host. A
+  // container joining another's mount namespace gets that one's tree, where
+  // the rootfs path can be anything: only the very inode the host showed is
+  // accepted.
+  bool EnterContainer(int mntns, const std::string& pid_dir, Error* err) {
+    struct stat host_rootfs;
+    UniqueFd on_host(::open(plan_.rootfs.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!on_host.valid() || ::fstat(on_host.get(), &host_rootfs) != 0)
+      return Fail(err, "cannot open the container rootfs", plan_.rootfs, errno);
+    host_ns_.reset(::openat(proc_, "thread-self/ns/mnt", O_RDONLY | O_CLOEXEC));
+    host_cwd_.reset(::open(".", O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!host_ns_.valid() || !host_cwd_.valid())
+      return Fail(err, "cannot keep our own mount namespace and directory", "", errno);
+    if (::setns(mntns, CLONE_NEWNS) != 0)
+      return Fail(err, "cannot enter the container's mount namespace", pid_dir + "/ns/mnt", errno);
+    in_container_ = true;
+    // Owned by the executor, not this function: rollback detaches mounts
+    // through the attacher, which works relative to this fd.
+    rootfs_.reset(::open(plan_.rootfs.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    struct stat st;
+    if (!rootfs_.valid() || ::fstat(rootfs_.get(), &st) != 0 || st.st_dev != host_rootfs.st_dev ||
+        st.st_ino != host_rootfs.st_ino)
+      return Fail(err, "refusing: the rootfs in the container's mount namespace is not the "
+                       "bundle's rootfs (joined mount namespace?)", plan_.rootfs);
+    return true;
   }
 
   // The generated preload file lives on the host; it is cloned as a mount
@@ -213,6 +248,14 @@ class Executor {
 
   void Rollback() {
     if (attacher_) attacher_->Rollback();
+    // Back home before the state directory is named by path: in a joined
+    // namespace that path is another container's.
+    if (in_container_ &&
+        (::setns(host_ns_.get(), CLONE_NEWNS) != 0 || ::fchdir(host_cwd_.get()) != 0)) {
+      log::Warn("cannot return to our own mount namespace: the state directory of this "
+                "container stays");
+      state_dir_used_ = false;
+    }
     if (cgroup_used_) cgroup_.Undo();
     if (state_dir_used_) {
       Error ignored;
@@ -223,6 +266,9 @@ class Executor {
   const Options& opts_;
   const Plan& plan_;
   const HostRootView& host_;
+  int proc_ = -1;  // the host's procfs (host_proc.h), not ours to close
+  UniqueFd host_ns_, host_cwd_;
+  bool in_container_ = false;
   UniqueFd rootfs_;
   DeviceCgroup cgroup_;
   bool cgroup_used_ = false;

@@ -6,8 +6,8 @@
 
 #include <atomic>
 #include <cerrno>
-#include <cstdio>
 
+#include "host_proc.h"
 #include "syscalls.h"
 #include "unique_fd.h"
 
@@ -57,10 +57,17 @@ bool ParseFdinfoMountId(std::string_view text, uint64_t* mnt_id) {
 }
 
 bool MountIdFromFdinfo(int fd, uint64_t* mnt_id) {
-  // thread-self, not self: the fd table is the calling thread's.
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/thread-self/fdinfo/%d", fd);
-  UniqueFd info(::open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  // thread-self, not self: the fd table is the calling thread's. Through
+  // the host's procfs: this runs inside containers' mount namespaces,
+  // whose /proc their owner may have covered (host_proc.h).
+  int proc;
+  Error e;
+  if (!host_proc::Fd(&proc, &e)) {
+    errno = e.errnum ? e.errnum : EIO;
+    return false;
+  }
+  UniqueFd info(::openat(proc, host_proc::ThreadSelfFdinfo(fd).c_str(),
+                         O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   if (!info.valid()) return false;
   char buf[kMaxFdinfoBytes];
   size_t have = 0;
@@ -76,6 +83,13 @@ bool MountIdFromFdinfo(int fd, uint64_t* mnt_id) {
     return false;
   }
   return true;
+}
+
+bool MountId(int fd, uint64_t* mnt_id) {
+  struct statx sx {};
+  if (::statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &sx) != 0) return false;
+  *mnt_id = sx.stx_mnt_id;
+  return (sx.stx_mask & STATX_MNT_ID) || MountIdFromFdinfo(fd, mnt_id);
 }
 
 std::string Describe() {

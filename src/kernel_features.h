@@ -10,7 +10,8 @@
 //   capability, "new mount API"           namespace, then MS_REMOUNT and
 //                                         MS_PRIVATE (mounter.h)
 //   statx STATX_MNT_ID             5.8    "mnt_id:" of /proc/thread-self/
-//                                         fdinfo/<fd> (3.15)
+//                                         fdinfo/<fd> (3.15), read through
+//                                         the host's procfs (host_proc.h)
 //
 // Detection costs nothing on a current kernel: an interface is assumed to be
 // there until a real call returns ENOSYS, and that answer is kept for the
@@ -36,6 +37,9 @@ void NoteMountApiMissing();
 // statx does not report STATX_MNT_ID. False with errno set if the fdinfo
 // cannot be read or has no "mnt_id:" line.
 bool MountIdFromFdinfo(int fd, uint64_t* mnt_id);
+// The mount id of `fd`: statx STATX_MNT_ID, or MountIdFromFdinfo where
+// statx does not report it. False with errno set.
+bool MountId(int fd, uint64_t* mnt_id);
 // The value of the "mnt_id:" line of an fdinfo text.
 bool ParseFdinfoMountId(std::string_view fdinfo, uint64_t* mnt_id);
 

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 
+#include "host_proc.h"
 #include "kernel_features.h"
 #include "log.h"
 #include "syscalls.h"
@@ -16,7 +17,27 @@
 namespace ocid {
 namespace {
 
-std::string ProcFd(int fd) { return "/proc/thread-self/fd/" + std::to_string(fd); }
+// mount(2) and umount2(2) take paths, not fds: each fd is named by its
+// magic link, thread-self/fd/N, looked up from the host's procfs made the
+// working directory first (setns reset it to the container's root). The
+// string "/proc/..." would be looked up in the container's mount tree, which
+// another container may own (host_proc.h). With src -1, no source.
+int MountFds(int src, int target, unsigned long flags) {
+  int proc;
+  Error e;
+  if (!host_proc::Fd(&proc, &e) || ::fchdir(proc) != 0) return -1;
+  std::string from = src >= 0 ? host_proc::ThreadSelfFd(src) : "";
+  return ::mount(src >= 0 ? from.c_str() : nullptr, host_proc::ThreadSelfFd(target).c_str(),
+                 nullptr, flags, nullptr);
+}
+
+// Detaches the mount whose root `fd` holds (the same host procfs lookup).
+void DetachFd(int fd) {
+  int proc;
+  Error e;
+  if (host_proc::Fd(&proc, &e) && ::fchdir(proc) == 0)
+    ::umount2(host_proc::ThreadSelfFd(fd).c_str(), MNT_DETACH);
+}
 
 bool IsDevice(FileType t) { return t == FileType::kCharDevice || t == FileType::kBlockDevice; }
 
@@ -214,8 +235,7 @@ bool MountAttacher::AttachLegacy(DetachedMount* m, int parent, const std::string
   if (!ReopenSource(*m, &src, err)) return false;
   // Both ends by fd: the magic links name exactly the objects we hold.
   // MS_BIND without MS_REC: the one file or directory, no submounts.
-  if (::mount(ProcFd(src.get()).c_str(), ProcFd(mp.fd.get()).c_str(), nullptr, MS_BIND,
-              nullptr) != 0)
+  if (MountFds(src.get(), mp.fd.get(), MS_BIND) != 0)
     return Fail(err, "cannot mount " + m->what + " on", m->target, errno);
   // The new mount's root, by a fresh lookup of the name, which must now
   // show the host file. Only through this fd can the mount be changed and
@@ -226,10 +246,9 @@ bool MountAttacher::AttachLegacy(DetachedMount* m, int parent, const std::string
     return Fail(err, "mount did not take effect", m->target);
   m->tree = std::move(top);
   attached_.push_back(m);
-  std::string self = ProcFd(m->tree.get());
   // Private first: a bind of a shared or slave source joins its peer group
   // or master, and nothing may propagate into or out of this mount.
-  if (::mount(nullptr, self.c_str(), nullptr, MS_PRIVATE, nullptr) != 0)
+  if (MountFds(-1, m->tree.get(), MS_PRIVATE) != 0)
     return Fail(err, "cannot make mount private", m->target, errno);
   // MS_REMOUNT | MS_BIND sets this mount's flags (the filesystem is not
   // touched) to exactly those given, atime flags excepted: keep noexec.
@@ -239,7 +258,7 @@ bool MountAttacher::AttachLegacy(DetachedMount* m, int parent, const std::string
   unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID;
   if (m->nodev) flags |= MS_NODEV;  // a device node must stay usable
   if (vfs.f_flag & ST_NOEXEC) flags |= MS_NOEXEC;
-  if (::mount(nullptr, self.c_str(), nullptr, flags, nullptr) != 0)
+  if (MountFds(-1, m->tree.get(), flags) != 0)
     return Fail(err, "cannot make mount read-only/nosuid", m->target, errno);
   return true;
 }
@@ -247,7 +266,7 @@ bool MountAttacher::AttachLegacy(DetachedMount* m, int parent, const std::string
 void MountAttacher::Rollback() {
   for (auto it = attached_.rbegin(); it != attached_.rend(); ++it) {
     // The tree fd now refers to the attached mount; detach exactly it.
-    ::umount2(ProcFd((*it)->tree.get()).c_str(), MNT_DETACH);
+    DetachFd((*it)->tree.get());
   }
   attached_.clear();
   dirs_.clear();

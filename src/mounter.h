@@ -22,8 +22,9 @@
 //      host's tree as copied into it is still there): reopen the source
 //      under the host root path, resolved inside it like on the host, and
 //      refuse it unless it is the planned file (dev, ino, type, rdev); bind
-//      it non-recursively with mount(MS_BIND) from /proc/thread-self/fd/<src>
-//      onto /proc/thread-self/fd/<mountpoint>; reopen the name from the
+//      it non-recursively with mount(MS_BIND) from thread-self/fd/<src>
+//      onto thread-self/fd/<mountpoint>, both in the host's procfs (the
+//      working directory, host_proc.h); reopen the name from the
 //      parent fd, which must now show the source's inode (that fd is the new
 //      mount's root: rollback detaches through it); make the new mount
 //      private (MS_PRIVATE), then read-only, nosuid and nodev (not for

@@ -49,7 +49,7 @@ id=\$(jq -r .id <<<"\$state")
 cat "/proc/\$pid/mountinfo" >"$INSPECT/\$id.before"
 if [[ $HAVE_STRACE == 1 ]]; then
   strace -f -qq -o "$INSPECT/\$id.strace" \\
-    -e trace=openat2,open_tree,move_mount,mount_setattr,mount,umount2,statx \\
+    -e trace=openat2,open_tree,move_mount,mount_setattr,mount,umount2,statx,fchdir,openat \\
     "$ENOSYS" "\$@" <<<"\$state"
 else
   "$ENOSYS" "\$@" <<<"\$state"
@@ -89,12 +89,23 @@ if [[ $HAVE_STRACE == 1 ]]; then
   assert_match "[legacy] strace: openat2 answered ENOSYS" "$ST" 'openat2\(.*= -1 ENOSYS'
   assert_match "[legacy] strace: open_tree answered ENOSYS" "$ST" 'open_tree\(.*= -1 ENOSYS'
   assert_no_match "[legacy] strace: no move_mount succeeded" "$ST" 'move_mount\(.*= 0$'
-  assert_match "[legacy] strace: bind mounts by fd, from /proc/thread-self/fd" "$ST" \
-    'mount\("/proc/thread-self/fd/[0-9]+", "/proc/thread-self/fd/[0-9]+", NULL, MS_BIND, NULL\) = 0'
+  # mount(2) names fds by their magic links relative to the host's procfs,
+  # the working directory (fchdir), never "/proc/..." in the container.
+  procfd=$(grep -oE 'openat\([0-9]+, "thread-self/fdinfo/' <<<"$ST" | head -1 | tr -dc 0-9)
+  assert_match "[legacy] strace: working directory set to the host's procfs fd (${procfd:-?})" "$ST" \
+    "fchdir\\(${procfd:-none}\\) += 0"
+  assert_no_match "[legacy] strace: no mount(2) through the container's /proc" "$ST" \
+    'mount\([^)]*"/proc/'
+  assert_match "[legacy] strace: mount ids from the host procfs's fdinfo" "$ST" \
+    'openat\([0-9]+, "thread-self/fdinfo/[0-9]+", O_RDONLY\|O_NOFOLLOW\|O_CLOEXEC\) = [0-9]+'
+  assert_no_match "[legacy] strace: no /proc/thread-self path opened (the container's /proc)" "$ST" \
+    'openat\(AT_FDCWD, "/proc/thread-self/'
+  assert_match "[legacy] strace: bind mounts by fd, from thread-self/fd" "$ST" \
+    'mount\("thread-self/fd/[0-9]+", "thread-self/fd/[0-9]+", NULL, MS_BIND, NULL\) = 0'
   assert_match "[legacy] strace: made private by fd" "$ST" \
-    'mount\(NULL, "/proc/thread-self/fd/[0-9]+", NULL, MS_PRIVATE, NULL\) = 0'
+    'mount\(NULL, "thread-self/fd/[0-9]+", NULL, MS_PRIVATE, NULL\) = 0'
   assert_match "[legacy] strace: remounted read-only by fd" "$ST" \
-    'mount\(NULL, "/proc/thread-self/fd/[0-9]+", NULL, MS_RDONLY\|MS_NOSUID\|MS_NODEV\|MS_REMOUNT\|MS_BIND, NULL\) = 0'
+    'mount\(NULL, "thread-self/fd/[0-9]+", NULL, MS_RDONLY\|MS_NOSUID\|MS_NODEV\|MS_REMOUNT\|MS_BIND, NULL\) = 0'
   binds=$(grep -cE '", NULL, MS_BIND, NULL\) = 0' <<<"$ST")
   info "$binds bind mounts"
 else
@@ -133,7 +144,7 @@ assert_eq "[rollback] the container's whole mount table is as before" \
 if [[ $HAVE_STRACE == 1 ]]; then
   ST=$(cat "$INSPECT/$CID.strace")
   binds=$(grep -cE '", NULL, MS_BIND, NULL\) = 0' <<<"$ST")
-  detached=$(grep -cE 'umount2\("/proc/thread-self/fd/[0-9]+", MNT_DETACH\) = 0' <<<"$ST")
+  detached=$(grep -cE 'umount2\("thread-self/fd/[0-9]+", MNT_DETACH\) = 0' <<<"$ST")
   check "[rollback] mounts were attached before the failure ($binds)" test "$binds" -gt 0
   assert_eq "[rollback] each attached mount was detached by fd" "$binds" "$detached"
 fi
