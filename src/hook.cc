@@ -52,9 +52,34 @@ int Failed(const std::string& id, const Error& e) {
   return kExitFailure;
 }
 
+// Whether the image's file (O_PATH `path_fd`, whose fstat is `st`) may be
+// shown to the container. The hook reads it as host root, and its words
+// end up in a world-readable file inside the container: so it must be the
+// image's own, on the rootfs mount itself (not a host file or directory
+// that config.json bound at /etc/ld.so.preload or /etc), and readable by
+// the container's process on its own.
+bool MayShowImageFile(int rootfs_fd, int path_fd, const struct stat& st,
+                      const HostCredentials& who, Error* err) {
+  uint64_t rootfs_mnt = 0, file_mnt = 0;
+  if (!kernel::MountId(rootfs_fd, &rootfs_mnt) || !kernel::MountId(path_fd, &file_mnt))
+    return Fail(err, "cannot find the mount of the image's file", kPreloadTarget, errno);
+  if (file_mnt != rootfs_mnt)
+    return Fail(err, "refusing: the image's file is on another mount than the rootfs "
+                     "(a bind mount from config.json?)", kPreloadTarget);
+  if (!MayRead(who, st.st_mode, st.st_uid, st.st_gid))
+    return Fail(err, "refusing: the image's file is not readable by the container's user (" +
+                         (who.uid == HostCredentials::kUnmapped
+                              ? std::string("an unmapped uid")
+                              : "host uid " + std::to_string(who.uid)) + ")",
+                kPreloadTarget);
+  return true;
+}
+
 // The image's /etc/ld.so.preload, read through the rootfs fd. A symlink,
-// FIFO or anything but a regular file is refused (the mount would be too).
-bool ReadImagePreload(int proc_fd, int rootfs_fd, std::string* out, Error* err) {
+// FIFO or anything but a regular file is refused (the mount would be too),
+// and so is a file MayShowImageFile refuses.
+bool ReadImagePreload(int proc_fd, int rootfs_fd, const HostCredentials& who, std::string* out,
+                      Error* err) {
   out->clear();
   UniqueFd etc;
   Error e;
@@ -83,6 +108,7 @@ bool ReadImagePreload(int proc_fd, int rootfs_fd, std::string* out, Error* err) 
                 std::string("refusing: the image's file is a ") + FileTypeDescription(st.st_mode) +
                     ", not a regular file",
                 kPreloadTarget);
+  if (!MayShowImageFile(rootfs_fd, path_fd.get(), st, who, err)) return false;
   // Reopened through the host's procfs: the container's /proc may be
   // another container's doing (host_proc.h).
   UniqueFd fd(::openat(proc_fd, host_proc::ThreadSelfFd(path_fd.get()).c_str(),
@@ -154,7 +180,7 @@ class Executor {
 
     if (preload_fd.valid()) {
       std::string image;
-      if (!ReadImagePreload(proc_, rootfs_.get(), &image, err)) return false;
+      if (!ReadImagePreload(proc_, rootfs_.get(), plan_.process, &image, err)) return false;
       if (!WriteAllFd(preload_fd.get(), MergePreload(image, plan_.preload),
                       opts_.state_dir + "/" + plan_.container_id + "/" + kPreloadFile, err))
         return false;

@@ -8,6 +8,7 @@
 
 #include "device_rule.h"
 #include "host_view.h"
+#include "preload.h"
 
 namespace ocid {
 
@@ -45,6 +46,7 @@ struct Plan {
   // them. Set when device_rules is not empty.
   std::vector<DeviceRule> container_device_rules;
   std::vector<std::string> preload;         // absolute container paths
+  HostCredentials process;                  // who the image's preload is read for
   std::vector<std::string> skipped;         // optional entries not found
   std::vector<std::string> ignored;         // requests an activation policy ignores
 

@@ -51,6 +51,7 @@ class Planner {
     plan_->container_id = st.id;
     plan_->pid = st.pid;
     plan_->rootfs = RootfsPath(st.bundle, st.root, cfg.root_path);
+    plan_->process = ProcessOnHost(cfg);
     std::map<std::string, std::string> annotations = cfg.annotations;
     for (const auto& [k, v] : st.annotations) annotations.emplace(k, v);
 
@@ -264,6 +265,23 @@ class Planner {
 };
 
 }  // namespace
+
+HostCredentials ProcessOnHost(const BundleConfig& cfg) {
+  // A joined user namespace has no mappings in config.json: its ids are
+  // unknown here, so they count as no one's (only "other" may read).
+  auto map = [&](const std::vector<IdMapping>& m, uint32_t id) {
+    uint32_t host = HostCredentials::kUnmapped;
+    if (cfg.HasUserNamespace() && m.empty()) return host;
+    if (!MapToHost(m, id, &host)) host = HostCredentials::kUnmapped;
+    return host;
+  };
+  HostCredentials c;
+  c.uid = map(cfg.uid_mappings, cfg.uid);
+  c.gid = map(cfg.gid_mappings, cfg.gid);
+  for (uint32_t g : cfg.additional_gids)
+    if (uint32_t h = map(cfg.gid_mappings, g); h != HostCredentials::kUnmapped) c.groups.push_back(h);
+  return c;
+}
 
 bool BuildInventoryPlan(const Inventory& inv, const std::vector<std::string>& features,
                         const HostView& host, Plan* out, Error* err) {

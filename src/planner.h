@@ -21,6 +21,10 @@ struct PlanInputs {
   const HostView* host = nullptr;
 };
 
+// process.user's uid, gid and additional gids as host ids, through the id
+// mappings (the identity without a user namespace).
+HostCredentials ProcessOnHost(const BundleConfig& cfg);
+
 // On error, `err` names what was wrong and where (inventory file, path).
 // An inventory the container did not ask for can never cause an error.
 bool BuildPlan(const PlanInputs& in, Plan* out, Error* err);

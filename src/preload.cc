@@ -1,5 +1,7 @@
 #include "preload.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 
 namespace ocid {
@@ -28,6 +30,15 @@ std::string MergePreload(std::string_view image_file,
   std::string out;
   for (const auto& e : entries) out += e + "\n";
   return out;
+}
+
+bool MayRead(const HostCredentials& who, unsigned mode, uint32_t uid, uint32_t gid) {
+  if (who.uid == 0) return true;
+  if (uid == who.uid) return mode & S_IRUSR;
+  bool in_group = gid == who.gid ||
+                  std::find(who.groups.begin(), who.groups.end(), gid) != who.groups.end();
+  if (in_group) return mode & S_IRGRP;
+  return mode & S_IROTH;
 }
 
 }  // namespace ocid

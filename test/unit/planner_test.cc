@@ -816,4 +816,37 @@ TEST_CASE("rootfs from crun's state root") {
   CHECK(r.plan.rootfs == "/var/lib/crun/ctr1/merged");
 }
 
+TEST_CASE("ProcessOnHost: process.user through the id mappings") {
+  using ocid::HostCredentials;
+  using ocid::ProcessOnHost;
+  const uint32_t kNone = HostCredentials::kUnmapped;
+  BundleConfig cfg;
+  cfg.uid = 1000;
+  cfg.gid = 100;
+  cfg.additional_gids = {27, 5};
+  // No user namespace: the ids are the host's.
+  HostCredentials c = ProcessOnHost(cfg);
+  CHECK(c.uid == 1000);
+  CHECK(c.gid == 100);
+  CHECK(c.groups == std::vector<uint32_t>{27, 5});
+  // A new user namespace: mapped; ids no mapping covers are no one's.
+  cfg.namespaces = {{"user", ""}, {"mount", ""}};
+  cfg.uid_mappings = {{0, 100000, 65536}};
+  cfg.gid_mappings = {{0, 100000, 50}};
+  c = ProcessOnHost(cfg);
+  CHECK(c.uid == 101000);
+  CHECK(c.gid == kNone);
+  CHECK(c.groups == std::vector<uint32_t>{100027, 100005});
+  cfg.uid = 0;
+  CHECK(ProcessOnHost(cfg).uid == 100000);  // container root is not host root
+  // A joined user namespace: config.json gives no mappings, ids unknown.
+  cfg.namespaces = {{"user", "/proc/42/ns/user"}};
+  cfg.uid_mappings.clear();
+  cfg.gid_mappings.clear();
+  c = ProcessOnHost(cfg);
+  CHECK(c.uid == kNone);
+  CHECK(c.gid == kNone);
+  CHECK(c.groups.empty());
+}
+
 }  // TEST_SUITE

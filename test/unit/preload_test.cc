@@ -6,6 +6,8 @@
 
 #include "preload.h"
 
+using ocid::HostCredentials;
+using ocid::MayRead;
 using ocid::MergePreload;
 using ocid::ParsePreload;
 
@@ -44,6 +46,28 @@ TEST_CASE("MergePreload: no duplicates") {
         "/lib/a.so\n/usr/lib64/libonload.so\n");
   CHECK(MergePreload("", {"/x.so", "/y.so", "/x.so"}) == "/x.so\n/y.so\n");
   CHECK(MergePreload("/y.so", {"/x.so", "/y.so"}) == "/y.so\n/x.so\n");
+}
+
+TEST_CASE("MayRead: the class the kernel picks decides, owner before group before other") {
+  HostCredentials user{1000, 1000, {27}};
+  // Owner: only the owner bits count, even when others may read.
+  CHECK(MayRead(user, 0400, 1000, 0));
+  CHECK_FALSE(MayRead(user, 0044, 1000, 0));
+  // Group, by the primary or an additional gid.
+  CHECK(MayRead(user, 0040, 0, 1000));
+  CHECK(MayRead(user, 0040, 0, 27));
+  CHECK_FALSE(MayRead(user, 0604, 0, 27));
+  // Other.
+  CHECK(MayRead(user, 0004, 0, 0));
+  CHECK_FALSE(MayRead(user, 0600, 0, 0));
+  CHECK_FALSE(MayRead(user, 0660, 0, 0));
+  CHECK_FALSE(MayRead(user, 0000, 1000, 1000));
+  // Host root reads anything.
+  CHECK(MayRead(HostCredentials{0, 0, {}}, 0000, 1000, 1000));
+  // An unmapped uid or gid is no one's: only "other" applies.
+  HostCredentials nobody{HostCredentials::kUnmapped, HostCredentials::kUnmapped, {}};
+  CHECK_FALSE(MayRead(nobody, 0660, 0, 0));
+  CHECK(MayRead(nobody, 0644, 0, 0));
 }
 
 }  // TEST_SUITE
