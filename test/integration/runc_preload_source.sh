@@ -101,4 +101,12 @@ preload_case "image file 0640 root:1000, uid 1000 gid 1000" STARTED --jq "$(user
 assert_eq "[image file 0640 root:1000, uid 1000 gid 1000] the group's entry is kept" \
   "$(printf '/lib/group-entry.so\n/usr/lib64/libonload.so')" "$GEN"
 
+echo "# === a user namespace: the container's root is host uid 100000"
+USERNS='.linux.namespaces += [{type: "user"}]
+  | .linux.uidMappings = [{containerID: 0, hostID: 100000, size: 65536}]
+  | .linux.gidMappings = [{containerID: 0, hostID: 100000, size: 65536}]'
+plant() { echo "/$TOKEN.so" >"$ROOTFS/etc/ld.so.preload"; chmod 0600 "$ROOTFS/etc/ld.so.preload"; }
+preload_case "user namespace root, image file 0600 root:root" REFUSED "$(unreadable "host uid 100000")" \
+  --jq "$USERNS"
+
 it_finish
