@@ -434,7 +434,10 @@ run_container
 assert_eq "[runc, 33 MiB config.json, no request] container ran" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
 assert_eq "[runc, 33 MiB config.json, no request] hook printed nothing" "" "$ERR"
-make_bundle bigann --annotation "example.com/big=$(head -c 2097152 /dev/zero | tr '\0' a)" -- 'echo RAN'
+make_bundle bigann -- 'echo RAN'
+head -c 2097152 /dev/zero | tr '\0' a >"$T/padding"
+jq --rawfile big "$T/padding" '.annotations["example.com/big"] = $big' "$B/config.json" >"$B/c.new" &&
+  mv "$B/c.new" "$B/config.json"
 run_container
 assert_eq "[runc, 2 MiB annotation, no request] container ran" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
