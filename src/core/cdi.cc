@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "atomic_file.h"
+#include "delivery.h"
 #include "log.h"
 #include "planner.h"
 
@@ -40,54 +41,38 @@ bool CheckSegment(const std::string& s, const char* what, bool (*first)(char),
   return true;
 }
 
-std::string HostPath(const std::string& host_root, const std::string& path) {
-  std::string root = host_root;
-  while (!root.empty() && root.back() == '/') root.pop_back();
-  return root + path;
-}
-
-bool IsDevice(const MountOp& m) {
-  return m.type == FileType::kCharDevice || m.type == FileType::kBlockDevice;
-}
-
-std::string Join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
-}
-
-// One device's containerEdits. Sets *host_path_used when a device node
-// needs hostPath (cdiVersion 0.5.0).
+// One device's containerEdits, from the plan's Delivery (delivery.h). Sets
+// *host_path_used when a device node needs hostPath (cdiVersion 0.5.0).
 bool ContainerEdits(const Plan& plan, const std::string& host_root,
                     nlohmann::ordered_json* edits, bool* host_path_used, Error* err) {
   using ordered = nlohmann::ordered_json;
+  Delivery d;
+  if (!DeliveryOf(plan, host_root, &d, err)) return false;
   ordered e = ordered::object();
-  if (!plan.preload.empty()) {
-    for (const auto& p : plan.preload)
-      if (p.find_first_of(" :\t\n") != std::string::npos)
-        return Fail(err, "a preload path with a space or ':' cannot go into LD_PRELOAD", p);
-    e["env"] = ordered::array({"LD_PRELOAD=" + Join(plan.preload, " ")});
+  if (!d.env.empty()) {
+    ordered env = ordered::array();
+    for (const auto& [k, v] : d.env) env.push_back(k + "=" + v);
+    e["env"] = std::move(env);
   }
   ordered nodes = ordered::array(), mounts = ordered::array();
-  for (const auto& m : plan.mounts) {
-    std::string host = HostPath(host_root, m.resolved.empty() ? m.source : m.resolved);
-    if (IsDevice(m)) {
-      ordered n = {{"path", m.target}};
-      // The engine lstat()s hostPath (default: path) for type, major and
-      // minor when the container is created: it must not be a symlink.
-      if (host != m.target) {
-        n["hostPath"] = host;
-        *host_path_used = true;
-      }
-      // The host node's permissions (podman 4.3 would otherwise create it
-      // 0666); the type and numbers are left to the engine's lstat.
-      if (uint32_t perm = m.mode & 0777; perm != 0) n["fileMode"] = perm;
-      nodes.push_back(std::move(n));
-      continue;
+  for (const auto& dev : d.devices) {
+    ordered n = {{"path", dev.container_path}};
+    // The engine lstat()s hostPath (default: path) for type, major and
+    // minor when the container is created: it must not be a symlink.
+    if (dev.host_path != dev.container_path) {
+      n["hostPath"] = dev.host_path;
+      *host_path_used = true;
     }
+    // The host node's permissions (podman 4.3 would otherwise create it
+    // 0666); the type and numbers are left to the engine's lstat.
+    if (uint32_t perm = dev.file_mode & 0777; perm != 0) n["fileMode"] = perm;
+    nodes.push_back(std::move(n));
+  }
+  for (const auto& m : d.mounts) {
     std::vector<std::string> options = {"ro", "nosuid", "nodev", "bind"};
-    if (!m.readonly) options.erase(options.begin());
-    mounts.push_back({{"hostPath", host}, {"containerPath", m.target}, {"options", options}});
+    if (!m.read_only) options.erase(options.begin());
+    mounts.push_back({{"hostPath", m.host_path}, {"containerPath", m.container_path},
+                      {"options", options}});
   }
   if (!nodes.empty()) e["deviceNodes"] = std::move(nodes);
   if (!mounts.empty()) e["mounts"] = std::move(mounts);

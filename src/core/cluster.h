@@ -1,0 +1,60 @@
+// Cluster resources: every inventory feature as something a scheduler can
+// count and hand out (a kubelet extended resource, a Nomad device group),
+// decided from the same inventories and plans as the hook and CDI. Pure:
+// the only I/O is the HostView, so it is tested on trees of files.
+//
+// Naming. A resource's vendor is the CDI vendor of its inventory (cdi_kind
+// "amd.com/onload" -> "amd.com"; without cdi_kind, "oci-decorator.local").
+//   Kubernetes: "<vendor>/<feature>"                 amd.com/onload, amd.com/zf
+//   Nomad:      vendor = CDI vendor up to its first '.', type = feature:
+//               amd/onload, amd/zf; an inventory with several features also
+//               gets one group of all of them, named by their names joined
+//               (amd/onloadzf), as nomad-onload's device types are.
+//   CDI:        "<cdi_kind>=<feature>" (the device `cdi generate` writes;
+//               "<cdi_kind>=all" for a group of every feature).
+//
+// Health: a resource is healthy when its plan builds on this host: every
+// required entry exists and device nodes are character or block devices.
+// A broken inventory keeps the resources it had (from `previous`), all
+// unhealthy with its error, so a kubelet keeps counting them as allocated
+// instead of forgetting them; its neighbours are not affected.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "delivery.h"
+#include "host_view.h"
+#include "inventory.h"
+
+namespace ocid {
+
+struct ClusterResource {
+  std::string inventory;              // file it comes from
+  std::vector<std::string> features;  // one, or all of them (Nomad group)
+  std::string k8s_name;               // "amd.com/onload"; "" for a group
+  std::string nomad_vendor;           // "amd"
+  std::string nomad_type;             // "onload", "onloadzf"
+  std::string cdi_device;             // "amd.com/onload=onload"
+  bool healthy = false;
+  std::string why;                    // one line, when unhealthy
+  Delivery delivery;                  // when healthy
+};
+
+struct ClusterView {
+  std::vector<ClusterResource> resources;  // by inventory file, declared order
+  std::vector<std::string> warnings;       // features left out, and why
+};
+
+// Checks a Kubernetes extended resource name: "<domain>/<name>", the domain
+// a DNS subdomain outside kubernetes.io and k8s.io, the name a qualified
+// name (63 characters at most, alphanumeric at both ends, '-', '_', '.').
+bool CheckK8sResourceName(const std::string& name, std::string* why);
+
+// Builds the view of `set` on `host`; host paths in deliveries are named
+// under `host_path_root`. `previous` (may be null) is the last view, which
+// keeps a now broken inventory's resources (unhealthy).
+void BuildClusterView(const InventorySet& set, const HostView& host,
+                      const std::string& host_path_root, const ClusterView* previous,
+                      ClusterView* out);
+
+}  // namespace ocid

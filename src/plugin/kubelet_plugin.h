@@ -1,0 +1,11 @@
+// `oci-decorator-device-plugin kubernetes`: the kubelet device plugin API
+// v1beta1 (proto/deviceplugin_v1beta1.proto), one resource per feature.
+#pragma once
+#include "plugin_options.h"
+
+namespace ocid {
+
+// Serves until SIGTERM or SIGINT; returns the exit code.
+int RunKubernetes(const PluginOptions& opts, const KubernetesOptions& k8s);
+
+}  // namespace ocid

@@ -1,0 +1,76 @@
+// oci-decorator-device-plugin: the inventories as cluster resources, for
+// the kubelet (`kubernetes`) or a Nomad client (`nomad`). A long-running
+// program beside the static hook; it links the same core (inventories,
+// planner, CDI) and no second planner.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+#include <map>
+
+#include "kubelet_plugin.h"
+#include "log.h"
+#include "nomad_plugin.h"
+#include "plugin_options.h"
+#include "version.h"
+
+int main(int argc, char** argv) try {
+  ocid::PluginOptions opts;
+  ocid::KubernetesOptions k8s;
+  std::string level = "info", log_file, allocate = "both";
+
+  CLI::App app{"oci-decorator-device-plugin: vendor inventories as Kubernetes and Nomad devices"};
+  app.set_version_flag("--version", OCID_VERSION);
+  app.require_subcommand(1);
+  app.add_option("--config-dir", opts.config_dir, "Directory of vendor inventories")
+      ->capture_default_str();
+  app.add_option("--host-root", opts.host_root,
+                 "Where the host's files are seen (e.g. /host in a DaemonSet)")
+      ->capture_default_str();
+  app.add_option("--host-path-root", opts.host_path_root,
+                 "What the host calls --host-root in the paths handed out (default: --host-root)");
+  app.add_option("--recheck-interval", opts.recheck_seconds,
+                 "Seconds between periodic health re-checks")
+      ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
+  app.add_option("--log-level", level, "trace, debug, info, warn, error or off")
+      ->capture_default_str();
+  app.add_option("--log-file", log_file, "Also log to FILE (appended, O_NOFOLLOW, 0600)");
+
+  CLI::App* kube = app.add_subcommand("kubernetes", "Serve the kubelet device plugin API v1beta1");
+  kube->add_option("--kubelet-dir", k8s.kubelet_dir, "The kubelet's device plugin directory")
+      ->capture_default_str();
+  kube->add_option("--slots", k8s.slots, "Device IDs advertised per resource (shareable)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  kube->add_option("--allocate", allocate, "What Allocate returns: cdi, mounts or both")
+      ->check(CLI::IsMember({"cdi", "mounts", "both"}))
+      ->capture_default_str();
+  kube->add_option("--cdi-dir", k8s.cdi_dir,
+                   "Keep the inventories' CDI specs current in DIR (e.g. /var/run/cdi)");
+  CLI::App* nomad = app.add_subcommand("nomad", "Serve as a Nomad external device plugin");
+
+  CLI11_PARSE(app, argc, argv);
+
+  if (opts.host_path_root.empty()) opts.host_path_root = opts.host_root;
+  static const std::map<std::string, ocid::AllocateMode> modes = {
+      {"cdi", ocid::AllocateMode::kCdi},
+      {"mounts", ocid::AllocateMode::kMounts},
+      {"both", ocid::AllocateMode::kBoth}};
+  k8s.allocate = modes.at(allocate);
+
+  ocid::log::Level lvl = ocid::log::Level::kInfo;
+  if (!ocid::log::ParseLevel(level, &lvl))
+    std::fprintf(stderr, "oci-decorator-device-plugin: warning: unknown --log-level %s, using info\n",
+                 level.c_str());
+  std::string err;
+  if (!ocid::log::Init(lvl, log_file, &err)) {
+    std::fprintf(stderr, "oci-decorator-device-plugin: %s\n", err.c_str());
+    return 2;
+  }
+  if (*kube) return ocid::RunKubernetes(opts, k8s);
+  if (*nomad) return ocid::RunNomad(opts);
+  return 2;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "oci-decorator-device-plugin: internal error: %s\n", e.what());
+  return 70;
+}

@@ -1,0 +1,33 @@
+// The device plugin's settings: the options every mode shares, then each
+// mode's own.
+#pragma once
+#include <string>
+
+#include "options.h"
+
+namespace ocid {
+
+struct PluginOptions {
+  std::string config_dir = OCID_DEFAULT_CONFIG_DIR;
+  // Where the plugin looks for the host's files (a DaemonSet mounts the
+  // host at, say, /host) ...
+  std::string host_root = "/";
+  // ... and what the host calls that root, in every path handed out
+  // (Allocate, Reserve, CDI specs). Defaults to host_root, so a simulated
+  // install under a directory is handed out where it really is.
+  std::string host_path_root;
+  // Seconds between periodic health re-checks (changes seen by inotify are
+  // acted on at once).
+  int recheck_seconds = 60;
+};
+
+enum class AllocateMode { kCdi, kMounts, kBoth };
+
+struct KubernetesOptions {
+  std::string kubelet_dir = "/var/lib/kubelet/device-plugins";
+  int slots = 64;
+  AllocateMode allocate = AllocateMode::kBoth;
+  std::string cdi_dir;   // when set, the plugin keeps its CDI specs there
+};
+
+}  // namespace ocid

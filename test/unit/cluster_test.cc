@@ -1,0 +1,190 @@
+// Cluster resources from inventories against a fake host: names, health,
+// deliveries, groups, and a broken inventory that keeps its resources.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "cluster.h"
+#include "fake_host.h"
+#include "inventory.h"
+
+using ocid::BuildClusterView;
+using ocid::CheckK8sResourceName;
+using ocid::ClusterResource;
+using ocid::ClusterView;
+using ocid::InventorySet;
+using ocid_test::FakeHost;
+
+namespace {
+
+const char* kOnload = R"({
+  "version": "1", "activation_flag": "OCI_ONLOAD", "cdi_kind": "amd.com/onload",
+  "driver_feature": ["onload", "zf"],
+  "inventory": {
+    "onload": {"devices": ["onload", "sfc_char"], "binaries": ["/usr/bin/onload"],
+               "libraries": ["/usr/lib64/libonload.so*"], "preload": ["libonload.so"]},
+    "zf": {"devices": ["sfc_char"], "libraries": ["/usr/lib64/libonload_zf.so"]}
+  }
+})";
+const char* kRdma = R"({
+  "version": "1", "activation_flag": "OCI_RDMA", "driver_feature": ["rdma"],
+  "inventory": {"rdma": {"devices": ["infiniband/uverbs0"]}}
+})";
+
+InventorySet Load(std::vector<std::pair<std::string, std::string>> files) {
+  std::vector<ocid::InventoryFile> raw;
+  for (auto& [path, bytes] : files) raw.push_back({path, bytes, {}});
+  InventorySet set;
+  ocid::ParseInventoryFiles(raw, &set);
+  return set;
+}
+
+FakeHost Host() {
+  FakeHost h;
+  h.Chr("/dev/onload", 240, 0)
+      .Chr("/dev/sfc_char", 241, 3, 0660)
+      .Chr("/dev/infiniband/uverbs0", 231, 192)
+      .File("/usr/bin/onload")
+      .File("/usr/lib64/libonload.so")
+      .File("/usr/lib64/libonload_zf.so");
+  return h;
+}
+
+const ClusterResource* Find(const ClusterView& v, const std::string& nomad_type) {
+  for (const auto& r : v.resources)
+    if (r.nomad_type == nomad_type) return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("cluster: one resource per feature, named from the CDI kind") {
+  InventorySet set = Load({{"/c/onload.json", kOnload}, {"/c/rdma.json", kRdma}});
+  ClusterView v;
+  BuildClusterView(set, Host(), "/", nullptr, &v);
+  REQUIRE(v.resources.size() == 4);
+  const ClusterResource* onload = Find(v, "onload");
+  REQUIRE(onload);
+  CHECK(onload->k8s_name == "amd.com/onload");
+  CHECK(onload->nomad_vendor == "amd");
+  CHECK(onload->cdi_device == "amd.com/onload=onload");
+  CHECK(onload->healthy);
+  REQUIRE(Find(v, "zf"));
+  CHECK(Find(v, "zf")->k8s_name == "amd.com/zf");
+  // The Nomad group of every feature, as nomad-onload's "onloadzf".
+  const ClusterResource* all = Find(v, "onloadzf");
+  REQUIRE(all);
+  CHECK(all->k8s_name.empty());
+  CHECK(all->cdi_device == "amd.com/onload=all");
+  CHECK(all->features == std::vector<std::string>{"onload", "zf"});
+  // Without cdi_kind: the default vendor.
+  REQUIRE(Find(v, "rdma"));
+  CHECK(Find(v, "rdma")->k8s_name == "oci-decorator.local/rdma");
+  CHECK(Find(v, "rdma")->nomad_vendor == "oci-decorator");
+  CHECK(Find(v, "rdma")->cdi_device == "oci-decorator.local/rdma=rdma");
+}
+
+TEST_CASE("cluster: the delivery is the plan, named under the host path root") {
+  InventorySet set = Load({{"/c/onload.json", kOnload}});
+  ClusterView v;
+  BuildClusterView(set, Host(), "/host", nullptr, &v);
+  const ClusterResource* onload = Find(v, "onload");
+  REQUIRE(onload);
+  REQUIRE(onload->delivery.devices.size() == 2);
+  CHECK(onload->delivery.devices[0].host_path == "/host/dev/onload");
+  CHECK(onload->delivery.devices[0].container_path == "/dev/onload");
+  CHECK(onload->delivery.devices[0].major == 240);
+  CHECK(onload->delivery.devices[1].minor == 3);
+  CHECK(onload->delivery.devices[1].file_mode == 0660);
+  CHECK(onload->delivery.devices[1].permissions == "rw");
+  bool lib = false;
+  for (const auto& m : onload->delivery.mounts)
+    if (m.container_path == "/usr/lib64/libonload.so") {
+      lib = true;
+      CHECK(m.host_path == "/host/usr/lib64/libonload.so");
+      CHECK(m.read_only);
+    }
+  CHECK(lib);
+  REQUIRE(onload->delivery.env.size() == 1);
+  CHECK(onload->delivery.env[0].first == "LD_PRELOAD");
+  CHECK(onload->delivery.env[0].second == "/usr/lib64/libonload.so");
+  // zf preloads nothing.
+  CHECK(Find(v, "zf")->delivery.env.empty());
+}
+
+TEST_CASE("cluster: health follows the host, feature by feature") {
+  InventorySet set = Load({{"/c/onload.json", kOnload}});
+  FakeHost h = Host();
+  h.Remove("/dev/onload");
+  ClusterView v;
+  BuildClusterView(set, h, "/", nullptr, &v);
+  REQUIRE(Find(v, "onload"));
+  CHECK_FALSE(Find(v, "onload")->healthy);
+  CHECK(Find(v, "onload")->why.find("/dev/onload") != std::string::npos);
+  CHECK(Find(v, "onload")->delivery.mounts.empty());
+  CHECK(Find(v, "zf")->healthy);
+  CHECK_FALSE(Find(v, "onloadzf")->healthy);
+
+  // A regular file where a device node belongs is not a device.
+  FakeHost f = Host();
+  f.Remove("/dev/sfc_char").File("/dev/sfc_char");
+  BuildClusterView(set, f, "/", nullptr, &v);
+  CHECK_FALSE(Find(v, "zf")->healthy);
+  CHECK_FALSE(Find(v, "onload")->healthy);
+}
+
+TEST_CASE("cluster: a broken inventory keeps its resources, unhealthy, and only its own") {
+  InventorySet good = Load({{"/c/onload.json", kOnload}, {"/c/rdma.json", kRdma}});
+  ClusterView before, after;
+  BuildClusterView(good, Host(), "/", nullptr, &before);
+  InventorySet broken = Load({{"/c/onload.json", "{\"version\": "}, {"/c/rdma.json", kRdma}});
+  REQUIRE(broken.broken.size() == 1);
+  BuildClusterView(broken, Host(), "/", &before, &after);
+  REQUIRE(after.resources.size() == 4);
+  for (const auto& r : after.resources) {
+    if (r.inventory == "/c/onload.json") {
+      CHECK_FALSE(r.healthy);
+      CHECK(r.why.find("/c/onload.json") != std::string::npos);
+    } else {
+      CHECK(r.healthy);
+    }
+  }
+  CHECK(Find(after, "onload")->k8s_name == "amd.com/onload");
+  // Without a previous view there is nothing to keep: a warning says so.
+  BuildClusterView(broken, Host(), "/", nullptr, &after);
+  CHECK(after.resources.size() == 1);
+  REQUIRE(after.warnings.size() == 1);
+  CHECK(after.warnings[0].find("/c/onload.json") != std::string::npos);
+}
+
+TEST_CASE("cluster: a name two inventories claim stays with the first") {
+  const char* other = R"({"version": "1", "activation_flag": "OCI_X", "cdi_kind": "amd.com/other",
+    "driver_feature": ["zf"], "inventory": {"zf": {"devices": ["sfc_char"]}}})";
+  InventorySet set = Load({{"/c/a.json", kOnload}, {"/c/b.json", other}});
+  ClusterView v;
+  BuildClusterView(set, Host(), "/", nullptr, &v);
+  int zf = 0;
+  for (const auto& r : v.resources)
+    if (r.nomad_type == "zf") {
+      ++zf;
+      CHECK(r.inventory == "/c/a.json");
+    }
+  CHECK(zf == 1);
+  REQUIRE_FALSE(v.warnings.empty());
+  CHECK(v.warnings[0].find("amd.com/zf") != std::string::npos);
+}
+
+TEST_CASE("cluster: Kubernetes resource names") {
+  std::string why;
+  CHECK(CheckK8sResourceName("amd.com/onload", &why));
+  CHECK(CheckK8sResourceName("oci-decorator.local/rdma_0.x", &why));
+  CHECK_FALSE(CheckK8sResourceName("onload", &why));
+  CHECK_FALSE(CheckK8sResourceName("AMD.com/onload", &why));
+  CHECK_FALSE(CheckK8sResourceName("kubernetes.io/onload", &why));
+  CHECK_FALSE(CheckK8sResourceName("x.k8s.io/onload", &why));
+  CHECK(why.find("reserved") != std::string::npos);
+  CHECK_FALSE(CheckK8sResourceName("amd.com/-onload", &why));
+  CHECK_FALSE(CheckK8sResourceName("amd.com/" + std::string(64, 'a'), &why));
+  CHECK_FALSE(CheckK8sResourceName("amd.com/a/b", &why));
+  CHECK_FALSE(CheckK8sResourceName("amd..com/a", &why));
+}

@@ -1,0 +1,67 @@
+// A HostView over an in-memory tree of files, directories and device
+// nodes, for tests of the pure planning code (CDI, cluster resources).
+#pragma once
+#include <fnmatch.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "host_view.h"
+
+namespace ocid_test {
+
+using ocid::Error;
+using ocid::FileType;
+using ocid::HostMatch;
+
+// path -> match; globs only in the last component, like the real view.
+class FakeHost : public ocid::HostView {
+ public:
+  FakeHost& File(const std::string& path, const std::string& resolved = "") {
+    return Add(path, resolved, FileType::kRegular, S_IFREG | 0755, 0);
+  }
+  FakeHost& Dir(const std::string& path) {
+    return Add(path, "", FileType::kDirectory, S_IFDIR | 0755, 0);
+  }
+  FakeHost& Chr(const std::string& path, unsigned maj, unsigned min, unsigned perm = 0666) {
+    return Add(path, "", FileType::kCharDevice, S_IFCHR | perm, makedev(maj, min));
+  }
+  FakeHost& Remove(const std::string& path) {
+    tree_.erase(path);
+    return *this;
+  }
+  bool Match(const std::string& pattern, std::vector<HostMatch>* out,
+             Error*) const override {
+    out->clear();
+    size_t slash = pattern.rfind('/');
+    std::string dir = pattern.substr(0, slash), leaf = pattern.substr(slash + 1);
+    for (const auto& [path, m] : tree_) {
+      size_t s = path.rfind('/');
+      if (path.substr(0, s) == dir && ::fnmatch(leaf.c_str(), path.c_str() + s + 1, 0) == 0)
+        out->push_back(m);
+    }
+    return true;
+  }
+
+ private:
+  FakeHost& Add(const std::string& path, const std::string& resolved, FileType t,
+                uint32_t mode, uint64_t rdev) {
+    HostMatch m;
+    m.path = path;
+    m.resolved = resolved.empty() ? path : resolved;
+    m.type = t;
+    m.mode = mode;
+    m.rdev = rdev;
+    m.dev = 0xfd00;
+    m.ino = 1000 + std::hash<std::string>()(m.resolved) % 100000;
+    tree_[path] = m;
+    return *this;
+  }
+  std::map<std::string, HostMatch> tree_;
+};
+
+}  // namespace ocid_test
