@@ -45,6 +45,8 @@ Level g_level = Level::kInfo;
 Level g_stderr_level = Level::kTrace;
 int g_file_fd = -1;
 std::shared_ptr<spdlog::logger> g_logger;
+std::string g_program = "oci-decorator";
+bool g_stderr_time = false;
 
 spdlog::level::level_enum ToSpd(Level l) {
   switch (l) {
@@ -62,15 +64,16 @@ spdlog::level::level_enum ToSpd(Level l) {
 spdlog::logger& Logger() {
   if (!g_logger) {
     auto err = std::make_shared<FdSink>(STDERR_FILENO);
-    err->set_pattern("oci-decorator: %l: %v");
+    err->set_pattern(g_stderr_time ? "%Y-%m-%dT%H:%M:%S.%e%z " + g_program + ": %l: %v"
+                                   : g_program + ": %l: %v");
     err->set_level(ToSpd(g_stderr_level));
     std::vector<spdlog::sink_ptr> sinks{err};
     if (g_file_fd >= 0) {
       auto file = std::make_shared<FdSink>(g_file_fd);
-      file->set_pattern("%Y-%m-%dT%H:%M:%S.%e%z oci-decorator[%P] %l: %v");
+      file->set_pattern("%Y-%m-%dT%H:%M:%S.%e%z " + g_program + "[%P] %l: %v");
       sinks.push_back(file);
     }
-    g_logger = std::make_shared<spdlog::logger>("oci-decorator", sinks.begin(), sinks.end());
+    g_logger = std::make_shared<spdlog::logger>(g_program, sinks.begin(), sinks.end());
     g_logger->set_level(ToSpd(g_level));
   }
   return *g_logger;
@@ -87,6 +90,12 @@ bool ParseLevel(std::string_view name, Level* out) {
   else if (name == "off") *out = Level::kOff;
   else return false;
   return true;
+}
+
+void SetProgram(const std::string& name, bool stderr_timestamps) {
+  g_program = name;
+  g_stderr_time = stderr_timestamps;
+  g_logger.reset();
 }
 
 bool Init(Level level, const std::string& file, std::string* err) {

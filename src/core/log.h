@@ -16,6 +16,11 @@ bool ParseLevel(std::string_view name, Level* out);
 // mode 0600, refused if it is not a regular file owned by us).
 bool Init(Level level, const std::string& file, std::string* err);
 
+// The name lines start with ("oci-decorator" by default), and whether
+// stderr lines carry a timestamp (for a long-running program: a hook's
+// lines land in its runtime's log, which has its own).
+void SetProgram(const std::string& name, bool stderr_timestamps);
+
 // Messages below `level` go to the log file only, not to stderr. The
 // runtime shim keeps stderr for errors: under containerd a runtime's stderr
 // during `create` is the container's own.

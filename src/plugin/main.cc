@@ -62,6 +62,7 @@ int main(int argc, char** argv) try {
   if (!ocid::log::ParseLevel(level, &lvl))
     std::fprintf(stderr, "oci-decorator-device-plugin: warning: unknown --log-level %s, using info\n",
                  level.c_str());
+  ocid::log::SetProgram("oci-decorator-device-plugin", true);
   std::string err;
   if (!ocid::log::Init(lvl, log_file, &err)) {
     std::fprintf(stderr, "oci-decorator-device-plugin: %s\n", err.c_str());

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -43,7 +44,6 @@ class ResourceWatch {
  private:
   void Loop();
   void Rebuild();
-  void RewatchLocked();
 
   PluginOptions opts_;
   mutable std::mutex mu_;
@@ -54,6 +54,7 @@ class ResourceWatch {
   bool stopping_ = false;
   int inotify_fd_ = -1;
   int wake_fd_ = -1;  // eventfd: Stop() and Recheck() wake the loop
+  std::map<std::string, int> watches_;  // directory -> inotify watch (loop thread only)
   std::thread thread_;
 };
 

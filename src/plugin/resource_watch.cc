@@ -1,0 +1,223 @@
+#include "resource_watch.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "host_view.h"
+#include "inventory.h"
+#include "log.h"
+
+namespace ocid {
+namespace {
+
+constexpr uint32_t kWatchMask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
+                                IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF;
+
+std::string Dirname(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos || slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+// Everything a kubelet or Nomad client could see of a view, as one string:
+// two views are the same to them when these are equal.
+std::string DigestOf(const ClusterView& v) {
+  std::string d;
+  for (const ClusterResource& r : v.resources) {
+    d += r.inventory + '\n' + r.k8s_name + '\n' + r.nomad_vendor + '/' + r.nomad_type + '\n' +
+         r.cdi_device + '\n' + (r.healthy ? "1" : "0") + r.why + '\n';
+    for (const auto& f : r.features) d += f + ',';
+    for (const auto& m : r.delivery.mounts)
+      d += "m " + m.host_path + ' ' + m.container_path + (m.read_only ? " ro\n" : " rw\n");
+    for (const auto& x : r.delivery.devices)
+      d += "d " + x.host_path + ' ' + x.container_path + ' ' + x.type + std::to_string(x.major) +
+           ':' + std::to_string(x.minor) + ' ' + std::to_string(x.file_mode) + '\n';
+    for (const auto& [k, val] : r.delivery.env) d += "e " + k + '=' + val + '\n';
+  }
+  return d;
+}
+
+std::string NameOf(const ClusterResource& r) {
+  if (!r.k8s_name.empty()) return r.k8s_name;
+  return r.nomad_vendor + "/" + r.nomad_type;
+}
+
+// The host directories whose changes can change a view: where each entry's
+// sources live, under the host root.
+std::set<std::string> WatchedHostDirs(const InventorySet& set, const std::string& host_root) {
+  std::set<std::string> dirs;
+  for (const Inventory& inv : set.inventories)
+    for (const Feature& f : inv.features)
+      for (const InventoryEntry& e : f.entries)
+        for (const std::string& s : e.sources) {
+          std::string path = e.kind == EntryKind::kDevice ? "/dev/" + s : s;
+          dirs.insert(UnderRoot(host_root, Dirname(path)));
+        }
+  return dirs;
+}
+
+}  // namespace
+
+ResourceWatch::ResourceWatch(const PluginOptions& opts) : opts_(opts) {
+  if (opts_.host_path_root.empty()) opts_.host_path_root = opts_.host_root;
+}
+
+ResourceWatch::~ResourceWatch() {
+  Stop();
+  if (inotify_fd_ >= 0) ::close(inotify_fd_);
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+}
+
+bool ResourceWatch::Start(Error* err) {
+  std::unique_ptr<HostRootView> probe;
+  if (!HostRootView::Open(opts_.host_root, &probe, err)) return false;
+  inotify_fd_ = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+  if (inotify_fd_ < 0) return Fail(err, "cannot start inotify", "", errno);
+  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake_fd_ < 0) return Fail(err, "cannot create an eventfd", "", errno);
+  Rebuild();
+  thread_ = std::thread([this] { Loop(); });
+  return true;
+}
+
+void ResourceWatch::Stop() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (stopping_ && !thread_.joinable()) return;
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  if (wake_fd_ >= 0) {
+    uint64_t one = 1;
+    (void)!::write(wake_fd_, &one, sizeof one);
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+ClusterView ResourceWatch::View(uint64_t* generation) const {
+  std::lock_guard<std::mutex> l(mu_);
+  if (generation) *generation = generation_;
+  return view_;
+}
+
+uint64_t ResourceWatch::WaitForChange(uint64_t seen, std::chrono::milliseconds timeout) const {
+  std::unique_lock<std::mutex> l(mu_);
+  changed_.wait_for(l, timeout, [&] { return generation_ != seen || stopping_; });
+  return generation_;
+}
+
+void ResourceWatch::Recheck() {
+  uint64_t one = 1;
+  if (wake_fd_ >= 0) (void)!::write(wake_fd_, &one, sizeof one);
+}
+
+void ResourceWatch::Rebuild() {
+  InventorySet set;
+  Error err;
+  if (!LoadInventoryDir(opts_.config_dir, &set, &err))
+    log::Warn("cannot read the inventory directory: " + err.Line());
+  std::unique_ptr<HostRootView> host;
+  ClusterView next;
+  ClusterView previous = View();
+  if (!HostRootView::Open(opts_.host_root, &host, &err)) {
+    // The host root went away (a DaemonSet's mount?): everything known is
+    // kept, unhealthy, until it is back.
+    next = previous;
+    for (auto& r : next.resources) {
+      r.healthy = false;
+      r.why = err.Line();
+      r.delivery = Delivery{};
+    }
+  } else {
+    BuildClusterView(set, *host, opts_.host_path_root, &previous, &next);
+  }
+
+  // What changed, one line each.
+  std::map<std::string, const ClusterResource*> before;
+  for (const auto& r : previous.resources) before[r.inventory + "\n" + NameOf(r)] = &r;
+  for (const auto& r : next.resources) {
+    auto it = before.find(r.inventory + "\n" + NameOf(r));
+    bool was = it != before.end();
+    if (was && it->second->healthy == r.healthy && it->second->why == r.why) continue;
+    if (r.healthy)
+      log::Info("resource " + NameOf(r) + " (" + r.inventory + "): healthy");
+    else
+      log::Warn("resource " + NameOf(r) + " (" + r.inventory + "): unhealthy: " + r.why);
+  }
+  std::set<std::string> old_warnings(previous.warnings.begin(), previous.warnings.end());
+  for (const auto& w : next.warnings)
+    if (!old_warnings.count(w)) log::Warn(w);
+
+  // Watch the config directory and the host directories entries live in;
+  // a directory that does not exist yet is caught by the periodic re-check.
+  std::set<std::string> dirs = WatchedHostDirs(set, opts_.host_root);
+  dirs.insert(opts_.config_dir);
+  for (auto it = watches_.begin(); it != watches_.end();) {
+    if (dirs.count(it->first)) {
+      ++it;
+      continue;
+    }
+    ::inotify_rm_watch(inotify_fd_, it->second);
+    it = watches_.erase(it);
+  }
+  for (const auto& d : dirs) {
+    int wd = ::inotify_add_watch(inotify_fd_, d.c_str(), kWatchMask | IN_ONLYDIR);
+    if (wd >= 0) watches_[d] = wd;
+    else watches_.erase(d);
+  }
+
+  std::string digest = DigestOf(next);
+  std::lock_guard<std::mutex> l(mu_);
+  view_ = std::move(next);
+  if (digest != digest_ || generation_ == 0) {
+    digest_ = std::move(digest);
+    ++generation_;
+    changed_.notify_all();
+  }
+}
+
+void ResourceWatch::Loop() {
+  const int period_ms = opts_.recheck_seconds * 1000;
+  char buf[4096] __attribute__((aligned(alignof(struct inotify_event))));
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (stopping_) return;
+    }
+    pollfd fds[2] = {{inotify_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+    int n = ::poll(fds, 2, period_ms);
+    if (n < 0 && errno != EINTR) {
+      log::Error(std::string("resource watch: poll: ") + std::strerror(errno));
+      return;
+    }
+    if (fds[1].revents & POLLIN) {
+      uint64_t v;
+      (void)!::read(wake_fd_, &v, sizeof v);
+    }
+    if (fds[0].revents & POLLIN) {
+      // A package upgrade touches many files: wait until the burst is over
+      // (100 ms without events), then rebuild once.
+      do {
+        while (::read(inotify_fd_, buf, sizeof buf) > 0) {
+        }
+        pollfd quiet = {inotify_fd_, POLLIN, 0};
+        n = ::poll(&quiet, 1, 100);
+      } while (n > 0);
+    }
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (stopping_) return;
+    }
+    Rebuild();
+  }
+}
+
+}  // namespace ocid

@@ -1,0 +1,92 @@
+// ResourceWatch on real files: the view follows the inventory directory
+// and the host's files without being asked, and a broken inventory keeps
+// its resources, unhealthy.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+#include "../test_tree.h"
+#include "resource_watch.h"
+
+using namespace std::chrono_literals;
+using ocid::ClusterView;
+using ocid::ResourceWatch;
+
+namespace {
+
+// /dev/null is a character device on every host: the inventory needs it
+// and a file the test removes and puts back.
+std::string Inventory(const std::string& file) {
+  return R"({"version": "1", "activation_flag": "OCI_T", "cdi_kind": "example.com/watch",
+    "driver_feature": ["t"],
+    "inventory": {"t": {"devices": ["null"], "binaries": [")" + file + R"("]}}})";
+}
+
+const ocid::ClusterResource* Find(const ClusterView& v, const std::string& name) {
+  for (const auto& r : v.resources)
+    if (r.k8s_name == name) return &r;
+  return nullptr;
+}
+
+// Waits (up to 5 s) for a view where `name` has health `healthy`.
+bool WaitHealth(const ResourceWatch& w, const std::string& name, bool healthy) {
+  uint64_t gen = 0;
+  auto deadline = std::chrono::steady_clock::now() + 5s;
+  for (;;) {
+    ClusterView v = w.View(&gen);
+    const auto* r = Find(v, name);
+    if (r && r->healthy == healthy) return true;
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    w.WaitForChange(gen, 200ms);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("resource watch: health follows the host's files and the inventories") {
+  ocid::test::TempTree t;
+  t.File("host/tool", "x");
+  t.File("conf/t.json", Inventory(t / "host/tool"));
+  ocid::PluginOptions opts;
+  opts.config_dir = t / "conf";
+  opts.host_root = "/";
+  opts.recheck_seconds = 3600;  // only inotify can make these changes seen in time
+  ResourceWatch w(opts);
+  ocid::Error err;
+  REQUIRE_MESSAGE(w.Start(&err), err.Line());
+  uint64_t g0 = 0;
+  ClusterView v = w.View(&g0);
+  REQUIRE(Find(v, "example.com/t"));
+  CHECK(Find(v, "example.com/t")->healthy);
+
+  std::filesystem::remove(t / "host/tool");
+  CHECK(WaitHealth(w, "example.com/t", false));
+  uint64_t g1 = 0;
+  v = w.View(&g1);
+  CHECK(g1 != g0);
+  CHECK(Find(v, "example.com/t")->why.find("host/tool") != std::string::npos);
+
+  t.File("host/tool", "y");
+  CHECK(WaitHealth(w, "example.com/t", true));
+
+  // A broken inventory: its resource stays, unhealthy, with the error.
+  t.File("conf/t.json", "{\"version\": ");
+  CHECK(WaitHealth(w, "example.com/t", false));
+  CHECK(Find(w.View(), "example.com/t")->why.find("t.json") != std::string::npos);
+  t.File("conf/t.json", Inventory(t / "host/tool"));
+  CHECK(WaitHealth(w, "example.com/t", true));
+
+  // A new inventory appears as a new resource.
+  t.File("conf/u.json", R"({"version": "1", "activation_flag": "OCI_U", "cdi_kind": "example.com/other",
+    "driver_feature": ["u"], "inventory": {"u": {"devices": ["null"]}}})");
+  CHECK(WaitHealth(w, "example.com/u", true));
+
+  // Nothing changes: no new generation.
+  uint64_t g2 = 0;
+  w.View(&g2);
+  w.Recheck();
+  CHECK(w.WaitForChange(g2, 300ms) == g2);
+  w.Stop();
+}
