@@ -8,6 +8,10 @@ export DEBIAN_FRONTEND=noninteractive
 
 packages=(cmake g++ make pkg-config
           nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev libseccomp-dev doctest-dev
+          # the device plugin (src/plugin): gRPC, protobuf, msgpack (Nomad's
+          # config), dpkg-shlibdeps for its package's dependencies
+          libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+          libmsgpack-cxx-dev dpkg-dev
           runc busybox-static jq util-linux man-db
           # the sanitizer build (build-asan) and the fuzzers (scripts/fuzz.sh):
           # clang, its ASan/UBSan/libFuzzer runtimes, llvm-symbolizer

@@ -3,7 +3,11 @@
 // program beside the static hook; it links the same core (inventories,
 // planner, CDI) and no second planner.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
 #include <exception>
 #include <map>
 
@@ -49,7 +53,19 @@ int main(int argc, char** argv) try {
                    "Keep the inventories' CDI specs current in DIR (e.g. /var/run/cdi)");
   CLI::App* nomad = app.add_subcommand("nomad", "Serve as a Nomad external device plugin");
 
-  CLI11_PARSE(app, argc, argv);
+  // Nomad runs a plugin binary from its plugin_dir without arguments (a
+  // client's `plugin` block may add some): with Nomad's handshake cookie in
+  // the environment and no subcommand given, the mode is nomad.
+  std::vector<std::string> args(argv + 1, argv + argc);
+  bool has_mode = false;
+  for (const auto& a : args) has_mode = has_mode || a == "kubernetes" || a == "nomad";
+  if (!has_mode && std::getenv("NOMAD_PLUGIN_MAGIC_COOKIE") != nullptr) args.push_back("nomad");
+  std::reverse(args.begin(), args.end());  // CLI11 takes them last-first
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
 
   if (opts.host_path_root.empty()) opts.host_path_root = opts.host_root;
   static const std::map<std::string, ocid::AllocateMode> modes = {

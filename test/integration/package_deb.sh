@@ -64,7 +64,9 @@ if [[ $prefix != /usr ]]; then
     || { tail -20 "$T/logs/cmake.log"; die "cmake configure of $T/build failed"; }
   BUILD=$T/build
 fi
-cmake --build "$BUILD" --target oci-decorator -j"$(nproc)" >"$T/logs/build.log" 2>&1 \
+targets=(oci-decorator)
+[[ -n ${OCID_PLUGIN:-} ]] && targets+=(oci-decorator-device-plugin)
+cmake --build "$BUILD" --target "${targets[@]}" -j"$(nproc)" >"$T/logs/build.log" 2>&1 \
   || { tail -20 "$T/logs/build.log"; die "build of oci-decorator in $BUILD failed"; }
 (cd "$BUILD" && cpack -G DEB -B "$T/pkg") >"$T/logs/cpack.log" 2>&1
 assert_eq "cpack -G DEB succeeds" 0 "$?"
@@ -168,5 +170,37 @@ check_not "dpkg -P removed the conffile" test -e "$CONFFILE"
 check_not "dpkg -P removed /etc/oci-decorator" test -e /etc/oci-decorator
 check_not "dpkg -s after -P: not known" quiet dpkg -s "$PKG"
 assert_eq "listing of the package's dirs as before the test" "$LISTING_BEFORE" "$(listing)"
+
+# --- the device plugin's own package (built with the plugin): dynamic,
+# its dependencies found by dpkg-shlibdeps, installable beside the hook's.
+PPKG=oci-decorator-device-plugin
+if [[ -z ${OCID_PLUGIN:-} ]]; then
+  info "no device plugin in this build (OCID_DEVICE_PLUGIN=OFF): its package is not checked"
+else
+  PDEB=$(find "$T/pkg" -maxdepth 1 -name "${PPKG}_*.deb" | head -1)
+  check "cpack produced ${PPKG}_*.deb" test -f "$PDEB"
+  pstatus=$(dpkg-query -W -f='${Status}' "$PPKG" 2>/dev/null)
+  [[ -z $pstatus || $pstatus == *not-installed* ]] || die "package $PPKG is already installed: remove it first"
+  assert_match "$PPKG depends on the gRPC and protobuf libraries" \
+    "$(dpkg-deb -f "$PDEB" Depends 2>&1)" 'libgrpc\+\+1\.51.*libprotobuf32|libprotobuf32.*libgrpc\+\+1\.51'
+  dpkg -i "$PDEB" >"$T/logs/dpkg-i-plugin.log" 2>&1
+  rc=$?
+  pkg_plugin_cleanup() { dpkg -P "$PPKG" >/dev/null 2>&1 || true; }
+  it_add_cleanup pkg_plugin_cleanup
+  assert_eq "dpkg -i $PPKG succeeds" 0 "$rc"
+  assert_eq "/usr/bin/$PPKG: regular file 755 root" "regular file 755 root:root" \
+    "$(mode_of /usr/bin/$PPKG)"
+  assert_match "$PPKG --version" "$(/usr/bin/$PPKG --version 2>&1)" '^[0-9]+\.[0-9]+\.[0-9]+'
+  m=/usr/share/man/man8/$PPKG.8
+  page=$(MANWIDTH=80 man -l "$m" 2>"$T/logs/man.err")
+  assert_match "man -l $m renders a NAME section" "$page" '^NAME'
+  assert_eq "man -l $m prints no warnings" "" "$(cat "$T/logs/man.err")"
+  for f in kubernetes/daemonset.yaml kubernetes/Dockerfile kubernetes/onload-pod.yaml; do
+    check "the package ships deploy/$f" test -f "/usr/share/$PPKG/deploy/$f"
+  done
+  dpkg -P "$PPKG" >"$T/logs/dpkg-p-plugin.log" 2>&1
+  assert_eq "dpkg -P $PPKG succeeds" 0 "$?"
+  check_not "dpkg -P removed /usr/bin/$PPKG" test -e "/usr/bin/$PPKG"
+fi
 
 it_finish
