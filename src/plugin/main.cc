@@ -15,6 +15,7 @@
 #include "log.h"
 #include "nomad_plugin.h"
 #include "plugin_options.h"
+#include "resources_cmd.h"
 #include "version.h"
 
 int main(int argc, char** argv) try {
@@ -52,13 +53,18 @@ int main(int argc, char** argv) try {
   kube->add_option("--cdi-dir", k8s.cdi_dir,
                    "Keep the inventories' CDI specs current in DIR (e.g. /var/run/cdi)");
   CLI::App* nomad = app.add_subcommand("nomad", "Serve as a Nomad external device plugin");
+  bool json = false;
+  CLI::App* resources =
+      app.add_subcommand("resources", "Print the resources this node would advertise, and their health");
+  resources->add_flag("--json", json, "As JSON, with what each resource delivers");
 
   // Nomad runs a plugin binary from its plugin_dir without arguments (a
   // client's `plugin` block may add some): with Nomad's handshake cookie in
   // the environment and no subcommand given, the mode is nomad.
   std::vector<std::string> args(argv + 1, argv + argc);
   bool has_mode = false;
-  for (const auto& a : args) has_mode = has_mode || a == "kubernetes" || a == "nomad";
+  for (const auto& a : args)
+    has_mode = has_mode || a == "kubernetes" || a == "nomad" || a == "resources";
   if (!has_mode && std::getenv("NOMAD_PLUGIN_MAGIC_COOKIE") != nullptr) args.push_back("nomad");
   std::reverse(args.begin(), args.end());  // CLI11 takes them last-first
   try {
@@ -86,6 +92,7 @@ int main(int argc, char** argv) try {
   }
   if (*kube) return ocid::RunKubernetes(opts, k8s);
   if (*nomad) return ocid::RunNomad(opts);
+  if (*resources) return ocid::RunResources(opts, json);
   return 2;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "oci-decorator-device-plugin: internal error: %s\n", e.what());
