@@ -67,7 +67,7 @@ bool MountIdFromFdinfo(int fd, uint64_t* mnt_id) {
     return false;
   }
   UniqueFd info(::openat(proc, host_proc::ThreadSelfFdinfo(fd).c_str(),
-                         O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+                         O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
   if (!info.valid()) return false;
   char buf[kMaxFdinfoBytes];
   size_t have = 0;

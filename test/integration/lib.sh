@@ -520,6 +520,38 @@ podman_setup() {
   POD_RUN=(--rm --network=none --cgroup-parent "/$CG_PARENT"
            --ulimit nofile=1024:1024 --ulimit nproc=1024:1024)
 }
+# podman_hooks_dir DIR: the build's generated hooks.d entries in DIR, with
+# hook.path replaced by $OCID_BIN and --host-root/--config-dir/--state-dir of
+# the simulated install added ($OCID_BUILD_DIR, else the binary's directory).
+podman_hooks_dir() {
+  local dir=$1 build=${OCID_BUILD_DIR:-$(dirname "$OCID_BIN")} stage src extra
+  mkdir -p "$dir"
+  for stage in prestart poststop; do
+    src=$build/hooks.d/oci-decorator-$stage.json
+    [[ -f $src ]] || die "missing generated hooks.d entry $src (OCID_BUILD_DIR=$build)"
+    extra=(--host-root "$HOST_ROOT" --config-dir "$CONF_DIR" --state-dir "$STATE_DIR")
+    [[ ${IT_DEBUG:-0} == 1 ]] && extra+=(--log-level debug --log-file "$T/logs/podman-hook.log")
+    jq --arg bin "$OCID_BIN" --argjson extra "$(printf '%s\n' "${extra[@]}" | jq -R . | jq -s .)" '
+        .hook.path = $bin | .hook.args = (.hook.args[0:1] + $extra + .hook.args[1:])' \
+      "$src" >"$dir/oci-decorator-$stage.json" || die "jq edit of $src failed"
+  done
+}
+# v2_restore V2_ROOT SUBTREE_START: removes $CG_PARENT from the cgroup2
+# hierarchy and turns off the controllers runc enabled in its root (runc turns
+# hugetlb on and leaves its parent cgroup).
+v2_restore() {
+  local root=$1 start=$2 c
+  if [[ -d $root/$CG_PARENT ]]; then
+    find "$root/$CG_PARENT" -depth -mindepth 1 -type d -exec rmdir {} + 2>/dev/null
+    rmdir "$root/$CG_PARENT" 2>/dev/null || echo "# warning: could not remove $root/$CG_PARENT" >&2
+  fi
+  for c in $(cat "$root/cgroup.subtree_control"); do
+    [[ " $start " == *" $c "* ]] && continue
+    echo "-$c" >"$root/cgroup.subtree_control" 2>/dev/null \
+      || echo "# warning: could not turn $c off in $root/cgroup.subtree_control" >&2
+  done
+  return 0
+}
 # pod_runtime_args RUNTIME: global podman options selecting RUNTIME with its state under $T.
 pod_runtime_args() { echo "--runtime $1 --runtime-flag root=$T/podman/rt-$1"; }
 # run_podman RUNTIME [global podman options...] -- [run options...] -- SCRIPT

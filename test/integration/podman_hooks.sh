@@ -15,17 +15,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 it_setup lib64
 podman_setup
 
-BUILD_DIR=${OCID_BUILD_DIR:-$(dirname "$OCID_BIN")}
 HOOKS_DIR=$T/hooks.d
-mkdir -p "$HOOKS_DIR"
+podman_hooks_dir "$HOOKS_DIR"
 for stage in prestart poststop; do
-  src=$BUILD_DIR/hooks.d/oci-decorator-$stage.json
-  [[ -f $src ]] || die "missing generated hooks.d entry $src (OCID_BUILD_DIR=$BUILD_DIR)"
-  extra=(--host-root "$HOST_ROOT" --config-dir "$CONF_DIR" --state-dir "$STATE_DIR")
-  [[ ${IT_DEBUG:-0} == 1 ]] && extra+=(--log-level debug --log-file "$T/logs/podman-hook.log")
-  jq --arg bin "$OCID_BIN" --argjson extra "$(printf '%s\n' "${extra[@]}" | jq -R . | jq -s .)" '
-      .hook.path = $bin | .hook.args = (.hook.args[0:1] + $extra + .hook.args[1:])' \
-    "$src" >"$HOOKS_DIR/oci-decorator-$stage.json" || die "jq edit of $src failed"
+  src=${OCID_BUILD_DIR:-$(dirname "$OCID_BIN")}/hooks.d/oci-decorator-$stage.json
   assert_eq "generated $stage entry: version 1.0.0, when.always, stages [$stage], args end with hook $stage" \
     "1.0.0 true [\"$stage\"] [\"hook\",\"$stage\"] true" \
     "$(jq -c '[.version, .when.always, .stages, .hook.args[-2:], (.hook.env | type == "array")] | map(tostring) | join(" ")' -r "$src")"

@@ -32,19 +32,11 @@ in_v2 true || skip_all "cannot mount cgroup2 over /sys/fs/cgroup in a private mo
 # runc turns on controllers (hugetlb) in the v2 root: undo that at the end.
 SUBTREE_START=$(cat "$V2_ROOT/cgroup.subtree_control")
 v2_cleanup() {
-  local rc=$? id c
+  local rc=$? id
   for id in "${IT_IDS[@]}"; do
     in_v2 runc --root "$RUNC_ROOT" delete -f "$id" >/dev/null 2>&1
   done
-  if [[ -d $V2_ROOT/$CG_PARENT ]]; then
-    find "$V2_ROOT/$CG_PARENT" -depth -mindepth 1 -type d -exec rmdir {} + 2>/dev/null
-    rmdir "$V2_ROOT/$CG_PARENT" 2>/dev/null || echo "# warning: could not remove $V2_ROOT/$CG_PARENT" >&2
-  fi
-  for c in $(cat "$V2_ROOT/cgroup.subtree_control"); do
-    [[ " $SUBTREE_START " == *" $c "* ]] && continue
-    echo "-$c" >"$V2_ROOT/cgroup.subtree_control" 2>/dev/null \
-      || echo "# warning: could not turn $c off in $V2_ROOT/cgroup.subtree_control" >&2
-  done
+  v2_restore "$V2_ROOT" "$SUBTREE_START"
   (exit "$rc")
   it_cleanup
 }

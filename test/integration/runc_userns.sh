@@ -135,19 +135,7 @@ if [[ $(stat -f -c %T "$V2_ROOT" 2>/dev/null) != cgroup2fs ]] || ! in_v2 true; t
   info "SKIPPED the cgroup v2 case: no cgroup2 hierarchy at $V2_ROOT usable for runc"
 else
   SUBTREE_START=$(cat "$V2_ROOT/cgroup.subtree_control")
-  v2_cleanup() {  # runc turns hugetlb on in the v2 root and leaves its parent cgroup
-    local c
-    if [[ -d $V2_ROOT/$CG_PARENT ]]; then
-      find "$V2_ROOT/$CG_PARENT" -depth -mindepth 1 -type d -exec rmdir {} + 2>/dev/null
-      rmdir "$V2_ROOT/$CG_PARENT" 2>/dev/null || echo "# warning: could not remove $V2_ROOT/$CG_PARENT" >&2
-    fi
-    for c in $(cat "$V2_ROOT/cgroup.subtree_control"); do
-      [[ " $SUBTREE_START " == *" $c "* ]] && continue
-      echo "-$c" >"$V2_ROOT/cgroup.subtree_control" 2>/dev/null \
-        || echo "# warning: could not turn $c off in $V2_ROOT/cgroup.subtree_control" >&2
-    done
-    return 0
-  }
+  v2_cleanup() { v2_restore "$V2_ROOT" "$SUBTREE_START"; }
   it_add_cleanup v2_cleanup
   make_bundle v2 --env OCI_ONLOAD=all --jq "$USERNS_JQ" -- \
     "echo CGROUP \$(grep '^0::' /proc/self/cgroup); echo V1DEVICES \$(grep -c ':devices:/.' /proc/self/cgroup); $(onload_probe)"
