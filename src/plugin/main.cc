@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
-#include <vector>
 #include <exception>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "kubelet_plugin.h"
 #include "log.h"
@@ -19,6 +19,14 @@
 #include "version.h"
 
 int main(int argc, char** argv) try {
+  // Nomad runs the binaries in its plugin_dir without arguments unless the
+  // plugin block has `args`: started by Nomad with nothing else, be its plugin.
+  static char nomad_arg[] = "nomad";
+  char* nomad_argv[] = {argv[0], nomad_arg, nullptr};
+  if (argc == 1 && std::getenv("NOMAD_PLUGIN_MAGIC_COOKIE")) {
+    argc = 2;
+    argv = nomad_argv;
+  }
   ocid::PluginOptions opts;
   ocid::KubernetesOptions k8s;
   std::string level = "info", log_file, allocate = "both";

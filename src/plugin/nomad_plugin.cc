@@ -1,12 +1,113 @@
+// RunNomad: the go-plugin handshake, then the gRPC server on a private
+// unix socket until Nomad calls GRPCController/Shutdown or SIGTERM.
+//
+// Nomad starts this binary several times (once for PluginInfo and
+// ConfigSchema, once to validate SetConfig, then the long-lived instance);
+// every start is the same server, cheap until something fingerprints.
+// stdin is the agent's and often /dev/null: its end means nothing here.
 #include "nomad_plugin.h"
 
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <signal.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+
+#include "go_plugin.h"
 #include "log.h"
+#include "nomad_service.h"
 
 namespace ocid {
+namespace {
 
-int RunNomad(const PluginOptions&) {
-  log::Error("nomad: not built yet");
-  return 2;
+// The signals main waits for; blocked before gRPC starts its threads so
+// none of them is interrupted by one.
+sigset_t WaitedSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGHUP);
+  return set;
+}
+
+// Until Shutdown or SIGTERM. SIGINT is ignored as go-plugin servers do: a
+// Ctrl-C at a foreground agent reaches its plugins too, and the agent
+// stops them itself. SIGHUP re-checks the host.
+void WaitForShutdown(NomadState* state, const sigset_t& set) {
+  const timespec tick{0, 200 * 1000 * 1000};
+  while (!state->ShuttingDown()) {
+    int sig = sigtimedwait(&set, nullptr, &tick);
+    if (sig == SIGTERM) {
+      log::Info("nomad: SIGTERM: shutting down");
+      return;
+    }
+    if (sig == SIGINT) log::Info("nomad: SIGINT ignored (the Nomad client stops its plugins)");
+    if (sig == SIGHUP) {
+      NomadConfig cfg;
+      uint64_t gen = 0;
+      std::string err;
+      if (auto w = state->Watch(&cfg, &gen, &err)) w->Recheck();
+    }
+  }
+}
+
+}  // namespace
+
+int RunNomad(const PluginOptions& opts) {
+  std::string err;
+  if (!CheckGoPluginEnv(&err)) {
+    std::fprintf(stderr, "%s\n", err.c_str());
+    return 1;
+  }
+  const char* client_cert = std::getenv("PLUGIN_CLIENT_CERT");
+  if (client_cert && *client_cert)
+    log::Warn("nomad: the client asks for go-plugin AutoMTLS, which this plugin does not speak; "
+              "serving without TLS on a socket only root can reach");
+
+  sigset_t set = WaitedSignals();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+
+  SocketDir dir;
+  if (!dir.Create(&err)) {
+    log::Error("nomad: " + err);
+    return 1;
+  }
+  NomadState state(opts);
+  ControllerService controller(&state);
+  BasePluginService base(&state);
+  DevicePluginService device(&state);
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("unix:" + dir.socket_path(), grpc::InsecureServerCredentials());
+  builder.RegisterService(&controller);
+  builder.RegisterService(&base);
+  builder.RegisterService(&device);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server) {
+    log::Error("nomad: cannot serve on " + dir.socket_path());
+    return 1;
+  }
+  // go-plugin's client pings the service named "plugin".
+  server->GetHealthCheckService()->SetServingStatus("plugin", true);
+
+  // The handshake: go-plugin reads this one line from our stdout.
+  std::string line = HandshakeLine(dir.socket_path());
+  std::fwrite(line.data(), 1, line.size(), stdout);
+  std::fflush(stdout);
+  log::Info("nomad: serving on " + dir.socket_path());
+
+  WaitForShutdown(&state, set);
+  state.RequestShutdown();  // streams end at their next look
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  server->Wait();
+  dir.Remove();
+  log::Info("nomad: stopped");
+  return 0;
 }
 
 }  // namespace ocid

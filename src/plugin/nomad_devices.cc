@@ -1,0 +1,131 @@
+#include "nomad_devices.h"
+
+#include <set>
+
+namespace ocid {
+namespace {
+
+std::string IdPrefix(const ClusterResource& r) { return r.nomad_vendor + "-" + r.nomad_type + "-"; }
+
+std::string Join(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+// mount_onload governs the Onload inventory only: other vendors' files are
+// their plan and always mounted.
+bool IsOnloadInventory(const ClusterResource& r) {
+  return r.cdi_device.rfind("amd.com/onload=", 0) == 0;
+}
+
+// "a:b" + "b:c" -> "a:b:c": two groups may preload the same library.
+void AddPreload(std::string* have, const std::string& more) {
+  std::vector<std::string> parts;
+  std::set<std::string> seen;
+  const std::string* both[] = {have, &more};
+  for (const std::string* s : both) {
+    size_t start = 0;
+    while (start <= s->size()) {
+      size_t end = s->find_first_of(": ", start);
+      if (end == std::string::npos) end = s->size();
+      std::string p = s->substr(start, end - start);
+      if (!p.empty() && seen.insert(p).second) parts.push_back(p);
+      start = end + 1;
+    }
+  }
+  *have = Join(parts, ":");
+}
+
+void AddDelivery(const ClusterResource& r, const NomadConfig& cfg, NomadReservation* out,
+                 std::set<std::string>* mounted, std::set<std::string>* devs) {
+  const Delivery& d = r.delivery;
+  if (cfg.mount_onload || !IsOnloadInventory(r)) {
+    for (const DeliveredMount& m : d.mounts)
+      if (mounted->insert(m.container_path).second)
+        out->mounts.push_back({m.container_path, m.host_path, m.read_only});
+  }
+  for (const DeliveredDevice& dev : d.devices)
+    if (devs->insert(dev.container_path).second)
+      out->devices.push_back({dev.container_path, dev.host_path, dev.permissions});
+  for (const auto& [key, value] : d.env) {
+    if (key == "LD_PRELOAD") {
+      if (cfg.set_preload) AddPreload(&out->envs["LD_PRELOAD"], value);
+    } else {
+      out->envs.emplace(key, value);  // the first group's value wins
+    }
+  }
+  auto it = out->envs.find("LD_PRELOAD");
+  if (it != out->envs.end() && it->second.empty()) out->envs.erase(it);
+}
+
+}  // namespace
+
+std::vector<NomadGroup> NomadGroups(const ClusterView& view, const NomadConfig& cfg,
+                                    std::vector<std::string>* warnings) {
+  std::vector<NomadGroup> groups;
+  std::set<std::string> prefixes;
+  for (size_t i = 0; i < view.resources.size(); ++i) {
+    const ClusterResource& r = view.resources[i];
+    if (r.nomad_type.empty()) continue;
+    if (!prefixes.insert(IdPrefix(r)).second) {
+      if (warnings)
+        warnings->push_back("Nomad group " + r.nomad_vendor + "/" + r.nomad_type + " of " + r.inventory +
+                            " left out: its device IDs (" + IdPrefix(r) + "N) collide with another group's");
+      continue;
+    }
+    NomadGroup g;
+    g.vendor = r.nomad_vendor;
+    g.type = r.nomad_type;
+    g.name = kNomadDeviceName;
+    g.healthy = r.healthy;
+    g.why = r.healthy ? "" : r.why;
+    g.resource = i;
+    for (int n = 0; n < cfg.slots; ++n) g.ids.push_back(IdPrefix(r) + std::to_string(n));
+    g.attributes["features"] = Join(r.features, ",");
+    g.attributes["inventory"] = r.inventory;
+    if (!r.cdi_device.empty()) g.attributes["cdi_device"] = r.cdi_device;
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
+ReserveError NomadReserve(const ClusterView& view, const NomadConfig& cfg,
+                          const std::vector<std::string>& ids, NomadReservation* out,
+                          std::string* err) {
+  if (ids.empty()) {
+    *err = "no device IDs to reserve";
+    return ReserveError::kInvalid;
+  }
+  std::vector<NomadGroup> groups = NomadGroups(view, cfg);
+  std::vector<size_t> picked;  // group indexes, in first-asked order
+  for (const std::string& id : ids) {
+    const NomadGroup* found = nullptr;
+    size_t gi = 0;
+    for (; gi < groups.size() && !found; ++gi)
+      for (const std::string& gid : groups[gi].ids)
+        if (gid == id) {
+          found = &groups[gi];
+          break;
+        }
+    if (!found) {
+      *err = "unknown device ID \"" + id + "\"";
+      return ReserveError::kUnknownId;
+    }
+    if (!found->healthy) {
+      *err = "device " + id + " (" + found->vendor + "/" + found->type + ") is unhealthy: " + found->why;
+      return ReserveError::kUnhealthy;
+    }
+    size_t idx = gi - 1;
+    bool have = false;
+    for (size_t p : picked) have = have || p == idx;
+    if (!have) picked.push_back(idx);
+  }
+  NomadReservation res;
+  std::set<std::string> mounted, devs;
+  for (size_t p : picked) AddDelivery(view.resources[groups[p].resource], cfg, &res, &mounted, &devs);
+  *out = std::move(res);
+  return ReserveError::kNone;
+}
+
+}  // namespace ocid

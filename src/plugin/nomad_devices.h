@@ -1,0 +1,65 @@
+// The cluster view (core cluster.h) as Nomad sees it: device groups with
+// virtual device instances, and the ContainerReservation for a set of
+// instance IDs. Pure (no gRPC), so it is unit tested on built views.
+//
+// IDs. Reserve receives IDs only, not the group, so an ID names its group:
+// "<vendor>-<type>-<n>" ("amd-onload-0", "amd-onloadzf-63"), n < slots.
+// The IDs are stable across restarts (Nomad requires it) because they
+// depend on the inventory's names and `slots` only.
+#pragma once
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cluster.h"
+#include "nomad_config.h"
+
+namespace ocid {
+
+// Nomad's device_name for every group of this plugin.
+inline constexpr const char* kNomadDeviceName = "oci-decorator";
+
+struct NomadGroup {
+  std::string vendor;  // "amd"
+  std::string type;    // "onload", "zf", "onloadzf"
+  std::string name;    // kNomadDeviceName
+  std::vector<std::string> ids;
+  bool healthy = false;
+  std::string why;     // health description when unhealthy
+  // String attributes for constraints: features, inventory, cdi_device.
+  std::map<std::string, std::string> attributes;
+  size_t resource = 0;  // index into the view's resources
+};
+
+// One group per resource with a Nomad type, in the view's order. A group
+// whose ID prefix collides with an earlier one's ("a-b"/"c" vs "a"/"b-c")
+// is left out with a warning in *warnings.
+std::vector<NomadGroup> NomadGroups(const ClusterView& view, const NomadConfig& cfg,
+                                    std::vector<std::string>* warnings = nullptr);
+
+struct NomadMount {
+  std::string task_path, host_path;
+  bool read_only = true;
+};
+struct NomadDevice {
+  std::string task_path, host_path, permissions;
+};
+struct NomadReservation {
+  std::map<std::string, std::string> envs;
+  std::vector<NomadMount> mounts;
+  std::vector<NomadDevice> devices;
+};
+
+enum class ReserveError { kNone, kInvalid, kUnknownId, kUnhealthy };
+
+// The union of the deliveries of the groups the IDs belong to. Mounts are
+// left out for the Onload inventory (cdi kind amd.com/onload) when
+// mount_onload is false, never for other inventories; LD_PRELOAD only with
+// set_preload. Fails naming the first unknown ID, or the unhealthy group
+// and why.
+ReserveError NomadReserve(const ClusterView& view, const NomadConfig& cfg,
+                          const std::vector<std::string>& ids, NomadReservation* out,
+                          std::string* err);
+
+}  // namespace ocid
