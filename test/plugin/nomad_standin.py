@@ -1,0 +1,528 @@
+#!/usr/bin/python3
+"""A Nomad client stand-in for oci-decorator-device-plugin's Nomad mode.
+
+It does what a Nomad client does with an external device plugin, through
+HashiCorp go-plugin: starts the binary with the magic cookie, reads the
+handshake line from its stdout, dials the unix socket, pings
+grpc.health.v1.Health for "plugin", and speaks Nomad's BasePlugin and
+DevicePlugin services and go-plugin's GRPCController. The messages come
+from the SAME .proto files the plugin is built from (src/plugin/proto):
+the system protoc compiles them to a descriptor set at run time and
+python3-protobuf's message factory makes the classes. The config goes as
+msgpack, written by a small encoder here (what go-cty writes for an object
+of strings, bools and numbers: a map).
+
+Subcommands:
+  scenario  the protocol end to end against a simulated install: handshake,
+            health, PluginInfo, ConfigSchema, SetConfig (good, garbage, a
+            wrong type), Fingerprint (groups and health changes), Reserve,
+            Stats, Shutdown; also the starts that must fail. Prints
+            "ok - ..." / "FAIL - ..." lines; exit 1 on any failure.
+  reserve   start the plugin, SetConfig, Reserve the given IDs and print the
+            ContainerReservation as JSON (the integration test applies it
+            with docker run as Nomad's docker driver would).
+"""
+import argparse
+import json
+import os
+import queue
+import re
+import shutil
+import signal
+import stat
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import grpc
+from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROTO_DIR = os.path.join(HERE, "..", "..", "src", "plugin", "proto")
+PROTOS = ["plugins/base/proto/base.proto", "plugins/device/proto/device.proto",
+          "go-plugin/grpc_controller.proto"]
+COOKIE = "e4327c2e01eabfd75a8a67adb114fb34a757d57eee7728d857a8cec6e91a7255"
+BASE = "hashicorp.nomad.plugins.base.proto"
+DEVICE = "hashicorp.nomad.plugins.device"
+
+
+class Api:
+    """Message classes of the protos, and callables for their methods."""
+
+    def __init__(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "nomad.desc")
+            subprocess.run(["protoc", "--proto_path=" + PROTO_DIR, "--include_imports",
+                            "--descriptor_set_out=" + out] + PROTOS, check=True)
+            fds = descriptor_pb2.FileDescriptorSet()
+            with open(out, "rb") as f:
+                fds.ParseFromString(f.read())
+        self.pool = descriptor_pool.DescriptorPool()
+        for fd in fds.file:
+            self.pool.Add(fd)
+        self.factory = message_factory.MessageFactory(self.pool)
+
+    def msg(self, full_name):
+        return self.factory.GetPrototype(self.pool.FindMessageTypeByName(full_name))
+
+    def _method(self, channel, service, method, kind):
+        sd = self.pool.FindServiceByName(service)
+        md = sd.FindMethodByName(method)
+        resp = self.factory.GetPrototype(md.output_type)
+        make = channel.unary_stream if kind == "stream" else channel.unary_unary
+        return make("/%s/%s" % (service, method), request_serializer=lambda m: m.SerializeToString(),
+                    response_deserializer=resp.FromString), self.factory.GetPrototype(md.input_type)
+
+    def call(self, channel, service, method, timeout=10, **fields):
+        fn, req = self._method(channel, service, method, "unary")
+        return fn(req(**fields), timeout=timeout)
+
+    def stream(self, channel, service, method, **fields):
+        fn, req = self._method(channel, service, method, "stream")
+        return fn(req(**fields))
+
+
+# --- msgpack, as go-cty encodes an object of primitives ---------------------------------------
+def mp(v):
+    if v is None:
+        return b"\xc0"
+    if v is True:
+        return b"\xc3"
+    if v is False:
+        return b"\xc2"
+    if isinstance(v, int):
+        if 0 <= v < 128:
+            return bytes([v])
+        return b"\xd3" + struct.pack(">q", v)
+    if isinstance(v, float):
+        return b"\xcb" + struct.pack(">d", v)
+    if isinstance(v, str):
+        b = v.encode()
+        if len(b) < 32:
+            return bytes([0xa0 | len(b)]) + b
+        if len(b) < 256:
+            return b"\xd9" + bytes([len(b)]) + b
+        return b"\xda" + struct.pack(">H", len(b)) + b
+    if isinstance(v, dict):
+        assert len(v) < 16
+        return bytes([0x80 | len(v)]) + b"".join(mp(k) + mp(x) for k, x in sorted(v.items()))
+    raise TypeError(v)
+
+
+ALL_KEYS = ["config_dir", "fingerprint_period", "host_path_root", "host_root", "mount_onload",
+            "set_preload", "slots"]
+
+
+def cty_config(**given):
+    """The whole object, as Nomad sends it: every schema key, null when not set."""
+    return mp({k: given.get(k) for k in ALL_KEYS})
+
+
+# --- the plugin process ---------------------------------------------------------------------
+class Plugin:
+    """One start of the plugin binary, as go-plugin's client does it."""
+
+    def __init__(self, binary, env_extra=None, args=None, cookie=True, log=None):
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PLUGIN_") and k != "NOMAD_PLUGIN_MAGIC_COOKIE"}
+        if cookie:
+            env["NOMAD_PLUGIN_MAGIC_COOKIE"] = COOKIE
+            env["PLUGIN_PROTOCOL_VERSIONS"] = "2"
+            env["PLUGIN_MIN_PORT"] = "14000"
+            env["PLUGIN_MAX_PORT"] = "14512"
+        env.update(env_extra or {})
+        self.stderr = open(log, "ab") if log else subprocess.DEVNULL
+        self.proc = subprocess.Popen([binary] + (args if args is not None else []), env=env,
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=self.stderr)
+        self.line = None
+        self.socket = None
+        self.channel = None
+
+    def handshake(self, timeout=10):
+        """Reads the first stdout line (or EOF); returns it."""
+        result = {}
+
+        def read():
+            result["line"] = self.proc.stdout.readline().decode(errors="replace")
+
+        t = threading.Thread(target=read, daemon=True)
+        t.start()
+        t.join(timeout)
+        self.line = result.get("line")
+        m = re.fullmatch(r"1\|2\|unix\|(/[^|]+)\|grpc\n", self.line or "")
+        if m:
+            self.socket = m.group(1)
+            self.channel = grpc.insecure_channel("unix://" + self.socket)
+        return self.line
+
+    def wait(self, timeout):
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def kill(self):
+        if self.channel:
+            self.channel.close()
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+class Checks:
+    def __init__(self):
+        self.failed = 0
+        self.passed = 0
+
+    def check(self, desc, cond, detail=""):
+        if cond:
+            self.passed += 1
+            print("ok   - " + desc)
+        else:
+            self.failed += 1
+            print("FAIL - %s%s" % (desc, (": " + str(detail)[:800]) if detail else ""))
+        sys.stdout.flush()
+        return cond
+
+    def eq(self, desc, want, got):
+        return self.check(desc, want == got, "expected %r, got %r" % (want, got))
+
+
+def rpc_error(fn):
+    """Runs fn; returns (None, grpc error) or (result, None)."""
+    try:
+        return fn(), None
+    except grpc.RpcError as e:
+        return None, e
+
+
+class Stream:
+    """A server stream read by a thread into a queue."""
+
+    def __init__(self, call):
+        self.call = call
+        self.q = queue.Queue()
+        self.ended = threading.Event()
+        self.error = None
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self):
+        try:
+            for m in self.call:
+                self.q.put(m)
+        except grpc.RpcError as e:
+            self.error = e
+        self.ended.set()
+
+    def next(self, timeout):
+        try:
+            return self.q.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def until(self, pred, timeout):
+        """The first message satisfying pred within timeout (or None)."""
+        end = time.time() + timeout
+        while time.time() < end:
+            m = self.next(max(0.05, end - time.time()))
+            if m is not None and pred(m):
+                return m
+        return None
+
+
+def groups_health(resp):
+    """{"vendor/type": (n devices, all healthy, first description)}"""
+    out = {}
+    for g in resp.device_group:
+        hs = [d.healthy for d in g.devices]
+        out[g.vendor + "/" + g.device_type] = (len(hs), all(hs) and bool(hs),
+                                              g.devices[0].health_description if g.devices else "")
+    return out
+
+
+def reservation_json(resp):
+    res = resp.container_res
+    return {"envs": dict(res.envs),
+            "mounts": [{"task_path": m.task_path, "host_path": m.host_path, "read_only": m.read_only}
+                       for m in res.mounts],
+            "devices": [{"task_path": d.task_path, "host_path": d.host_path, "permissions": d.permissions}
+                        for d in res.devices]}
+
+
+# --- scenario -------------------------------------------------------------------------------
+def scenario(a):
+    api = Api()
+    c = Checks()
+    log = a.log
+
+    # 1. Run by hand: no cookie.
+    p = Plugin(a.plugin, args=["nomad"], cookie=False)
+    out, _ = p.proc.communicate(timeout=10)
+    c.eq("without the cookie: exit 1", 1, p.proc.returncode)
+    c.eq("without the cookie: nothing on stdout (no handshake)", b"", out)
+    r = subprocess.run([a.plugin, "nomad"], env={"PATH": os.environ.get("PATH", "")},
+                       stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
+    c.check("without the cookie: says it is a Nomad plugin not meant to be run directly",
+            b"not meant to be executed directly" in r.stderr and b"Nomad" in r.stderr, r.stderr)
+    # An app protocol we do not speak.
+    p = Plugin(a.plugin, args=["nomad"], env_extra={"PLUGIN_PROTOCOL_VERSIONS": "1,3"}, log=log)
+    c.eq("PLUGIN_PROTOCOL_VERSIONS=1,3: exit 1", 1, p.wait(10))
+    p.kill()
+
+    # 2. The fingerprinting start: PluginInfo and ConfigSchema only, no args
+    #    (Nomad runs plugin_dir binaries without arguments unless told).
+    p = Plugin(a.plugin, args=[], log=log)
+    line = p.handshake()
+    c.check("handshake line is 1|2|unix|<path>|grpc", p.socket is not None, repr(line))
+    if not p.socket:
+        p.kill()
+        return finish(c)
+    d = os.path.dirname(p.socket)
+    st = os.stat(d)
+    c.eq("the socket's directory is private (0700)", 0o700, stat.S_IMODE(st.st_mode))
+    c.eq("the socket's directory is ours", os.getuid(), st.st_uid)
+    c.check("the socket is a socket", stat.S_ISSOCK(os.stat(p.socket).st_mode))
+    health = p.channel.unary_unary("/grpc.health.v1.Health/Check")
+    got, err = rpc_error(lambda: health(b"\n\x06plugin", timeout=5))
+    c.eq("health: service \"plugin\" is SERVING", b"\x08\x01", got)
+    info = api.call(p.channel, BASE + ".BasePlugin", "PluginInfo")
+    c.eq("PluginInfo: type DEVICE", 3, info.type)
+    c.eq("PluginInfo: plugin API v0.1.0", ["v0.1.0"], list(info.plugin_api_versions))
+    c.eq("PluginInfo: name", "oci-decorator", info.name)
+    c.check("PluginInfo: plugin_version is a version", re.fullmatch(r"\d+\.\d+\.\d+.*", info.plugin_version),
+            info.plugin_version)
+    schema = api.call(p.channel, BASE + ".BasePlugin", "ConfigSchema")
+    attrs = schema.spec.object.attributes
+    c.eq("ConfigSchema: an object of the config keys", sorted(ALL_KEYS), sorted(attrs.keys()))
+    c.eq("ConfigSchema: types", {"config_dir": "string", "host_root": "string", "host_path_root": "string",
+                                 "set_preload": "bool", "mount_onload": "bool",
+                                 "fingerprint_period": "string", "slots": "number"},
+         {k: v.Attr.type for k, v in attrs.items()})
+    time.sleep(0.5)
+    c.check("stdin at EOF (/dev/null) does not stop the plugin", p.proc.poll() is None)
+    api.call(p.channel, "plugin.GRPCController", "Shutdown")
+    c.eq("Shutdown: the process exits 0", 0, p.wait(5))
+    c.check("Shutdown: socket and its directory removed", not os.path.exists(d), d)
+    p.kill()
+
+    # 3. The validating start: SetConfig with bad configs, then SIGTERM.
+    p = Plugin(a.plugin, args=["nomad"], log=log)
+    p.handshake()
+    setc = lambda b: rpc_error(lambda: api.call(p.channel, BASE + ".BasePlugin", "SetConfig",
+                                                msgpack_config=b, plugin_api_version="v0.1.0"))
+    _, e = setc(b"\xc1\x00garbage")
+    c.check("SetConfig garbage: INVALID_ARGUMENT saying it is not msgpack",
+            e is not None and e.code() == grpc.StatusCode.INVALID_ARGUMENT and "not valid msgpack" in e.details(),
+            e and (e.code(), e.details()))
+    _, e = setc(cty_config(slots="many"))
+    c.check("SetConfig slots=\"many\": INVALID_ARGUMENT naming the key",
+            e is not None and e.code() == grpc.StatusCode.INVALID_ARGUMENT and 'config key "slots"' in e.details(),
+            e and e.details())
+    _, e = setc(cty_config(set_preload=1))
+    c.check("SetConfig set_preload=1: INVALID_ARGUMENT naming the key",
+            e is not None and 'config key "set_preload"' in e.details(), e and e.details())
+    _, e = setc(mp({"need_nic": True}))
+    c.check("SetConfig unknown key need_nic: refused naming it",
+            e is not None and 'unknown config key "need_nic"' in e.details(), e and e.details())
+    _, e = setc(cty_config(host_root=a.host_root + "/nonexistent"))
+    c.check("SetConfig host_root not a directory: refused naming the key",
+            e is not None and 'config key "host_root"' in e.details(), e and e.details())
+    _, e = setc(cty_config(config_dir=a.config_dir, host_root=a.host_root))
+    c.check("SetConfig good config: OK", e is None, e and e.details())
+    d = os.path.dirname(p.socket)
+    p.proc.send_signal(signal.SIGTERM)
+    c.eq("SIGTERM: the process exits 0", 0, p.wait(5))
+    c.check("SIGTERM: socket directory removed", not os.path.exists(d), d)
+    p.kill()
+
+    # 4. The long-lived start.
+    p = Plugin(a.plugin, args=["--log-level", "debug", "nomad"], log=log)
+    p.handshake()
+    _, e = rpc_error(lambda: api.call(p.channel, BASE + ".BasePlugin", "SetConfig",
+                                      msgpack_config=cty_config(config_dir=a.config_dir, host_root=a.host_root,
+                                                                slots=4, fingerprint_period="1m")))
+    c.check("long-lived: SetConfig OK", e is None, e and e.details())
+    fp = Stream(api.stream(p.channel, DEVICE + ".DevicePlugin", "Fingerprint"))
+    first = fp.next(10)
+    c.check("Fingerprint: a first message", first is not None)
+    if first is None:
+        p.kill()
+        return finish(c)
+    gh = groups_health(first)
+    for g in ("amd/onload", "amd/zf", "amd/onloadzf", "example/tool"):
+        c.eq("Fingerprint: group %s with 4 healthy devices" % g, (4, True), gh.get(g, (0, False))[:2])
+    ids = sorted(d.ID for g in first.device_group for d in g.devices)
+    c.eq("Fingerprint: device IDs unique across groups", len(ids), len(set(ids)))
+    c.check("Fingerprint: IDs name their group (amd-onload-0, amd-onloadzf-3)",
+            "amd-onload-0" in ids and "amd-onloadzf-3" in ids and "amd-zf-1" in ids, ids)
+    g0 = [g for g in first.device_group if g.device_type == "onloadzf"][0]
+    c.eq("Fingerprint: device_name", "oci-decorator", g0.device_name)
+    c.eq("Fingerprint: onloadzf's features attribute", "onload,zf", g0.attributes["features"].string_val)
+    c.eq("Fingerprint: inventory attribute", os.path.join(a.config_dir, "onload.json"),
+         g0.attributes["inventory"].string_val)
+    c.check("Fingerprint: the stream stays open", fp.next(1.5) is None and not fp.ended.is_set())
+
+    # Reserve.
+    res, e = rpc_error(lambda: api.call(p.channel, DEVICE + ".DevicePlugin", "Reserve",
+                                        device_ids=["amd-onload-1"]))
+    c.check("Reserve amd-onload-1: OK", e is None, e and e.details())
+    if res:
+        rj = reservation_json(res)
+        mounts = {m["task_path"]: m for m in rj["mounts"]}
+        devs = {d["task_path"]: d for d in rj["devices"]}
+        c.eq("Reserve: /usr/bin/onload mounted read-only from the host root",
+             {"task_path": "/usr/bin/onload", "host_path": a.host_root + "/usr/bin/onload", "read_only": True},
+             mounts.get("/usr/bin/onload"))
+        c.eq("Reserve: devices /dev/onload, /dev/onload_epoll, /dev/sfc_char (rw)",
+             {"/dev/onload": "rw", "/dev/onload_epoll": "rw", "/dev/sfc_char": "rw"},
+             {k: v["permissions"] for k, v in devs.items()})
+        c.eq("Reserve: /dev/onload's host path", a.host_root + "/dev/onload", devs.get("/dev/onload", {}).get("host_path"))
+        c.eq("Reserve: LD_PRELOAD", {"LD_PRELOAD": "/usr/lib64/libonload.so"}, rj["envs"])
+        c.check("Reserve onload: no TCPDirect library", "/usr/lib64/libonload_zf.so" not in mounts, list(mounts))
+    res, e = rpc_error(lambda: api.call(p.channel, DEVICE + ".DevicePlugin", "Reserve",
+                                        device_ids=["amd-zf-0", "example-tool-2"]))
+    c.check("Reserve IDs of two groups: OK", e is None, e and e.details())
+    if res:
+        rj = reservation_json(res)
+        tp = [m["task_path"] for m in rj["mounts"]]
+        c.check("Reserve two groups: the union (libonload_zf and the example tool)",
+                "/usr/lib64/libonload_zf.so" in tp and "/usr/bin/example-tool" in tp, tp)
+        c.eq("Reserve zf: no LD_PRELOAD", {}, rj["envs"])
+    _, e = rpc_error(lambda: api.call(p.channel, DEVICE + ".DevicePlugin", "Reserve",
+                                      device_ids=["amd-onload-0", "amd-onload-99"]))
+    c.check("Reserve unknown ID: NOT_FOUND naming it",
+            e is not None and e.code() == grpc.StatusCode.NOT_FOUND and "amd-onload-99" in e.details(),
+            e and (e.code(), e.details()))
+    _, e = rpc_error(lambda: api.call(p.channel, DEVICE + ".DevicePlugin", "Reserve", device_ids=[]))
+    c.check("Reserve no IDs: INVALID_ARGUMENT", e is not None and e.code() == grpc.StatusCode.INVALID_ARGUMENT,
+            e and e.code())
+
+    # Stats.
+    st_stream = Stream(api.stream(p.channel, DEVICE + ".DevicePlugin", "Stats",
+                                  collection_interval={"seconds": 1}))
+    s1 = st_stream.next(10)
+    c.check("Stats: a first message", s1 is not None)
+    if s1:
+        inst = {g.vendor + "/" + g.type: sorted(g.instance_stats.keys()) for g in s1.groups}
+        c.eq("Stats: amd/onload's instances", ["amd-onload-%d" % i for i in range(4)], inst.get("amd/onload"))
+        one = [g for g in s1.groups if g.type == "onload"][0].instance_stats["amd-onload-0"]
+        c.check("Stats: summary, healthy attribute and a timestamp",
+                one.summary.string_val == "healthy" and one.stats.attributes["healthy"].bool_val
+                and one.timestamp.seconds > 0, one)
+    c.check("Stats: a second message a collection interval later", st_stream.next(5) is not None)
+
+    # A broken inventory: only its groups turn unhealthy.
+    extra = os.path.join(a.config_dir, "example.json")
+    good = open(extra).read()
+    with open(extra + ".tmp", "w") as f:
+        f.write('{"version": "1", ')
+    os.rename(extra + ".tmp", extra)
+    m = fp.until(lambda r: not groups_health(r).get("example/tool", (0, True))[1], 15)
+    c.check("broken inventory: a new Fingerprint message with example/tool unhealthy", m is not None)
+    if m:
+        gh = groups_health(m)
+        c.check("broken inventory: the health description says why", "example.json" in gh["example/tool"][2],
+                gh["example/tool"])
+        c.eq("broken inventory: the Onload groups stay healthy", [True, True, True],
+             [gh.get(g, (0, False))[1] for g in ("amd/onload", "amd/zf", "amd/onloadzf")])
+    _, e = rpc_error(lambda: api.call(p.channel, DEVICE + ".DevicePlugin", "Reserve", device_ids=["example-tool-0"]))
+    c.check("Reserve from an unhealthy group: FAILED_PRECONDITION with why",
+            e is not None and e.code() == grpc.StatusCode.FAILED_PRECONDITION and "unhealthy" in e.details(),
+            e and (e.code(), e.details()))
+    with open(extra + ".tmp", "w") as f:
+        f.write(good)
+    os.rename(extra + ".tmp", extra)
+    m = fp.until(lambda r: groups_health(r).get("example/tool", (0, False))[1], 15)
+    c.check("inventory repaired: example/tool healthy again", m is not None)
+
+    # A device node removed: the groups that need it go unhealthy, then back.
+    node = a.host_root + "/dev/onload"
+    rdev = os.stat(node).st_rdev
+    os.unlink(node)
+    m = fp.until(lambda r: not groups_health(r).get("amd/onload", (0, True))[1], 15)
+    c.check("/dev/onload removed: amd/onload unhealthy", m is not None)
+    if m:
+        gh = groups_health(m)
+        c.check("/dev/onload removed: the description names it", "/dev/onload" in gh["amd/onload"][2],
+                gh["amd/onload"])
+        c.eq("/dev/onload removed: onloadzf unhealthy, zf (no /dev/onload) healthy", (False, True),
+             (gh["amd/onloadzf"][1], gh["amd/zf"][1]))
+    os.mknod(node, 0o666 | stat.S_IFCHR, rdev)
+    m = fp.until(lambda r: groups_health(r).get("amd/onload", (0, False))[1], 15)
+    c.check("/dev/onload back: amd/onload healthy again", m is not None)
+    if m:
+        c.check("/dev/onload back: every group healthy", all(v[1] for v in groups_health(m).values()),
+                groups_health(m))
+
+    # A second SetConfig (slots 2, mount_onload false) reaches the open stream.
+    _, e = rpc_error(lambda: api.call(p.channel, BASE + ".BasePlugin", "SetConfig",
+                                      msgpack_config=cty_config(config_dir=a.config_dir, host_root=a.host_root,
+                                                                slots=2, mount_onload=False)))
+    c.check("second SetConfig: OK", e is None, e and e.details())
+    m = fp.until(lambda r: groups_health(r).get("amd/onload", (0,))[0] == 2, 10)
+    c.check("second SetConfig: the Fingerprint stream sends 2 devices per group", m is not None)
+    res, e = rpc_error(lambda: api.call(p.channel, DEVICE + ".DevicePlugin", "Reserve", device_ids=["amd-onload-0"]))
+    if c.check("mount_onload=false: Reserve OK", e is None, e and e.details()):
+        rj = reservation_json(res)
+        c.check("mount_onload=false: devices and LD_PRELOAD, no mounts",
+                rj["mounts"] == [] and len(rj["devices"]) == 3 and "LD_PRELOAD" in rj["envs"], rj)
+
+    # Shutdown ends the streams and the process.
+    d = os.path.dirname(p.socket)
+    api.call(p.channel, "plugin.GRPCController", "Shutdown")
+    c.eq("Shutdown with open streams: the process exits 0 within 5 s", 0, p.wait(5))
+    c.check("Shutdown: the Fingerprint stream ended", fp.ended.wait(5))
+    c.check("Shutdown: socket directory removed", not os.path.exists(d), d)
+    p.kill()
+    return finish(c)
+
+
+def finish(c):
+    print("# standin: %d passed, %d failed" % (c.passed, c.failed))
+    return 1 if c.failed else 0
+
+
+def reserve(a):
+    api = Api()
+    p = Plugin(a.plugin, args=["nomad"], log=a.log)
+    try:
+        if not p.handshake() or not p.socket:
+            print("no handshake from the plugin", file=sys.stderr)
+            return 1
+        cfg = {"config_dir": a.config_dir, "host_root": a.host_root}
+        if a.host_path_root:
+            cfg["host_path_root"] = a.host_path_root
+        api.call(p.channel, BASE + ".BasePlugin", "SetConfig", msgpack_config=cty_config(**cfg))
+        res = api.call(p.channel, DEVICE + ".DevicePlugin", "Reserve", device_ids=a.ids)
+        print(json.dumps(reservation_json(res)))
+        api.call(p.channel, "plugin.GRPCController", "Shutdown")
+        p.wait(5)
+        return 0
+    except grpc.RpcError as e:
+        print("%s: %s" % (e.code(), e.details()), file=sys.stderr)
+        return 1
+    finally:
+        p.kill()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    for name in ("scenario", "reserve"):
+        s = sub.add_parser(name)
+        s.add_argument("--plugin", required=True)
+        s.add_argument("--config-dir", required=True)
+        s.add_argument("--host-root", required=True)
+        s.add_argument("--log", help="append the plugin's stderr here")
+        if name == "reserve":
+            s.add_argument("--host-path-root")
+            s.add_argument("ids", nargs="+")
+    a = ap.parse_args()
+    return scenario(a) if a.cmd == "scenario" else reserve(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
