@@ -1,0 +1,219 @@
+#!/bin/bash
+# oci-decorator-device-plugin as a Nomad external device plugin, against the
+# SIMULATED Onload install (plus a second inventory, example.com/tool):
+#   1. test/plugin/nomad_standin.py, a go-plugin client stand-in, runs the
+#      protocol end to end: no cookie -> exit 1 with the message; handshake
+#      line; private socket dir; health; PluginInfo; ConfigSchema; SetConfig
+#      (good, garbage, wrong type naming the key); Fingerprint groups
+#      amd/onload, amd/zf, amd/onloadzf, example/tool kept open; Reserve
+#      (valid, union, unknown ID, unhealthy); Stats; a broken inventory makes
+#      only its group unhealthy; a removed device node makes its groups
+#      unhealthy, then healthy again; Shutdown and SIGTERM remove the socket;
+#   2. end to end: the ContainerReservation of amd-onloadzf-0 (then amd-zf-0)
+#      applied as Nomad's docker driver does (--mount type=bind,...,readonly,
+#      --device H:T:PERMS, -e K=V) on a private dockerd WITHOUT oci-decorator's
+#      runtime or hook: inside the container Onload works (host files,
+#      devices pass the device cgroup, LD_PRELOAD loads the SIMULATED libonload).
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+[[ -n ${OCID_PLUGIN:-} ]] || skip_all "the device plugin is not built (OCID_DEVICE_PLUGIN off or no gRPC): OCID_PLUGIN unset"
+[[ -x $OCID_PLUGIN ]] || die "OCID_PLUGIN=$OCID_PLUGIN is not executable"
+it_setup lib64
+PY=/usr/bin/python3
+$PY -c 'import grpc, google.protobuf' 2>/dev/null || die "python3-grpcio / python3-protobuf missing (see test/integration/PACKAGES)"
+command -v protoc >/dev/null 2>&1 || die "protoc missing (protobuf-compiler, see test/integration/PACKAGES)"
+STANDIN=$SRC/test/plugin/nomad_standin.py
+PLUGIN_LOG=$T/logs/plugin.log
+
+# A second inventory beside Onload's: its group must not follow Onload's health.
+printf '#!/bin/sh\necho SIMULATED example tool\n' >"$HOST_ROOT/usr/bin/example-tool"
+chmod 0755 "$HOST_ROOT/usr/bin/example-tool"
+cat >"$CONF_DIR/example.json" <<'JSON'
+{"version": "1", "activation_flag": "OCI_EXAMPLE", "cdi_kind": "example.com/tool",
+ "driver_feature": ["tool"], "inventory": {"tool": {"binaries": ["/usr/bin/example-tool"]}}}
+JSON
+
+# --- 1. the protocol, through the stand-in ---------------------------------------------------
+echo "# --- 1. go-plugin client stand-in"
+out=$(timeout 120 "$PY" "$STANDIN" scenario --plugin "$OCID_PLUGIN" --config-dir "$CONF_DIR" \
+        --host-root "$HOST_ROOT" --log "$PLUGIN_LOG" 2>&1)
+rc=$?
+while IFS= read -r line; do
+  case $line in
+    "ok   - "*) ok "[standin] ${line#ok   - }" ;;
+    "FAIL - "*) nok "[standin] ${line#FAIL - }" ;;
+    *) info "$line" ;;
+  esac
+done <<<"$out"
+assert_eq "the stand-in exits 0" 0 "$rc"
+assert_contains "the stand-in ran to the end" "$out" "# standin: "
+if [[ $rc -ne 0 ]]; then tail -30 "$PLUGIN_LOG" | sed 's/^/# plugin: /'; fi
+assert_eq "no plugin process left" "" "$(pgrep -f "^$OCID_PLUGIN" || true)"
+
+# --- 2. end to end: the reservation applied as Nomad's docker driver would ------------------------
+echo "# --- 2. the reservation applied with docker run, no oci-decorator runtime or hook"
+if ! command -v dockerd >/dev/null 2>&1 || ! command -v containerd >/dev/null 2>&1; then
+  info "SKIP part 2: dockerd/containerd are not installed (apt-get install docker.io)"
+  it_finish
+fi
+DOCKER=/usr/bin/docker
+[[ -x $DOCKER ]] || DOCKER=$(command -v docker) || die "no docker client (apt-get install docker.io)"
+export DOCKER_CONFIG=$T/docker-cli
+mkdir -p "$DOCKER_CONFIG"
+dk() { timeout 120 "$DOCKER" -H "unix://$T/docker.sock" "$@"; }
+
+DOCKERD_PID=
+CGROUPS_DOCKER_BEFORE=$(cgroups_snapshot docker)
+KEY_JSON_BEFORE=$([[ -e /etc/docker/key.json ]] && echo yes)
+it_track_new_dirs /run/docker /run/containerd /opt/containerd
+docker_stop() {
+  local rc=0 ids i ctd_pid
+  [[ -n $DOCKERD_PID ]] || return 0
+  ids=$(dk ps -aq 2>/dev/null)
+  [[ -n $ids ]] && dk rm -f $ids >/dev/null 2>&1
+  ctd_pid=$(cat "$T/exec/containerd/containerd.pid" 2>/dev/null)
+  kill -TERM "$DOCKERD_PID" 2>/dev/null
+  for i in $(seq 1 300); do
+    kill -0 "$DOCKERD_PID" 2>/dev/null || break
+    sleep 0.2
+  done
+  if kill -0 "$DOCKERD_PID" 2>/dev/null; then
+    echo "# warning: dockerd $DOCKERD_PID did not stop within 60 s: killed" >&2
+    kill -KILL "$DOCKERD_PID" 2>/dev/null
+    rc=1
+  fi
+  wait "$DOCKERD_PID" 2>/dev/null
+  if [[ -n $ctd_pid ]] && kill -0 "$ctd_pid" 2>/dev/null &&
+     [[ $(readlink "/proc/$ctd_pid/exe") == */containerd ]]; then
+    kill -KILL "$ctd_pid" 2>/dev/null
+    rc=1
+  fi
+  DOCKERD_PID=
+  unmount_under "$T/data" >/dev/null
+  unmount_under "$T/exec" >/dev/null
+  remove_new_cgroups docker "$CGROUPS_DOCKER_BEFORE"
+  if [[ -z $KEY_JSON_BEFORE && -e /etc/docker/key.json ]]; then rm -f /etc/docker/key.json; fi
+  return "$rc"
+}
+it_add_cleanup docker_stop
+
+# Plain docker: only runc, cgroups under the test's parent.
+jq -n --arg cg "/$CG_PARENT" --arg key "$T/key.json" \
+  '{"log-level": "warn", "cgroup-parent": $cg, "deprecated-key-path": $key}' >"$T/daemon.json"
+dockerd --config-file "$T/daemon.json" -H "unix://$T/docker.sock" --pidfile "$T/docker.pid" \
+  --data-root "$T/data" --exec-root "$T/exec" --iptables=false --ip6tables=false --bridge=none \
+  </dev/null >"$T/logs/dockerd.log" 2>&1 &
+DOCKERD_PID=$!
+ready=0
+for i in $(seq 1 300); do
+  kill -0 "$DOCKERD_PID" 2>/dev/null || break
+  if "$DOCKER" -H "unix://$T/docker.sock" version >/dev/null 2>&1; then ready=1; break; fi
+  sleep 0.2
+done
+if ((!ready)); then
+  sed 's/^/# dockerd: /' "$T/logs/dockerd.log" | tail -20
+  die "dockerd did not become ready (log above)"
+fi
+assert_eq "dockerd has no oci-decorator runtime" "" "$(dk info --format '{{json .Runtimes}}' | grep -o oci-decorator)"
+tar -C "$BASE_ROOTFS" -cf "$T/bb.tar" . || die "tar of the rootfs failed"
+dk import "$T/bb.tar" local/ocid-bb:1 >/dev/null || die "docker import failed"
+PROBE=$(onload_probe /usr/lib64)
+
+# reserve_args ID...: the docker run options for the plugin's reservation of
+# ID... (as Nomad's docker driver maps a ContainerReservation); sets RES.
+reserve_args() {
+  RES=$(timeout 60 "$PY" "$STANDIN" reserve --plugin "$OCID_PLUGIN" --config-dir "$CONF_DIR" \
+          --host-root "$HOST_ROOT" --log "$PLUGIN_LOG" "$@")
+  ARGS=()
+  local k v h t ro p
+  while IFS=$'\t' read -r h t ro; do
+    ARGS+=(--mount "type=bind,source=$h,target=$t$([[ $ro == true ]] && echo ,readonly)")
+  done < <(jq -r '.mounts[] | [.host_path, .task_path, (.read_only | tostring)] | @tsv' <<<"$RES")
+  while IFS=$'\t' read -r h t p; do
+    ARGS+=(--device "$h:$t:$p")
+  done < <(jq -r '.devices[] | [.host_path, .task_path, .permissions] | @tsv' <<<"$RES")
+  while IFS=$'\t' read -r k v; do
+    ARGS+=(-e "$k=$v")
+  done < <(jq -r '.envs | to_entries[] | [.key, .value] | @tsv' <<<"$RES")
+}
+run_docker() {  # NAME [docker run options...]
+  local name=$1; shift
+  dk run --rm --network=none "$@" local/ocid-bb:1 sh -c "$PROBE" </dev/null >"$T/out-$name" 2>"$T/err-$name"
+  RC=$?
+  OUT=$(cat "$T/out-$name")
+  ERR=$(cat "$T/err-$name")
+}
+
+# expect_nomad WHAT DESC: $OUT (an onload_probe run) for WHAT = all | zf | none.
+# As expect_onload's spec mode, except for mount options: Nomad's
+# reservation carries read_only only, so docker mounts "ro" without the
+# nosuid,nodev the runtime shim and CDI add.
+expect_nomad() {
+  local what=$1 desc=$2 L=/usr/lib64 f d m opts got want r w want_onload=0 want_zf=0
+  case $what in all) want_onload=1; want_zf=1 ;; zf) want_zf=1 ;; none) ;; esac
+  assert_contains "[$desc] probe ran to the end" "$OUT" "DONE"
+  for f in ${ONLOAD_PROBE_FILES_ONLOAD//@L@/$L} ${ONLOAD_PROBE_FILES_ZF//@L@/$L}; do
+    got=$(field SHA | awk -v f="$f" '$1 == f {print $2}')
+    if { [[ " ${ONLOAD_PROBE_FILES_ONLOAD//@L@/$L} " == *" $f "* ]] && ((want_onload)); } ||
+       { [[ " ${ONLOAD_PROBE_FILES_ZF//@L@/$L} " == *" $f "* ]] && ((want_zf)); }; then
+      assert_eq "[$desc] $f has the host file's content" "$(host_sha "$HOST_ROOT$f")" "$got"
+      m=$f
+      [[ $f == /usr/libexec/onload/profiles/* ]] && m=/usr/libexec/onload/profiles
+      opts=$(field MNT | awk -v m="$m" '$1 == m {print $2}')
+      assert_match "[$desc] $m is mounted read-only (${opts:-not a mount})" "$opts" '(^|,)ro(,|$)'
+    else
+      assert_eq "[$desc] $f absent" MISSING "$got"
+    fi
+  done
+  for d in /dev/onload /dev/onload_epoll /dev/sfc_char; do
+    if { [[ $d == /dev/sfc_char ]] && ((want_onload || want_zf)); } || ((want_onload)); then
+      want=$(printf '%x:%x' "0x$(stat -c %t "$HOST_ROOT$d")" "0x$(stat -c %T "$HOST_ROOT$d")")
+      assert_eq "[$desc] $d is the host's char device" "character special file $want" \
+        "$(field DEV | awk -v d="$d" '$1 == d {$1=""; sub(/^ /, ""); print}')"
+      r=$(field OPENR | awk -v d="$d" '$1 == d')
+      w=$(field OPENW | awk -v d="$d" '$1 == d')
+      assert_contains "[$desc] open($d, O_RDONLY) passes the device cgroup (ENXIO)" "$r" "No such device"
+      assert_contains "[$desc] open($d, O_WRONLY) passes the device cgroup (ENXIO)" "$w" "No such device"
+    else
+      assert_eq "[$desc] $d absent" ABSENT "$(field DEV | awk -v d="$d" '$1 == d {print $2}')"
+    fi
+  done
+  if ((want_onload)); then
+    assert_eq "[$desc] LD_PRELOAD is $L/libonload.so" "$L/libonload.so" "$(field LDP)"
+    assert_contains "[$desc] dyn-hello gets the SIMULATED libonload preloaded" "$(field DYN)" \
+      "SIMULATED libonload: preloaded into /usr/bin/dyn-hello"
+  else
+    assert_eq "[$desc] LD_PRELOAD unset" unset "$(field LDP)"
+    assert_not_contains "[$desc] dyn-hello runs without libonload" "$(field DYN)" "SIMULATED libonload"
+  fi
+  assert_eq "[$desc] no /etc/ld.so.preload" no "$(field PRELOAD_FILE)"
+  assert_contains "[$desc] dyn-hello runs" "$(field DYN)" "dyn-hello: running"
+}
+
+reserve_args amd-onloadzf-0
+assert_eq "[onloadzf] reserve amd-onloadzf-0 gives mounts, devices and LD_PRELOAD" "yes" \
+  "$(jq -r 'if (.mounts | length) > 0 and (.devices | length) == 3 and .envs.LD_PRELOAD then "yes" else tostring end' <<<"$RES")"
+info "docker run ${ARGS[*]}"
+run_docker onloadzf "${ARGS[@]}"
+assert_eq "[onloadzf] docker run exits 0" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+expect_nomad all onloadzf
+
+reserve_args amd-zf-0
+run_docker zf "${ARGS[@]}"
+assert_eq "[zf] docker run exits 0" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+expect_nomad zf zf
+
+# The same image without a reservation: nothing of Onload (the check above
+# is not passing because of the image).
+run_docker none
+assert_eq "[no device] docker run exits 0" 0 "$RC"
+expect_nomad none "no device"
+# A device missing from the reservation is really denied: the cgroup check bites.
+assert_contains "[no reservation] the host's /dev/onload (bind-mounted) is denied by the device cgroup" \
+  "$(dk run --rm --network=none --mount "type=bind,source=$HOST_ROOT/dev,target=/hostdev,readonly" local/ocid-bb:1 \
+       sh -c 'cat /hostdev/onload 2>&1' </dev/null 2>&1)" "Operation not permitted"
+
+echo "# --- stop dockerd"
+check "dockerd stops on SIGTERM" docker_stop
+it_finish
