@@ -1,5 +1,6 @@
 #include "nomad_devices.h"
 
+#include <algorithm>
 #include <set>
 
 namespace ocid {
@@ -59,10 +60,26 @@ void AddDelivery(const ClusterResource& r, const NomadConfig& cfg, NomadReservat
   if (it != out->envs.end() && it->second.empty()) out->envs.erase(it);
 }
 
+// The group `id` names ("<vendor>-<type>-<n>", n < slots, in decimal
+// without leading zeros), or groups.size(). By parsing, not by listing the
+// IDs: slots may be large.
+size_t FindGroup(const std::vector<NomadGroup>& groups, int slots, const std::string& id) {
+  for (size_t i = 0; i < groups.size(); ++i) {
+    std::string prefix = groups[i].vendor + "-" + groups[i].type + "-";
+    if (id.size() <= prefix.size() || id.compare(0, prefix.size(), prefix) != 0) continue;
+    std::string n = id.substr(prefix.size());
+    if (n.size() > 6 || (n.size() > 1 && n[0] == '0') ||
+        n.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    if (std::stoi(n) < slots) return i;
+  }
+  return groups.size();
+}
+
 }  // namespace
 
 std::vector<NomadGroup> NomadGroups(const ClusterView& view, const NomadConfig& cfg,
-                                    std::vector<std::string>* warnings) {
+                                    std::vector<std::string>* warnings, bool with_ids) {
   std::vector<NomadGroup> groups;
   std::set<std::string> prefixes;
   for (size_t i = 0; i < view.resources.size(); ++i) {
@@ -81,7 +98,7 @@ std::vector<NomadGroup> NomadGroups(const ClusterView& view, const NomadConfig& 
     g.healthy = r.healthy;
     g.why = r.healthy ? "" : r.why;
     g.resource = i;
-    for (int n = 0; n < cfg.slots; ++n) g.ids.push_back(IdPrefix(r) + std::to_string(n));
+    for (int n = 0; with_ids && n < cfg.slots; ++n) g.ids.push_back(IdPrefix(r) + std::to_string(n));
     g.attributes["features"] = Join(r.features, ",");
     g.attributes["inventory"] = r.inventory;
     if (!r.cdi_device.empty()) g.attributes["cdi_device"] = r.cdi_device;
@@ -97,29 +114,20 @@ ReserveError NomadReserve(const ClusterView& view, const NomadConfig& cfg,
     *err = "no device IDs to reserve";
     return ReserveError::kInvalid;
   }
-  std::vector<NomadGroup> groups = NomadGroups(view, cfg);
+  std::vector<NomadGroup> groups = NomadGroups(view, cfg, nullptr, /*with_ids=*/false);
   std::vector<size_t> picked;  // group indexes, in first-asked order
   for (const std::string& id : ids) {
-    const NomadGroup* found = nullptr;
-    size_t gi = 0;
-    for (; gi < groups.size() && !found; ++gi)
-      for (const std::string& gid : groups[gi].ids)
-        if (gid == id) {
-          found = &groups[gi];
-          break;
-        }
-    if (!found) {
+    size_t gi = FindGroup(groups, cfg.slots, id);
+    if (gi == groups.size()) {
       *err = "unknown device ID \"" + id + "\"";
       return ReserveError::kUnknownId;
     }
-    if (!found->healthy) {
-      *err = "device " + id + " (" + found->vendor + "/" + found->type + ") is unhealthy: " + found->why;
+    const NomadGroup& g = groups[gi];
+    if (!g.healthy) {
+      *err = "device " + id + " (" + g.vendor + "/" + g.type + ") is unhealthy: " + g.why;
       return ReserveError::kUnhealthy;
     }
-    size_t idx = gi - 1;
-    bool have = false;
-    for (size_t p : picked) have = have || p == idx;
-    if (!have) picked.push_back(idx);
+    if (std::find(picked.begin(), picked.end(), gi) == picked.end()) picked.push_back(gi);
   }
   NomadReservation res;
   std::set<std::string> mounted, devs;

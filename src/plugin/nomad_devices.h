@@ -35,8 +35,9 @@ struct NomadGroup {
 // One group per resource with a Nomad type, in the view's order. A group
 // whose ID prefix collides with an earlier one's ("a-b"/"c" vs "a"/"b-c")
 // is left out with a warning in *warnings.
+// `with_ids` false leaves `ids` empty (Reserve parses IDs instead).
 std::vector<NomadGroup> NomadGroups(const ClusterView& view, const NomadConfig& cfg,
-                                    std::vector<std::string>* warnings = nullptr);
+                                    std::vector<std::string>* warnings = nullptr, bool with_ids = true);
 
 struct NomadMount {
   std::string task_path, host_path;

@@ -78,6 +78,7 @@ int RunNomad(const PluginOptions& opts) {
   }
   NomadState state(opts);
   ControllerService controller(&state);
+  StdioService stdio(&state);
   BasePluginService base(&state);
   DevicePluginService device(&state);
 
@@ -85,6 +86,7 @@ int RunNomad(const PluginOptions& opts) {
   grpc::ServerBuilder builder;
   builder.AddListeningPort("unix:" + dir.socket_path(), grpc::InsecureServerCredentials());
   builder.RegisterService(&controller);
+  builder.RegisterService(&stdio);
   builder.RegisterService(&base);
   builder.RegisterService(&device);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();

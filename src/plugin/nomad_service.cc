@@ -151,6 +151,13 @@ grpc::Status ControllerService::Shutdown(grpc::ServerContext*, const plugin::Emp
   return grpc::Status::OK;
 }
 
+grpc::Status StdioService::StreamStdio(grpc::ServerContext* ctx, const google::protobuf::Empty*,
+                                      grpc::ServerWriter<plugin::StdioData>*) {
+  while (!ctx->IsCancelled() && !state_->WaitShutdown(kPoll)) {
+  }
+  return grpc::Status::OK;
+}
+
 // --- base plugin ---------------------------------------------------------------------------
 
 grpc::Status BasePluginService::PluginInfo(grpc::ServerContext*, const base::PluginInfoRequest*,

@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "go-plugin/grpc_controller.grpc.pb.h"
+#include "go-plugin/grpc_stdio.grpc.pb.h"
 #include "nomad_config.h"
 #include "plugins/base/proto/base.grpc.pb.h"
 #include "plugins/device/proto/device.grpc.pb.h"
@@ -53,6 +54,20 @@ class ControllerService final : public plugin::GRPCController::Service {
  public:
   explicit ControllerService(NomadState* s) : state_(s) {}
   grpc::Status Shutdown(grpc::ServerContext*, const plugin::Empty*, plugin::Empty*) override;
+
+ private:
+  NomadState* state_;
+};
+
+// go-plugin's client opens StreamStdio on connect and logs a warning when
+// it is missing. Our stderr already reaches the client through the pipe
+// it gave us, so the stream sends nothing; it stays open until the client
+// goes or the plugin shuts down.
+class StdioService final : public plugin::GRPCStdio::Service {
+ public:
+  explicit StdioService(NomadState* s) : state_(s) {}
+  grpc::Status StreamStdio(grpc::ServerContext*, const google::protobuf::Empty*,
+                           grpc::ServerWriter<plugin::StdioData>*) override;
 
  private:
   NomadState* state_;

@@ -42,7 +42,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool, json_format, messag
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROTO_DIR = os.path.join(HERE, "..", "..", "src", "plugin", "proto")
-PROTOS = ["plugins/base/proto/base.proto", "plugins/device/proto/device.proto",
+PROTOS = ["plugins/base/proto/base.proto", "plugins/device/proto/device.proto", "go-plugin/grpc_stdio.proto",
           "go-plugin/grpc_controller.proto"]
 COOKIE = "e4327c2e01eabfd75a8a67adb114fb34a757d57eee7728d857a8cec6e91a7255"
 BASE = "hashicorp.nomad.plugins.base.proto"
@@ -341,6 +341,8 @@ def scenario(a):
     # 4. The long-lived start.
     p = Plugin(a.plugin, args=["--log-level", "debug", "nomad"], log=log)
     p.handshake()
+    # go-plugin's client opens the stdio stream first thing.
+    stdio = Stream(api.stream(p.channel, "plugin.GRPCStdio", "StreamStdio"))
     _, e = rpc_error(lambda: api.call(p.channel, BASE + ".BasePlugin", "SetConfig",
                                       msgpack_config=cty_config(config_dir=a.config_dir, host_root=a.host_root,
                                                                 slots=4, fingerprint_period="1m")))
@@ -364,6 +366,8 @@ def scenario(a):
     c.eq("Fingerprint: inventory attribute", os.path.join(a.config_dir, "onload.json"),
          g0.attributes["inventory"].string_val)
     c.check("Fingerprint: the stream stays open", fp.next(1.5) is None and not fp.ended.is_set())
+    c.check("StreamStdio: open (served, not UNIMPLEMENTED)", not stdio.ended.is_set(),
+            stdio.error and stdio.error.code())
 
     # Reserve.
     res, e = rpc_error(lambda: api.call(p.channel, DEVICE + ".DevicePlugin", "Reserve",
@@ -475,6 +479,7 @@ def scenario(a):
     api.call(p.channel, "plugin.GRPCController", "Shutdown")
     c.eq("Shutdown with open streams: the process exits 0 within 5 s", 0, p.wait(5))
     c.check("Shutdown: the Fingerprint stream ended", fp.ended.wait(5))
+    c.check("Shutdown: the stdio stream ended", stdio.ended.wait(5))
     c.check("Shutdown: socket directory removed", not os.path.exists(d), d)
     p.kill()
     return finish(c)

@@ -135,6 +135,12 @@ TEST_CASE("nomad reserve: unknown, out-of-range, unhealthy, empty") {
   CHECK(err == "unknown device ID \"amd-nope-0\"");
   CHECK(NomadReserve(View(), Cfg(4), {"amd-onload-4"}, &r, &err) == ReserveError::kUnknownId);
   CHECK(err == "unknown device ID \"amd-onload-4\"");
+  for (const char* bad : {"amd-onload-", "amd-onload-01", "amd-onload--1", "amd-onload-1x", "amd-onload",
+                          "onload-0", "amd-onload-99999999999999999999", " amd-onload-0"}) {
+    INFO(bad);
+    CHECK(NomadReserve(View(), Cfg(), {bad}, &r, &err) == ReserveError::kUnknownId);
+  }
+  CHECK(NomadReserve(View(), Cfg(100000), {"amd-onload-99999"}, &r, &err) == ReserveError::kNone);
   CHECK(NomadReserve(View(), Cfg(), {"acme-fpga-0"}, &r, &err) == ReserveError::kUnhealthy);
   CHECK(err.find("device acme-fpga-0 (acme/fpga) is unhealthy: required binaries entry") == 0);
   CHECK(NomadReserve(View(), Cfg(), {}, &r, &err) == ReserveError::kInvalid);
