@@ -11,9 +11,10 @@ namespace {
 
 using std::chrono::nanoseconds;
 
-// go-cty encodes an unknown value as this extension type (its payload is
-// ignored); it means "not known yet", which for us is the same as null.
-constexpr int8_t kCtyUnknownExt = 0;
+// go-cty writes an unknown value as an extension: one of at most one byte
+// (any type code), or type 0x0c carrying refinements. "Not known yet" is,
+// for a config, the same as null.
+constexpr int8_t kCtyUnknownRefinedExt = 0x0c;
 
 // Limits for a config of a handful of scalars: garbage claiming a 4 GiB
 // array must fail fast instead of allocating.
@@ -41,7 +42,8 @@ const char* TypeName(const msgpack::object& o) {
 
 bool IsNullish(const msgpack::object& o) {
   return o.type == msgpack::type::NIL ||
-         (o.type == msgpack::type::EXT && o.via.ext.type() == kCtyUnknownExt);
+         (o.type == msgpack::type::EXT &&
+          (o.via.ext.size <= 1 || o.via.ext.type() == kCtyUnknownRefinedExt));
 }
 
 std::string KeyError(const std::string& key, const std::string& what) {

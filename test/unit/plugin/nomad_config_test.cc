@@ -100,6 +100,17 @@ TEST_CASE("nomad config: nulls, an empty message and nil keep the defaults") {
   u.b += std::string("\xd4\x00\x00", 3);
   CHECK(Decode(u.b, &c) == "");
   CHECK(c.slots == 64);
+  // ... and a refined unknown (ext 0x0c with a map: {1: false}, "not null").
+  Pack r;
+  r.Map(1).Str("config_dir");
+  r.b += std::string("\xc7\x03\x0c\x81\x01\xc2", 6);
+  CHECK(Decode(r.b, &c) == "");
+  CHECK(c.config_dir == "/etc/oci-decorator/oci-decorator.d");
+  // Another extension is not a value of ours.
+  Pack x;
+  x.Map(1).Str("slots");
+  x.b += std::string("\xd5\x05\x00\x00", 4);
+  CHECK(Decode(x.b, &c) == "config key \"slots\": expected a number, got an extension value");
 }
 
 TEST_CASE("nomad config: host_path_root given apart from host_root") {
