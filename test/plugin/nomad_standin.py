@@ -21,6 +21,8 @@ Subcommands:
   reserve   start the plugin, SetConfig, Reserve the given IDs and print the
             ContainerReservation as JSON (the integration test applies it
             with docker run as Nomad's docker driver would).
+  bench     Reserve latency percentiles over the socket, and the plugin's
+            CPU time and RSS while it idles with Fingerprint and Stats open.
 """
 import argparse
 import json
@@ -339,7 +341,8 @@ def scenario(a):
     p.kill()
 
     # 4. The long-lived start.
-    p = Plugin(a.plugin, args=["--log-level", "debug", "nomad"], log=log)
+    # Options from the plugin block's `args`, no mode: the cookie makes it nomad.
+    p = Plugin(a.plugin, args=["--log-level", "debug"], log=log)
     p.handshake()
     # go-plugin's client opens the stdio stream first thing.
     stdio = Stream(api.stream(p.channel, "plugin.GRPCStdio", "StreamStdio"))
@@ -513,10 +516,64 @@ def reserve(a):
         p.kill()
 
 
+def proc_stat(pid):
+    """(user+system CPU seconds, RSS KiB) of pid."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    cpu = (int(fields[11]) + int(fields[12])) / ticks
+    rss = 0
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                rss = int(line.split()[1])
+    return cpu, rss
+
+
+def bench(a):
+    api = Api()
+    p = Plugin(a.plugin, args=["nomad"], log=a.log)
+    try:
+        if not p.handshake() or not p.socket:
+            print("no handshake from the plugin", file=sys.stderr)
+            return 1
+        api.call(p.channel, BASE + ".BasePlugin", "SetConfig",
+                 msgpack_config=cty_config(config_dir=a.config_dir, host_root=a.host_root))
+        fp = Stream(api.stream(p.channel, DEVICE + ".DevicePlugin", "Fingerprint"))
+        st = Stream(api.stream(p.channel, DEVICE + ".DevicePlugin", "Stats",
+                               collection_interval={"seconds": 1}))
+        first = fp.next(10)
+        if first is None:
+            print("no Fingerprint message", file=sys.stderr)
+            return 1
+        ids = [d.ID for g in first.device_group for d in g.devices if d.healthy]
+        fn, req = api._method(p.channel, DEVICE + ".DevicePlugin", "Reserve", "unary")
+        lat = []
+        for i in range(a.n):
+            r = req(device_ids=[ids[i % len(ids)]])
+            t0 = time.perf_counter()
+            fn(r, timeout=10)
+            lat.append((time.perf_counter() - t0) * 1e6)
+        lat.sort()
+        pct = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))]
+        cpu0, _ = proc_stat(p.proc.pid)
+        time.sleep(a.idle)
+        cpu1, rss = proc_stat(p.proc.pid)
+        print(json.dumps({"reserve_calls": a.n, "reserve_us_p50": round(pct(0.5)), "reserve_us_p90": round(pct(0.9)),
+                          "reserve_us_p99": round(pct(0.99)), "reserve_us_max": round(lat[-1]),
+                          "idle_seconds": a.idle, "idle_cpu_percent": round(100 * (cpu1 - cpu0) / a.idle, 2),
+                          "rss_kib": rss, "groups": len(first.device_group), "devices": len(ids)}))
+        api.call(p.channel, "plugin.GRPCController", "Shutdown")
+        p.wait(5)
+        return 0
+    finally:
+        p.kill()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
-    for name in ("scenario", "reserve"):
+    for name in ("scenario", "reserve", "bench"):
         s = sub.add_parser(name)
         s.add_argument("--plugin", required=True)
         s.add_argument("--config-dir", required=True)
@@ -525,8 +582,11 @@ def main():
         if name == "reserve":
             s.add_argument("--host-path-root")
             s.add_argument("ids", nargs="+")
+        if name == "bench":
+            s.add_argument("-n", type=int, default=2000, help="Reserve calls")
+            s.add_argument("--idle", type=float, default=10, help="seconds of idle measured")
     a = ap.parse_args()
-    return scenario(a) if a.cmd == "scenario" else reserve(a)
+    return {"scenario": scenario, "reserve": reserve, "bench": bench}[a.cmd](a)
 
 
 if __name__ == "__main__":
