@@ -250,11 +250,12 @@ grpc::Status DevicePluginService::Reserve(grpc::ServerContext*, const dev::Reser
   NomadReservation res;
   switch (NomadReserve(w->View(), cfg, ids, &res, &err)) {
     case ReserveError::kNone: break;
+    // As the kubelet mode's Allocate: an ID we did not advertise is a bad
+    // argument, an unhealthy group a failed precondition.
     case ReserveError::kInvalid:
-      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, err);
     case ReserveError::kUnknownId:
       log::Warn("nomad: reserve: " + err);
-      return grpc::Status(grpc::StatusCode::NOT_FOUND, err);
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, err);
     case ReserveError::kUnhealthy:
       log::Warn("nomad: reserve: " + err);
       return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, err);

@@ -400,8 +400,8 @@ def scenario(a):
         c.eq("Reserve zf: no LD_PRELOAD", {}, rj["envs"])
     _, e = rpc_error(lambda: api.call(p.channel, DEVICE + ".DevicePlugin", "Reserve",
                                       device_ids=["amd-onload-0", "amd-onload-99"]))
-    c.check("Reserve unknown ID: NOT_FOUND naming it",
-            e is not None and e.code() == grpc.StatusCode.NOT_FOUND and "amd-onload-99" in e.details(),
+    c.check("Reserve unknown ID: INVALID_ARGUMENT naming it",
+            e is not None and e.code() == grpc.StatusCode.INVALID_ARGUMENT and "amd-onload-99" in e.details(),
             e and (e.code(), e.details()))
     _, e = rpc_error(lambda: api.call(p.channel, DEVICE + ".DevicePlugin", "Reserve", device_ids=[]))
     c.check("Reserve no IDs: INVALID_ARGUMENT", e is not None and e.code() == grpc.StatusCode.INVALID_ARGUMENT,
