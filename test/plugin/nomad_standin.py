@@ -276,13 +276,15 @@ def scenario(a):
 
     # 2. The fingerprinting start: PluginInfo and ConfigSchema only, no args
     #    (Nomad runs plugin_dir binaries without arguments unless told).
-    p = Plugin(a.plugin, args=[], log=log)
+    sockdir = tempfile.mkdtemp(prefix="nomad-standin-")
+    p = Plugin(a.plugin, args=[], log=log, env_extra={"PLUGIN_UNIX_SOCKET_DIR": sockdir})
     line = p.handshake()
     c.check("handshake line is 1|2|unix|<path>|grpc", p.socket is not None, repr(line))
     if not p.socket:
         p.kill()
         return finish(c)
     d = os.path.dirname(p.socket)
+    c.eq("the socket is under PLUGIN_UNIX_SOCKET_DIR", sockdir, os.path.dirname(d))
     st = os.stat(d)
     c.eq("the socket's directory is private (0700)", 0o700, stat.S_IMODE(st.st_mode))
     c.eq("the socket's directory is ours", os.getuid(), st.st_uid)
@@ -309,6 +311,7 @@ def scenario(a):
     c.eq("Shutdown: the process exits 0", 0, p.wait(5))
     c.check("Shutdown: socket and its directory removed", not os.path.exists(d), d)
     p.kill()
+    os.rmdir(sockdir)
 
     # 3. The validating start: SetConfig with bad configs, then SIGTERM.
     p = Plugin(a.plugin, args=["nomad"], log=log)
@@ -484,6 +487,43 @@ def scenario(a):
     c.check("Shutdown: the Fingerprint stream ended", fp.ended.wait(5))
     c.check("Shutdown: the stdio stream ended", stdio.ended.wait(5))
     c.check("Shutdown: socket directory removed", not os.path.exists(d), d)
+    p.kill()
+
+    # 5. Concurrency: three Fingerprint streams while SetConfig (swapping the
+    #    watch: fingerprint_period changes) and Reserve race each other.
+    p = Plugin(a.plugin, args=["nomad"], log=log)
+    p.handshake()
+    base_cfg = dict(config_dir=a.config_dir, host_root=a.host_root)
+    api.call(p.channel, BASE + ".BasePlugin", "SetConfig", msgpack_config=cty_config(slots=3, **base_cfg))
+    streams = [Stream(api.stream(p.channel, DEVICE + ".DevicePlugin", "Fingerprint")) for _ in range(3)]
+    errors = []
+
+    def configs():
+        for i in range(30):
+            _, e = rpc_error(lambda: api.call(p.channel, BASE + ".BasePlugin", "SetConfig", msgpack_config=cty_config(
+                slots=2 + i % 3, fingerprint_period="%ds" % (10 + i), **base_cfg)))
+            if e:
+                errors.append(e.details())
+
+    def reserves():
+        for i in range(200):
+            _, e = rpc_error(lambda: api.call(p.channel, DEVICE + ".DevicePlugin", "Reserve", device_ids=["amd-zf-1"]))
+            if e:
+                errors.append(e.details())
+
+    threads = [threading.Thread(target=configs), threading.Thread(target=reserves),
+               threading.Thread(target=reserves)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    c.eq("concurrency: no SetConfig or Reserve failed", [], errors)
+    api.call(p.channel, BASE + ".BasePlugin", "SetConfig", msgpack_config=cty_config(slots=7, **base_cfg))
+    c.check("concurrency: every Fingerprint stream ends up with the last config (7 devices per group)",
+            all(s.until(lambda r: groups_health(r).get("amd/zf", (0,))[0] == 7, 10) for s in streams))
+    c.check("concurrency: the plugin is still running", p.proc.poll() is None)
+    api.call(p.channel, "plugin.GRPCController", "Shutdown")
+    c.eq("concurrency: Shutdown exits 0", 0, p.wait(10))
     p.kill()
     return finish(c)
 
