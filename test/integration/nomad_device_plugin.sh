@@ -53,6 +53,7 @@ assert_eq "no plugin process left" "" "$(pgrep -f "^$OCID_PLUGIN" || true)"
 echo "# --- 2. the reservation applied with docker run, no oci-decorator runtime or hook"
 if ! command -v dockerd >/dev/null 2>&1 || ! command -v containerd >/dev/null 2>&1; then
   info "SKIP part 2: dockerd/containerd are not installed (apt-get install docker.io)"
+  sanitizer_check "$(cat "$PLUGIN_LOG" 2>/dev/null)"
   it_finish
 fi
 DOCKER=/usr/bin/docker
@@ -216,4 +217,5 @@ assert_contains "[no reservation] the host's /dev/onload (bind-mounted) is denie
 
 echo "# --- stop dockerd"
 check "dockerd stops on SIGTERM" docker_stop
+sanitizer_check "$(cat "$PLUGIN_LOG" 2>/dev/null)"
 it_finish
