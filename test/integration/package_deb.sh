@@ -195,7 +195,8 @@ else
   page=$(MANWIDTH=80 man -l "$m" 2>"$T/logs/man.err")
   assert_match "man -l $m renders a NAME section" "$page" '^NAME'
   assert_eq "man -l $m prints no warnings" "" "$(cat "$T/logs/man.err")"
-  for f in kubernetes/daemonset.yaml kubernetes/Dockerfile kubernetes/onload-pod.yaml; do
+  for f in kubernetes/daemonset.yaml kubernetes/Dockerfile kubernetes/onload-pod.yaml \
+           nomad/client.hcl nomad/onload.nomad.hcl; do
     check "the package ships deploy/$f" test -f "/usr/share/$PPKG/deploy/$f"
   done
   dpkg -P "$PPKG" >"$T/logs/dpkg-p-plugin.log" 2>&1
