@@ -1,0 +1,126 @@
+#include "kubelet_allocate.h"
+
+namespace ocid {
+namespace {
+
+bool IsSocketNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '.' || c == '-' || c == '_';
+}
+
+// Fills one container's answer from a healthy resource.
+void FillContainer(const ClusterResource& r, AllocateMode mode,
+                   v1beta1::ContainerAllocateResponse* c) {
+  if (mode == AllocateMode::kCdi || mode == AllocateMode::kBoth)
+    c->add_cdi_devices()->set_name(r.cdi_device);
+  if (mode == AllocateMode::kMounts || mode == AllocateMode::kBoth) {
+    for (const DeliveredMount& m : r.delivery.mounts) {
+      v1beta1::Mount* pm = c->add_mounts();
+      pm->set_container_path(m.container_path);
+      pm->set_host_path(m.host_path);
+      pm->set_read_only(m.read_only);
+    }
+    for (const DeliveredDevice& d : r.delivery.devices) {
+      v1beta1::DeviceSpec* pd = c->add_devices();
+      pd->set_container_path(d.container_path);
+      pd->set_host_path(d.host_path);
+      pd->set_permissions(d.permissions);
+    }
+    for (const auto& kv : r.delivery.env) (*c->mutable_envs())[kv.first] = kv.second;
+  }
+}
+
+}  // namespace
+
+std::string SocketNameFor(const std::string& resource) {
+  std::string name = "oci-decorator-";
+  for (char c : resource) name += IsSocketNameChar(c) ? c : '_';
+  return name + ".sock";
+}
+
+std::string DeviceIdPrefix(const std::string& resource) {
+  size_t slash = resource.rfind('/');
+  std::string leaf = slash == std::string::npos ? resource : resource.substr(slash + 1);
+  return leaf.substr(0, 50);
+}
+
+std::vector<std::string> DeviceIds(const std::string& resource, int slots) {
+  std::string prefix = DeviceIdPrefix(resource) + "-";
+  std::vector<std::string> ids;
+  ids.reserve(slots > 0 ? static_cast<size_t>(slots) : 0);
+  for (int i = 0; i < slots; ++i) ids.push_back(prefix + std::to_string(i));
+  return ids;
+}
+
+bool IsDeviceId(const std::string& resource, int slots, const std::string& id) {
+  std::string prefix = DeviceIdPrefix(resource) + "-";
+  if (id.size() <= prefix.size() || id.compare(0, prefix.size(), prefix) != 0) return false;
+  std::string digits = id.substr(prefix.size());
+  if (digits.size() > 9 || (digits.size() > 1 && digits[0] == '0')) return false;
+  long n = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return false;
+    n = n * 10 + (c - '0');
+  }
+  return n < slots;
+}
+
+const ClusterResource* FindK8sResource(const ClusterView& view, const std::string& k8s_name) {
+  for (const ClusterResource& r : view.resources)
+    if (!r.k8s_name.empty() && r.k8s_name == k8s_name) return &r;
+  return nullptr;
+}
+
+v1beta1::ListAndWatchResponse DeviceList(const std::string& resource, int slots,
+                                         const ClusterResource* r) {
+  v1beta1::ListAndWatchResponse list;
+  const char* health = r && r->healthy ? kHealthy : kUnhealthy;
+  for (const std::string& id : DeviceIds(resource, slots)) {
+    v1beta1::Device* d = list.add_devices();
+    d->set_id(id);
+    d->set_health(health);
+  }
+  return list;
+}
+
+grpc::Status BuildAllocateResponse(const std::string& resource, const ClusterResource* r,
+                                   const KubernetesOptions& k8s,
+                                   const v1beta1::AllocateRequest& req,
+                                   v1beta1::AllocateResponse* out) {
+  std::string what = "Allocate " + resource + ": ";
+  if (req.container_requests_size() == 0)
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, what + "no container requests");
+  for (int i = 0; i < req.container_requests_size(); ++i) {
+    const v1beta1::ContainerAllocateRequest& c = req.container_requests(i);
+    if (c.devices_ids_size() == 0)
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          what + "container request " + std::to_string(i) + " has no device IDs");
+    for (const std::string& id : c.devices_ids())
+      if (!IsDeviceId(resource, k8s.slots, id))
+        return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                            what + "unknown device ID \"" + PrintableId(id) + "\" (this plugin serves " +
+                                DeviceIdPrefix(resource) + "-0 to " + DeviceIdPrefix(resource) + "-" +
+                                std::to_string(k8s.slots - 1) + ")");
+  }
+  if (!r)
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                        what + "the resource is no longer served (its inventory is gone)");
+  if (!r->healthy)
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, what + "unhealthy: " + r->why);
+  out->Clear();
+  for (int i = 0; i < req.container_requests_size(); ++i)
+    FillContainer(*r, k8s.allocate, out->add_container_responses());
+  return grpc::Status::OK;
+}
+
+std::string PrintableId(const std::string& s, size_t max) {
+  std::string out;
+  for (size_t i = 0; i < s.size() && i < max; ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    out += (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') ? static_cast<char>(c) : '?';
+  }
+  if (s.size() > max) out += "...";
+  return out;
+}
+
+}  // namespace ocid

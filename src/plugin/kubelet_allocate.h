@@ -1,0 +1,67 @@
+// The pure half of the Kubernetes mode: how a cluster resource (core
+// cluster.h) is named and counted on the kubelet's side, and what Allocate
+// answers for it. No sockets, no threads: the gRPC service (kubelet_server)
+// and the tests call these with a view in hand.
+//
+// Protocol decisions, as the kubelet sees them:
+//   socket    <kubelet-dir>/oci-decorator-<resource>.sock, '/' and anything
+//             outside [A-Za-z0-9._-] replaced by '_'
+//             (amd.com/onload -> oci-decorator-amd.com_onload.sock);
+//   devices   --slots virtual IDs "<name>-<n>", n = 0..slots-1, where name
+//             is the resource's name after the '/' (onload-0..onload-63):
+//             the resource is shareable, an ID only counts a container;
+//   health    every ID has the resource's health ("Healthy"/"Unhealthy");
+//   Allocate  per container: an unknown ID -> INVALID_ARGUMENT naming it;
+//             an unhealthy or vanished resource -> FAILED_PRECONDITION with
+//             the reason; otherwise cdi_devices [<cdi_device>] and/or the
+//             delivery (mounts read-only, devices "rw", LD_PRELOAD env).
+#pragma once
+#include <grpcpp/support/status.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "cluster.h"
+#include "deviceplugin/v1beta1/api.pb.h"
+#include "plugin_options.h"
+
+namespace ocid {
+
+constexpr const char* kDevicePluginVersion = "v1beta1";
+constexpr const char* kKubeletSocket = "kubelet.sock";
+constexpr const char* kHealthy = "Healthy";
+constexpr const char* kUnhealthy = "Unhealthy";
+
+// "oci-decorator-amd.com_onload.sock" for "amd.com/onload".
+std::string SocketNameFor(const std::string& resource);
+
+// The prefix of the resource's device IDs: its name after the '/', cut to
+// 50 characters so that "<prefix>-<n>" stays within the kubelet's 63.
+std::string DeviceIdPrefix(const std::string& resource);
+// "<prefix>-<n>" for n in [0, slots).
+std::vector<std::string> DeviceIds(const std::string& resource, int slots);
+// True when `id` is one of DeviceIds(resource, slots), without building the
+// list: "<prefix>-" then a decimal below slots, no leading zeros.
+bool IsDeviceId(const std::string& resource, int slots, const std::string& id);
+
+// The resource named `k8s_name` in `view`, or null.
+const ClusterResource* FindK8sResource(const ClusterView& view, const std::string& k8s_name);
+
+// The ListAndWatch message: every ID with the resource's health (absent
+// counts as unhealthy).
+v1beta1::ListAndWatchResponse DeviceList(const std::string& resource, int slots,
+                                         const ClusterResource* r);
+
+// Allocate for `resource` given its current state `r` (null: not in the
+// view any more). Fills `out` only when the status is OK.
+grpc::Status BuildAllocateResponse(const std::string& resource, const ClusterResource* r,
+                                   const KubernetesOptions& k8s,
+                                   const v1beta1::AllocateRequest& req,
+                                   v1beta1::AllocateResponse* out);
+
+// A client-supplied string made safe for one log line: printable ASCII
+// only (others as '?'), at most `max` characters then "...".
+std::string PrintableId(const std::string& s, size_t max = 80);
+
+}  // namespace ocid

@@ -1,0 +1,182 @@
+// The Kubernetes mode's pure half: socket names, device IDs, the device
+// list and Allocate answers, from ClusterResources built by hand (no
+// sockets). Compiled only where the device plugin is built.
+#if __has_include("kubelet_allocate.h")
+#include "kubelet_allocate.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using ocid::AllocateMode;
+using ocid::BuildAllocateResponse;
+using ocid::ClusterResource;
+using ocid::ClusterView;
+using ocid::KubernetesOptions;
+
+namespace {
+
+ClusterResource Onload(bool healthy) {
+  ClusterResource r;
+  r.inventory = "/etc/oci-decorator/onload.json";
+  r.features = {"onload"};
+  r.k8s_name = "amd.com/onload";
+  r.cdi_device = "amd.com/onload=onload";
+  r.healthy = healthy;
+  if (!healthy) {
+    r.why = "required device /dev/onload is missing";
+    return r;
+  }
+  ocid::DeliveredDevice d;
+  d.host_path = "/host/dev/onload";
+  d.container_path = "/dev/onload";
+  d.major = 240;
+  r.delivery.devices.push_back(d);
+  r.delivery.mounts.push_back({"/host/usr/lib64/libonload.so", "/usr/lib64/libonload.so", true});
+  r.delivery.env.push_back({"LD_PRELOAD", "/usr/lib64/libonload.so"});
+  return r;
+}
+
+v1beta1::AllocateRequest Request(std::vector<std::vector<std::string>> containers) {
+  v1beta1::AllocateRequest req;
+  for (const auto& ids : containers) {
+    auto* c = req.add_container_requests();
+    for (const auto& id : ids) c->add_devices_ids(id);
+  }
+  return req;
+}
+
+KubernetesOptions Opts(AllocateMode mode, int slots = 64) {
+  KubernetesOptions k;
+  k.allocate = mode;
+  k.slots = slots;
+  return k;
+}
+
+}  // namespace
+
+TEST_CASE("kubelet: socket names are one safe file name per resource") {
+  CHECK(ocid::SocketNameFor("amd.com/onload") == "oci-decorator-amd.com_onload.sock");
+  CHECK(ocid::SocketNameFor("oci-decorator.local/rdma") == "oci-decorator-oci-decorator.local_rdma.sock");
+  CHECK(ocid::SocketNameFor("a/../b") == "oci-decorator-a_.._b.sock");
+  CHECK(ocid::SocketNameFor("x/y z\n") == "oci-decorator-x_y_z_.sock");
+}
+
+TEST_CASE("kubelet: device IDs are <name>-<n> and parse back exactly") {
+  auto ids = ocid::DeviceIds("amd.com/onload", 3);
+  REQUIRE(ids.size() == 3);
+  CHECK(ids[0] == "onload-0");
+  CHECK(ids[2] == "onload-2");
+  CHECK(ocid::IsDeviceId("amd.com/onload", 64, "onload-0"));
+  CHECK(ocid::IsDeviceId("amd.com/onload", 64, "onload-63"));
+  CHECK_FALSE(ocid::IsDeviceId("amd.com/onload", 64, "onload-64"));
+  CHECK_FALSE(ocid::IsDeviceId("amd.com/onload", 64, "onload-07"));
+  CHECK_FALSE(ocid::IsDeviceId("amd.com/onload", 64, "onload--1"));
+  CHECK_FALSE(ocid::IsDeviceId("amd.com/onload", 64, "onload-"));
+  CHECK_FALSE(ocid::IsDeviceId("amd.com/onload", 64, "zf-0"));
+  CHECK_FALSE(ocid::IsDeviceId("amd.com/onload", 64, ""));
+  CHECK_FALSE(ocid::IsDeviceId("amd.com/onload", 100000, "onload-99999999999999999999"));
+  std::string nul("onload-1\0", 9);
+  CHECK_FALSE(ocid::IsDeviceId("amd.com/onload", 64, nul));
+  // Long names are cut so that every ID stays within the kubelet's 63.
+  std::string leaf(63, 'a');
+  auto long_ids = ocid::DeviceIds("x.io/" + leaf, 100000);
+  CHECK(long_ids.back().size() <= 63);
+  CHECK(ocid::IsDeviceId("x.io/" + leaf, 100000, long_ids.back()));
+}
+
+TEST_CASE("kubelet: the device list carries the resource's health") {
+  ClusterResource good = Onload(true), bad = Onload(false);
+  auto list = ocid::DeviceList("amd.com/onload", 4, &good);
+  REQUIRE(list.devices_size() == 4);
+  CHECK(list.devices(3).id() == "onload-3");
+  CHECK(list.devices(3).health() == "Healthy");
+  CHECK(ocid::DeviceList("amd.com/onload", 4, &bad).devices(0).health() == "Unhealthy");
+  CHECK(ocid::DeviceList("amd.com/onload", 4, nullptr).devices(1).health() == "Unhealthy");
+}
+
+TEST_CASE("kubelet: FindK8sResource ignores groups without a Kubernetes name") {
+  ClusterView view;
+  ClusterResource group = Onload(true);
+  group.k8s_name = "";
+  view.resources.push_back(group);
+  view.resources.push_back(Onload(true));
+  CHECK(ocid::FindK8sResource(view, "amd.com/onload") == &view.resources[1]);
+  CHECK(ocid::FindK8sResource(view, "") == nullptr);
+  CHECK(ocid::FindK8sResource(view, "amd.com/zf") == nullptr);
+}
+
+TEST_CASE("kubelet: Allocate in each mode") {
+  ClusterResource r = Onload(true);
+  v1beta1::AllocateResponse out;
+  auto req = Request({{"onload-1"}, {"onload-2", "onload-3"}});
+
+  SUBCASE("both") {
+    auto st = BuildAllocateResponse("amd.com/onload", &r, Opts(AllocateMode::kBoth), req, &out);
+    REQUIRE(st.ok());
+    REQUIRE(out.container_responses_size() == 2);
+    const auto& c = out.container_responses(1);
+    REQUIRE(c.cdi_devices_size() == 1);
+    CHECK(c.cdi_devices(0).name() == "amd.com/onload=onload");
+    REQUIRE(c.mounts_size() == 1);
+    CHECK(c.mounts(0).host_path() == "/host/usr/lib64/libonload.so");
+    CHECK(c.mounts(0).container_path() == "/usr/lib64/libonload.so");
+    CHECK(c.mounts(0).read_only());
+    REQUIRE(c.devices_size() == 1);
+    CHECK(c.devices(0).host_path() == "/host/dev/onload");
+    CHECK(c.devices(0).container_path() == "/dev/onload");
+    CHECK(c.devices(0).permissions() == "rw");
+    CHECK(c.envs().at("LD_PRELOAD") == "/usr/lib64/libonload.so");
+    CHECK(c.annotations_size() == 0);
+  }
+  SUBCASE("cdi") {
+    REQUIRE(BuildAllocateResponse("amd.com/onload", &r, Opts(AllocateMode::kCdi), req, &out).ok());
+    const auto& c = out.container_responses(0);
+    CHECK(c.cdi_devices_size() == 1);
+    CHECK(c.mounts_size() == 0);
+    CHECK(c.devices_size() == 0);
+    CHECK(c.envs_size() == 0);
+  }
+  SUBCASE("mounts") {
+    REQUIRE(BuildAllocateResponse("amd.com/onload", &r, Opts(AllocateMode::kMounts), req, &out).ok());
+    const auto& c = out.container_responses(0);
+    CHECK(c.cdi_devices_size() == 0);
+    CHECK(c.mounts_size() == 1);
+    CHECK(c.devices_size() == 1);
+    CHECK(c.envs_size() == 1);
+  }
+}
+
+TEST_CASE("kubelet: Allocate refuses what it cannot serve, with a reason") {
+  ClusterResource good = Onload(true), bad = Onload(false);
+  v1beta1::AllocateResponse out;
+  auto opts = Opts(AllocateMode::kBoth);
+
+  auto st = BuildAllocateResponse("amd.com/onload", &good, opts, Request({{"onload-1", "gpu-0"}}), &out);
+  CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK(st.error_message().find("unknown device ID \"gpu-0\"") != std::string::npos);
+  CHECK(out.container_responses_size() == 0);
+
+  st = BuildAllocateResponse("amd.com/onload", &good, opts, Request({{std::string("x\n\"y", 4)}}), &out);
+  CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK(st.error_message().find('\n') == std::string::npos);
+
+  st = BuildAllocateResponse("amd.com/onload", &good, opts, Request({}), &out);
+  CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  st = BuildAllocateResponse("amd.com/onload", &good, opts, Request({{}}), &out);
+  CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+
+  st = BuildAllocateResponse("amd.com/onload", &bad, opts, Request({{"onload-0"}}), &out);
+  CHECK(st.error_code() == grpc::StatusCode::FAILED_PRECONDITION);
+  CHECK(st.error_message().find("/dev/onload is missing") != std::string::npos);
+
+  st = BuildAllocateResponse("amd.com/onload", nullptr, opts, Request({{"onload-0"}}), &out);
+  CHECK(st.error_code() == grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+TEST_CASE("kubelet: PrintableId keeps log lines single and short") {
+  CHECK(ocid::PrintableId("onload-1") == "onload-1");
+  CHECK(ocid::PrintableId(std::string("a\nb\0c", 5)) == "a?b?c");
+  CHECK(ocid::PrintableId(std::string(200, 'x')).size() == 83);
+}
+#endif
