@@ -1,0 +1,187 @@
+#!/bin/bash
+# oci-decorator-device-plugin, Kubernetes mode, against a kubelet stand-in
+# (test/plugin/kubelet_standin.py, built from the plugin's own .proto) and a
+# SIMULATED Onload install:
+#   1. the protocol: registration (also when kubelet.sock comes late, and
+#      again after a kubelet restart that deletes every socket), options,
+#      ListAndWatch, Allocate (valid, unknown, empty, malformed), health
+#      following the host (a device node removed and back, a broken
+#      inventory), resources that come and go, SIGTERM;
+#   2. end to end, as a kubelet and a CRI runtime apply Allocate:
+#      a. --allocate mounts: the mounts, devices and envs put into a runc
+#         config.json (no hook): Onload works in the container;
+#      b. --allocate cdi with --cdi-dir /etc/cdi: the cdi_devices names given
+#         to podman --device: Onload works in the container.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+it_setup lib64
+[[ -n ${OCID_PLUGIN:-} && -x ${OCID_PLUGIN:-} ]] || \
+  skip_all "OCID_PLUGIN is not set: the build has no oci-decorator-device-plugin (OCID_DEVICE_PLUGIN=OFF)"
+PY=/usr/bin/python3
+$PY -c 'import grpc, google.protobuf' 2>/dev/null || die "python3-grpcio and python3-protobuf are missing (see PACKAGES)"
+command -v protoc >/dev/null 2>&1 || die "protoc is missing (protobuf-compiler, see PACKAGES)"
+STANDIN=$SRC/test/plugin/kubelet_standin.py
+KDIR=$T/kubelet
+mkdir -m 0750 "$KDIR" "$T/cdi"
+
+# A second inventory, so that a broken onload.json has a neighbour that
+# must stay healthy. Its device is /dev/null's numbers under a new name.
+mknod -m 0666 "$HOST_ROOT/dev/ocid_testdev" c 1 3
+cat >"$CONF_DIR/testdev.json" <<'JSON'
+{"version": "1", "activation_flag": "OCI_TESTDEV", "cdi_kind": "oci-decorator.test/testdev",
+ "driver_feature": ["testdev"], "inventory": {"testdev": {"devices": ["ocid_testdev"]}}}
+JSON
+
+# Feeds the stand-in's TAP-like lines into this script's counters.
+tally() {
+  local line
+  while IFS= read -r line; do
+    case $line in
+      "ok   - "*) ok "${line#ok   - }" ;;
+      "FAIL - "*) nok "${line#FAIL - }" ;;
+      *) echo "#      $line" ;;
+    esac
+  done
+}
+
+PLUGIN_PIDS=()
+stop_plugins() {
+  local p
+  for p in "${PLUGIN_PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+  return 0
+}
+it_add_cleanup stop_plugins
+
+echo "# --- the protocol, against the kubelet stand-in"
+start=$SECONDS
+tally < <(timeout 120 "$PY" "$STANDIN" scenario --plugin "$OCID_PLUGIN" --kubelet-dir "$KDIR" \
+            --config-dir "$CONF_DIR" --host-root "$HOST_ROOT" --cdi-dir "$T/cdi" --slots 16 \
+            --plugin-log "$T/logs/scenario.log" 2>&1; echo "# stand-in exit $?")
+info "scenario took $((SECONDS - start)) s"
+log=$(cat "$T/logs/scenario.log")
+assert_contains "plugin log: it waited for kubelet.sock" "$log" "watching $KDIR for kubelet.sock"
+assert_match "plugin log: a rejected Register is one line with a retry" "$log" \
+  "register [a-z./]+ with $KDIR/kubelet.sock failed: stand-in: rejected on purpose .*retrying in 1 s"
+assert_match "plugin log: the unknown ID is logged on one line" "$log" 'unknown device ID "gpu-7"'
+assert_no_match "plugin log: no crash, no internal error" "$log" "internal error|terminate called|Segmentation"
+if [[ $IT_FAIL -gt 0 ]]; then sed 's/^/#      plugin: /' "$T/logs/scenario.log" | tail -40; fi
+
+# start_plugin LOG [kubernetes options...]: runs the plugin on $KDIR (no kubelet).
+start_plugin() {
+  local logf=$1; shift
+  env -i "$OCID_PLUGIN" --config-dir "$CONF_DIR" --host-root "$HOST_ROOT" kubernetes \
+    --kubelet-dir "$KDIR" "$@" >>"$logf" 2>&1 &
+  PLUGIN_PIDS+=($!)
+  PLUGIN_PID=$!
+}
+wait_socket() {  # PATH
+  local i
+  for i in $(seq 1 100); do [[ -S $1 ]] && return 0; sleep 0.05; done
+  return 1
+}
+stop_plugin() {
+  kill -TERM "$PLUGIN_PID" 2>/dev/null
+  wait "$PLUGIN_PID"
+}
+
+echo "# --- end to end (a): --allocate mounts, applied to a runc config.json as a CRI runtime does"
+rm -f "$KDIR"/*
+start_plugin "$T/logs/mounts.log" --allocate mounts
+SOCK=$KDIR/oci-decorator-amd.com_onload.sock
+check "the onload socket is served" wait_socket "$SOCK"
+resp=$("$PY" "$STANDIN" allocate --socket "$SOCK" --ids onload-3 2>&1)
+assert_eq "Allocate onload-3 answers" 0 "$?"
+stop_plugin
+assert_eq "mounts mode: no cdi_devices" 0 "$(jq '.container_responses[0].cdi_devices // [] | length' <<<"$resp")"
+# What containerd's CRI plugin makes of a ContainerAllocateResponse: each
+# Mount a bind mount (ro when read_only), each DeviceSpec a linux.devices
+# entry with the host node's type and numbers plus an allow rule with its
+# permissions, each env appended to process.env.
+devs='[]'
+while IFS=$'\t' read -r cpath hpath perms; do
+  [[ -c $hpath ]] || { nok "Allocate device $hpath is a character device on the host"; continue; }
+  maj=$((16#$(stat -c %t "$hpath"))); min=$((16#$(stat -c %T "$hpath")))
+  devs=$(jq --arg c "$cpath" --argjson ma "$maj" --argjson mi "$min" --arg p "$perms" \
+           '. + [{path: $c, type: "c", major: $ma, minor: $mi, fileMode: 438, uid: 0, gid: 0, access: $p}]' <<<"$devs")
+done < <(jq -r '.container_responses[0].devices[] | [.container_path, .host_path, .permissions] | @tsv' <<<"$resp")
+assert_eq "Allocate gives the three Onload device nodes" "/dev/onload /dev/onload_epoll /dev/sfc_char" \
+  "$(jq -r '[.[].path] | sort | join(" ")' <<<"$devs")"
+make_bundle k8s-mounts --no-hook -- "$(onload_probe /usr/lib64)"
+jq --argjson resp "$resp" --argjson devs "$devs" "$(cat <<'JQ'
+  .mounts += [$resp.container_responses[0].mounts[] |
+      {destination: .container_path, source: .host_path, type: "bind",
+       options: (["rbind", "rprivate"] + (if .read_only then ["ro"] else [] end))}]
+  | .linux.devices = ((.linux.devices // []) + [$devs[] | del(.access)])
+  | .linux.resources.devices += [$devs[] | {allow: true, type, major, minor, access}]
+  | .process.env += [$resp.container_responses[0].envs // {} | to_entries[] | "\(.key)=\(.value)"]
+JQ
+)" "$B/config.json" >"$B/config.json.k8s" && mv "$B/config.json.k8s" "$B/config.json"
+run_container
+assert_eq "[mounts] runc run exits 0" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+expect_allocated_onload() {  # DESC: what a kubelet-applied Allocate must give (onload)
+  local f d got opts r w
+  assert_contains "[$1] probe ran to the end" "$OUT" "DONE"
+  for f in ${ONLOAD_PROBE_FILES_ONLOAD//@L@//usr/lib64}; do
+    got=$(field SHA | awk -v f="$f" '$1 == f {print $2}')
+    assert_eq "[$1] $f has the host file's content" "$(host_sha "$HOST_ROOT$f")" "$got"
+  done
+  # The CRI's bind mounts carry ro but not nosuid,nodev (the CDI spec does).
+  opts=$(field MNT | awk '$1 == "/usr/lib64/libonload.so" {print $2}')
+  assert_match "[$1] libonload.so is a read-only mount (${opts:-not a mount})" "$opts" '(^|,)ro(,|$)'
+  for d in /dev/onload /dev/onload_epoll /dev/sfc_char; do
+    assert_eq "[$1] $d is the host's char device" \
+      "character special file $(printf '%x:%x' "0x$(stat -c %t "$HOST_ROOT$d")" "0x$(stat -c %T "$HOST_ROOT$d")")" \
+      "$(field DEV | awk -v d="$d" '$1 == d {$1=""; sub(/^ /, ""); print}')"
+    r=$(field OPENR | awk -v d="$d" '$1 == d')
+    w=$(field OPENW | awk -v d="$d" '$1 == d')
+    assert_contains "[$1] open($d, O_RDONLY) passes the device cgroup (ENXIO)" "$r" "No such device"
+    assert_contains "[$1] open($d, O_WRONLY) passes the device cgroup (ENXIO)" "$w" "No such device"
+  done
+  assert_eq "[$1] LD_PRELOAD is /usr/lib64/libonload.so" /usr/lib64/libonload.so "$(field LDP)"
+  assert_contains "[$1] dyn-hello gets the SIMULATED libonload preloaded" "$(field DYN)" \
+    "SIMULATED libonload: preloaded into /usr/bin/dyn-hello"
+  assert_eq "[$1] no /etc/ld.so.preload" no "$(field PRELOAD_FILE)"
+}
+expect_allocated_onload mounts
+assert_host_mounts_unchanged "[mounts] after the container"
+
+echo "# --- end to end (b): --allocate cdi --cdi-dir /etc/cdi, the names given to podman --device"
+if ! command -v podman >/dev/null 2>&1; then
+  info "podman is not installed: the CDI end to end is not run"
+else
+  podman_setup
+  RUN_TAG=$(basename "$T" | tr -dc 'a-zA-Z0-9' | tr 'A-Z' 'a-z')
+  KCONF=$T/conf-cdi
+  mkdir -p "$KCONF"
+  # A kind and spec file unique to this run: /etc/cdi is the host's.
+  jq --arg k "oci-decorator.test/k8s$RUN_TAG" '.cdi_kind = $k' "$SRC/config/onload.json" \
+    >"$KCONF/k8s$RUN_TAG.json"
+  SPEC=/etc/cdi/oci-decorator-k8s$RUN_TAG.json
+  it_track_new_dirs /etc/cdi
+  cdi_cleanup() { rm -f "$SPEC"; }
+  it_add_cleanup cdi_cleanup
+  rm -f "$KDIR"/*
+  env -i "$OCID_PLUGIN" --config-dir "$KCONF" --host-root "$HOST_ROOT" kubernetes \
+    --kubelet-dir "$KDIR" --allocate cdi --cdi-dir /etc/cdi >>"$T/logs/cdi.log" 2>&1 &
+  PLUGIN_PID=$!
+  PLUGIN_PIDS+=($!)
+  SOCK=$KDIR/oci-decorator-oci-decorator.test_onload.sock
+  check "the onload socket is served" wait_socket "$SOCK"
+  check "the plugin wrote $SPEC" test -f "$SPEC"
+  resp=$("$PY" "$STANDIN" allocate --socket "$SOCK" --ids onload-0 2>&1)
+  assert_eq "Allocate onload-0 answers" 0 "$?"
+  stop_plugin
+  assert_eq "cdi mode: no mounts or devices, one CDI device" "0 0 oci-decorator.test/k8s$RUN_TAG=onload" \
+    "$(jq -r '.container_responses[0] | "\(.mounts // [] | length) \(.devices // [] | length) \(.cdi_devices | map(.name) | join(","))"' <<<"$resp")"
+  check "SIGTERM leaves the CDI spec in place (pods still resolve it)" test -f "$SPEC"
+  devopts=()
+  for n in $(jq -r '.container_responses[0].cdi_devices[].name' <<<"$resp"); do devopts+=(--device "$n"); done
+  mkdir -p "$T/empty-hooks.d"
+  run_podman runc --hooks-dir "$T/empty-hooks.d" -- "${devopts[@]}" -- "$(onload_probe /usr/lib64)"
+  assert_eq "[cdi] podman run ${devopts[*]} exits 0" 0 "$RC"
+  [[ $RC -eq 0 ]] || dump_run
+  expect_onload onload cdi "$HOST_ROOT" /usr/lib64 spec
+  assert_host_mounts_unchanged "[cdi] after the container"
+fi
+
+it_finish
