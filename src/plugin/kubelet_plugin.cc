@@ -1,7 +1,8 @@
 // The Kubernetes mode's main loop. One thread owns everything below; gRPC's
 // threads only answer from the ResourceWatch's view (kubelet_server).
 //
-//   1. block SIGTERM/SIGINT (read from a signalfd), start the ResourceWatch;
+//   1. block SIGTERM/SIGINT/SIGHUP (read from a signalfd; SIGHUP re-checks
+//      the host now), start the ResourceWatch;
 //   2. watch --kubelet-dir with inotify (waiting for it if absent);
 //   3. loop: serve every resource of the view that has a Kubernetes name,
 //      each on its own socket; register each with kubelet.sock once it
@@ -90,6 +91,7 @@ class KubeletPlugin {
   UniqueFd signal_fd_, inotify_fd_, change_fd_;
   int dir_watch_ = -1;
   bool said_waiting_ = false;
+  bool said_no_kubelet_ = false;
   std::map<std::string, Served> served_;  // by resource name
   std::atomic<bool> stopping_{false};
   std::thread change_thread_;
@@ -102,6 +104,7 @@ bool KubeletPlugin::Setup() {
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGHUP);
   if (pthread_sigmask(SIG_BLOCK, &set, nullptr) != 0) return false;
   ::signal(SIGPIPE, SIG_IGN);
   signal_fd_.reset(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
@@ -112,6 +115,9 @@ bool KubeletPlugin::Setup() {
                std::strerror(errno));
     return false;
   }
+  // The first line also builds the logger before any other thread exists.
+  log::Info("kubernetes: inventories in " + opts_.config_dir + ", host files under " +
+            opts_.host_root + ", kubelet directory " + k8s_.kubelet_dir);
   Error err;
   if (!watch_.Start(&err)) {
     log::Error("kubernetes: " + err.Line());
@@ -272,7 +278,13 @@ bool KubeletPlugin::Register(const std::string& resource, ino_t kubelet_ino) {
 void KubeletPlugin::RegisterDue() {
   if (dir_watch_ < 0) return;
   ino_t ino = KubeletSocketIno();
-  if (ino == 0) return;
+  if (ino == 0) {
+    if (!said_no_kubelet_ && !served_.empty())
+      log::Info("waiting for " + Path(kKubeletSocket) + " (the kubelet is not running)");
+    said_no_kubelet_ = true;
+    return;
+  }
+  said_no_kubelet_ = false;
   for (auto& [name, s] : served_)
     if (s.server && !s.registered && Clock::now() >= s.next_attempt) Register(name, ino);
 }
@@ -320,9 +332,14 @@ int KubeletPlugin::Run() {
     }
     if (fds[0].revents & POLLIN) {
       struct signalfd_siginfo si {};
-      if (::read(signal_fd_.get(), &si, sizeof si) == sizeof si)
-        log::Info(std::string("kubernetes: ") + strsignal(static_cast<int>(si.ssi_signo)) +
-                  ": stopping");
+      if (::read(signal_fd_.get(), &si, sizeof si) != sizeof si) continue;
+      if (si.ssi_signo == SIGHUP) {
+        log::Info("kubernetes: SIGHUP: re-checking the inventories and the host");
+        watch_.Recheck();
+        continue;
+      }
+      log::Info(std::string("kubernetes: ") + strsignal(static_cast<int>(si.ssi_signo)) +
+                ": stopping");
       Shutdown();
       return 0;
     }

@@ -1,6 +1,7 @@
 #include "kubelet_server.h"
 
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -32,6 +33,12 @@ DevicePluginServer::DevicePluginServer(std::string resource, std::string socket_
 DevicePluginServer::~DevicePluginServer() { Stop(); }
 
 bool DevicePluginServer::Start(Error* err) {
+  if (socket_path_.size() >= sizeof(sockaddr_un{}.sun_path)) {
+    *err = Error{"socket path longer than " + std::to_string(sizeof(sockaddr_un{}.sun_path) - 1) +
+                     " bytes (use a shorter --kubelet-dir)",
+                 socket_path_, ENAMETOOLONG};
+    return false;
+  }
   // A stale socket (ours from a killed run) would make bind fail; anything
   // that is not a socket is left alone and reported.
   struct stat st {};

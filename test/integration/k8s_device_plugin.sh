@@ -58,18 +58,22 @@ tally < <(timeout 120 "$PY" "$STANDIN" scenario --plugin "$OCID_PLUGIN" --kubele
             --plugin-log "$T/logs/scenario.log" 2>&1; echo "# stand-in exit $?")
 info "scenario took $((SECONDS - start)) s"
 log=$(cat "$T/logs/scenario.log")
-assert_contains "plugin log: it waited for kubelet.sock" "$log" "watching $KDIR for kubelet.sock"
+assert_contains "plugin log: it watched the kubelet dir" "$log" "watching $KDIR for kubelet.sock"
+assert_eq "plugin log: 'waiting for kubelet.sock' once before the kubelet came" 1 \
+  "$(awk '/registered /{exit} /waiting for .*kubelet.sock/{n++} END{print n+0}' <<<"$log")"
+assert_contains "plugin log: SIGHUP re-checks" "$log" "SIGHUP: re-checking"
 assert_match "plugin log: a rejected Register is one line with a retry" "$log" \
   "register [a-z./]+ with $KDIR/kubelet.sock failed: stand-in: rejected on purpose .*retrying in 1 s"
 assert_match "plugin log: the unknown ID is logged on one line" "$log" 'unknown device ID "gpu-7"'
 assert_no_match "plugin log: no crash, no internal error" "$log" "internal error|terminate called|Segmentation"
 if [[ $IT_FAIL -gt 0 ]]; then sed 's/^/#      plugin: /' "$T/logs/scenario.log" | tail -40; fi
 
-# start_plugin LOG [kubernetes options...]: runs the plugin on $KDIR (no kubelet).
+# start_plugin LOG [kubernetes options...]: runs the plugin (no kubelet),
+# without any environment.
 start_plugin() {
   local logf=$1; shift
   env -i "$OCID_PLUGIN" --config-dir "$CONF_DIR" --host-root "$HOST_ROOT" kubernetes \
-    --kubelet-dir "$KDIR" "$@" >>"$logf" 2>&1 &
+    "$@" >>"$logf" 2>&1 &
   PLUGIN_PIDS+=($!)
   PLUGIN_PID=$!
 }
@@ -81,11 +85,31 @@ wait_socket() {  # PATH
 stop_plugin() {
   kill -TERM "$PLUGIN_PID" 2>/dev/null
   wait "$PLUGIN_PID"
+  assert_eq "the plugin exits 0 on SIGTERM" 0 "$?"
 }
+
+echo "# --- a kubelet dir that appears late, one whose socket paths are too long"
+LATE=$T/late/device-plugins
+start_plugin "$T/logs/late.log" --kubelet-dir "$LATE"
+sleep 0.5
+check "no kubelet dir: the plugin keeps running" kill -0 "$PLUGIN_PID"
+assert_contains "no kubelet dir: logged once" "$(cat "$T/logs/late.log")" "kubelet directory $LATE: No such file or directory; waiting for it"
+mkdir -p "$LATE"
+check "the dir appears: the onload socket is served there" wait_socket "$LATE/oci-decorator-amd.com_onload.sock"
+stop_plugin
+assert_eq "SIGTERM without a kubelet: no socket left" "" "$(ls -A "$LATE")"
+LONG=$T/$(printf 'd%.0s' {1..90})
+mkdir -p "$LONG"
+start_plugin "$T/logs/long.log" --kubelet-dir "$LONG"
+sleep 0.5
+check "socket paths too long: the plugin keeps running" kill -0 "$PLUGIN_PID"
+stop_plugin
+assert_contains "socket paths too long: one line that says so" "$(cat "$T/logs/long.log")" \
+  "socket path longer than 107 bytes (use a shorter --kubelet-dir)"
 
 echo "# --- end to end (a): --allocate mounts, applied to a runc config.json as a CRI runtime does"
 rm -f "$KDIR"/*
-start_plugin "$T/logs/mounts.log" --allocate mounts
+start_plugin "$T/logs/mounts.log" --kubelet-dir "$KDIR" --allocate mounts
 SOCK=$KDIR/oci-decorator-amd.com_onload.sock
 check "the onload socket is served" wait_socket "$SOCK"
 resp=$("$PY" "$STANDIN" allocate --socket "$SOCK" --ids onload-3 2>&1)

@@ -437,7 +437,12 @@ def run_scenario(api, t, k, plugin, args, names, kdir, host, slots):
         f.write(tgood)
     expect_registrations(k, t, [testdev], kdir, "testdev.json back")
 
-    # 8. SIGTERM: exit 0, our sockets gone.
+    # 8. SIGHUP re-checks; the plugin stays.
+    plugin.send_signal(signal.SIGHUP)
+    time.sleep(0.3)
+    t.check("SIGHUP: the plugin keeps running", plugin.poll() is None, plugin.returncode)
+
+    # 9. SIGTERM: exit 0, our sockets gone.
     plugin.send_signal(signal.SIGTERM)
     try:
         rc = plugin.wait(timeout=10)
