@@ -116,6 +116,9 @@ resp=$("$PY" "$STANDIN" allocate --socket "$SOCK" --ids onload-3 2>&1)
 assert_eq "Allocate onload-3 answers" 0 "$?"
 stop_plugin
 assert_eq "mounts mode: no cdi_devices" 0 "$(jq '.container_responses[0].cdi_devices // [] | length' <<<"$resp")"
+assert_eq "mounts mode: the same mounts as the CDI spec's onload device (one plan)" \
+  "$(jq -c '[.devices[] | select(.name == "onload") | .containerEdits.mounts[] | [.hostPath, .containerPath]] | sort' "$T/cdi/oci-decorator-onload.json")" \
+  "$(jq -c '[.container_responses[0].mounts[] | [.host_path, .container_path]] | sort' <<<"$resp")"
 # What containerd's CRI plugin makes of a ContainerAllocateResponse: each
 # Mount a bind mount (ro when read_only), each DeviceSpec a linux.devices
 # entry with the host node's type and numbers plus an allow rule with its
@@ -206,6 +209,37 @@ else
   [[ $RC -eq 0 ]] || dump_run
   expect_onload onload cdi "$HOST_ROOT" /usr/lib64 spec
   assert_host_mounts_unchanged "[cdi] after the container"
+
+  echo "# --- end to end (c): --allocate both (the default): mounts, devices, envs and the CDI device together"
+  rm -f "$KDIR"/*
+  env -i "$OCID_PLUGIN" --config-dir "$KCONF" --host-root "$HOST_ROOT" kubernetes \
+    --kubelet-dir "$KDIR" --cdi-dir /etc/cdi >>"$T/logs/both.log" 2>&1 &
+  PLUGIN_PID=$!
+  PLUGIN_PIDS+=($!)
+  check "the onload socket is served" wait_socket "$SOCK"
+  resp=$("$PY" "$STANDIN" allocate --socket "$SOCK" --ids onload-5 2>&1)
+  assert_eq "Allocate onload-5 answers" 0 "$?"
+  stop_plugin
+  # The runtime gets both: podman's own options for what the kubelet passes
+  # in the CRI request, and the CDI device, whose edits replace entries with
+  # the same container path.
+  both=("${devopts[@]}")
+  while IFS=$'\t' read -r c h ro; do both+=(-v "$h:$c:$([[ $ro == true ]] && echo ro || echo rw)"); done \
+    < <(jq -r '.container_responses[0].mounts[] | [.container_path, .host_path, (.read_only // false | tostring)] | @tsv' <<<"$resp")
+  while IFS=$'\t' read -r c h p; do both+=(--device "$h:$c:$p"); done \
+    < <(jq -r '.container_responses[0].devices[] | [.container_path, .host_path, .permissions] | @tsv' <<<"$resp")
+  while IFS= read -r e; do both+=(-e "$e"); done \
+    < <(jq -r '.container_responses[0].envs | to_entries[] | "\(.key)=\(.value)"' <<<"$resp")
+  # One plan, two renderings: the answer's mounts and devices are the CDI
+  # device's, one for one.
+  assert_eq "both mode: as many mounts and devices as the CDI device, its env, one CDI name" \
+    "$(jq -r '.devices[] | select(.name == "onload") | .containerEdits | "\(.mounts | length) \(.deviceNodes | length) \(.env | length) 1"' "$SPEC")" \
+    "$(jq -r '.container_responses[0] | "\(.mounts | length) \(.devices | length) \(.envs | length) \(.cdi_devices | length)"' <<<"$resp")"
+  run_podman runc --hooks-dir "$T/empty-hooks.d" -- "${both[@]}" -- "$(onload_probe /usr/lib64)"
+  assert_eq "[both] podman run with both exits 0" 0 "$RC"
+  [[ $RC -eq 0 ]] || dump_run
+  expect_onload onload both "$HOST_ROOT" /usr/lib64 spec
+  assert_host_mounts_unchanged "[both] after the container"
 fi
 
 it_finish

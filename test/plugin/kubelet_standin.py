@@ -415,6 +415,15 @@ def run_scenario(api, t, k, plugin, args, names, kdir, host, slots):
         t.eq("after a kubelet restart: ListAndWatch %s Healthy" % name, "Healthy",
              health_of(k.next_update(name, 10)))
 
+    # 6b. A new kubelet.sock while the plugin sockets stay (no clean-up):
+    # the new kubelet still needs every registration.
+    time.sleep(1.5)
+    while k.next_registration(0.1)[0] is not None:
+        pass
+    k.stop()
+    k.start()
+    expect_registrations(k, t, names, kdir, "new kubelet.sock, plugin sockets kept")
+
     # A socket the plugin recreated while the restart was still deleting
     # (as the real kubelet does) is served and registered once more: fine.
     time.sleep(1.5)
