@@ -90,11 +90,23 @@ grpc::Status BuildAllocateResponse(const std::string& resource, const ClusterRes
   std::string what = "Allocate " + resource + ": ";
   if (req.container_requests_size() == 0)
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, what + "no container requests");
+  // Each container's answer repeats the whole delivery: a request of a few
+  // bytes per container must not make us build hundreds of megabytes.
+  if (req.container_requests_size() > kMaxContainerRequests)
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        what + std::to_string(req.container_requests_size()) +
+                            " container requests (at most " +
+                            std::to_string(kMaxContainerRequests) + ")");
   for (int i = 0; i < req.container_requests_size(); ++i) {
     const v1beta1::ContainerAllocateRequest& c = req.container_requests(i);
     if (c.devices_ids_size() == 0)
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                           what + "container request " + std::to_string(i) + " has no device IDs");
+    if (c.devices_ids_size() > k8s.slots)
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          what + "container request " + std::to_string(i) + " has " +
+                              std::to_string(c.devices_ids_size()) + " device IDs (" +
+                              std::to_string(k8s.slots) + " exist)");
     for (const std::string& id : c.devices_ids())
       if (!IsDeviceId(resource, k8s.slots, id))
         return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,

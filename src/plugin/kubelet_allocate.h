@@ -11,10 +11,12 @@
 //             is the resource's name after the '/' (onload-0..onload-63):
 //             the resource is shareable, an ID only counts a container;
 //   health    every ID has the resource's health ("Healthy"/"Unhealthy");
-//   Allocate  per container: an unknown ID -> INVALID_ARGUMENT naming it;
-//             an unhealthy or vanished resource -> FAILED_PRECONDITION with
-//             the reason; otherwise cdi_devices [<cdi_device>] and/or the
-//             delivery (mounts read-only, devices "rw", LD_PRELOAD env).
+//   Allocate  an unknown ID -> INVALID_ARGUMENT naming it; no container,
+//             a container without IDs, more than 256 containers or more
+//             IDs than slots in one -> INVALID_ARGUMENT; an unhealthy or
+//             vanished resource -> FAILED_PRECONDITION with the reason;
+//             otherwise, per container, cdi_devices [<cdi_device>] and/or
+//             the delivery (mounts read-only, devices "rw", LD_PRELOAD env).
 #pragma once
 #include <grpcpp/support/status.h>
 
@@ -32,6 +34,8 @@ constexpr const char* kDevicePluginVersion = "v1beta1";
 constexpr const char* kKubeletSocket = "kubelet.sock";
 constexpr const char* kHealthy = "Healthy";
 constexpr const char* kUnhealthy = "Unhealthy";
+// More containers than any pod has; Allocate refuses a request with more.
+constexpr int kMaxContainerRequests = 256;
 
 // "oci-decorator-amd.com_onload.sock" for "amd.com/onload".
 std::string SocketNameFor(const std::string& resource);

@@ -166,6 +166,18 @@ TEST_CASE("kubelet: Allocate refuses what it cannot serve, with a reason") {
   st = BuildAllocateResponse("amd.com/onload", &good, opts, Request({{}}), &out);
   CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
 
+  std::vector<std::vector<std::string>> many(257, {"onload-0"});
+  st = BuildAllocateResponse("amd.com/onload", &good, opts, Request(many), &out);
+  CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  many.pop_back();
+  CHECK(BuildAllocateResponse("amd.com/onload", &good, opts, Request(many), &out).ok());
+  CHECK(out.container_responses_size() == 256);
+  std::vector<std::string> ids = ocid::DeviceIds("amd.com/onload", 64);
+  CHECK(BuildAllocateResponse("amd.com/onload", &good, opts, Request({ids}), &out).ok());
+  ids.push_back("onload-0");
+  st = BuildAllocateResponse("amd.com/onload", &good, opts, Request({ids}), &out);
+  CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+
   st = BuildAllocateResponse("amd.com/onload", &bad, opts, Request({{"onload-0"}}), &out);
   CHECK(st.error_code() == grpc::StatusCode::FAILED_PRECONDITION);
   CHECK(st.error_message().find("/dev/onload is missing") != std::string::npos);
