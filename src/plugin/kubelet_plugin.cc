@@ -180,6 +180,8 @@ void KubeletPlugin::OnDirEvents() {
         kubelet_gone = true;
         continue;
       }
+      // Events were lost: whether kubelet.sock is new is decided by its inode.
+      if (ev->mask & IN_Q_OVERFLOW) kubelet_new = true;
       if (ev->len == 0 || std::strcmp(ev->name, kKubeletSocket) != 0) continue;
       if (ev->mask & (IN_CREATE | IN_MOVED_TO)) kubelet_new = true;
       if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) kubelet_gone = true;
