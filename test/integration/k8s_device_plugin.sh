@@ -65,7 +65,12 @@ assert_contains "plugin log: SIGHUP re-checks" "$log" "SIGHUP: re-checking"
 assert_match "plugin log: a rejected Register is one line with a retry" "$log" \
   "register [a-z./]+ with $KDIR/kubelet.sock failed: stand-in: rejected on purpose .*retrying in 1 s"
 assert_match "plugin log: the unknown ID is logged on one line" "$log" 'unknown device ID "gpu-7"'
-assert_no_match "plugin log: no crash, no internal error" "$log" "internal error|terminate called|Segmentation"
+assert_no_match "plugin log: no crash, no internal error" "$log" "internal error|terminate called|Segmentation|Sanitizer"
+assert_contains "--cdi-dir: the spec of a removed inventory is removed" "$log" \
+  "removed $T/cdi/oci-decorator-testdev.json"
+assert_not_contains "--cdi-dir: a broken inventory keeps its spec" "$log" "removed $T/cdi/oci-decorator-onload.json"
+assert_eq "--cdi-dir: both specs there at the end, 0644" "oci-decorator-onload.json 644 oci-decorator-testdev.json 644" \
+  "$(cd "$T/cdi" && stat -c '%n %a' * | tr '\n' ' ' | sed 's/ $//')"
 if [[ $IT_FAIL -gt 0 ]]; then sed 's/^/#      plugin: /' "$T/logs/scenario.log" | tail -40; fi
 
 # start_plugin LOG [kubernetes options...]: runs the plugin (no kubelet),
