@@ -357,6 +357,10 @@ int KubeletPlugin::Run() {
 }  // namespace
 
 int RunKubernetes(const PluginOptions& opts, const KubernetesOptions& k8s) {
+  // Nothing here reads the environment, but gRPC does (GRPC_TRACE,
+  // GRPC_VERBOSITY, proxies, poll strategies) when it starts: whatever a
+  // DaemonSet or a shell left there must not change how the plugin behaves.
+  ::clearenv();
   KubeletPlugin plugin(opts, k8s);
   return plugin.Run();
 }

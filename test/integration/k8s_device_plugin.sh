@@ -112,6 +112,24 @@ stop_plugin
 assert_contains "socket paths too long: one line that says so" "$(cat "$T/logs/long.log")" \
   "socket path longer than 107 bytes (use a shorter --kubelet-dir)"
 
+echo "# --- --host-path-root names host paths; the environment changes nothing"
+KDIR2=$T/kubelet2
+mkdir -m 0750 "$KDIR2"
+GRPC_TRACE=all GRPC_VERBOSITY=DEBUG "$OCID_PLUGIN" --config-dir "$CONF_DIR" --host-root "$HOST_ROOT" \
+  --host-path-root /hostfs kubernetes --kubelet-dir "$KDIR2" --cdi-dir "$T/cdi2" >"$T/logs/hpr.log" 2>&1 &
+PLUGIN_PID=$!
+PLUGIN_PIDS+=($!)
+check "the onload socket is served" wait_socket "$KDIR2/oci-decorator-amd.com_onload.sock"
+resp=$("$PY" "$STANDIN" allocate --socket "$KDIR2/oci-decorator-amd.com_onload.sock" --ids onload-0 2>&1)
+stop_plugin
+assert_eq "Allocate: every host path under --host-path-root" "[]" \
+  "$(jq -c '[.container_responses[0] | (.mounts[], .devices[]) | .host_path | select(startswith("/hostfs/") | not)]' <<<"$resp")"
+assert_contains "Allocate: libonload.so from /hostfs" "$resp" '"/hostfs/usr/lib64/libonload.so"'
+assert_eq "--cdi-dir: every hostPath in the spec under --host-path-root" "[]" \
+  "$(jq -c '[.. | objects | .hostPath? // empty | select(startswith("/hostfs/") | not)]' "$T/cdi2/oci-decorator-onload.json")"
+assert_no_match "GRPC_TRACE/GRPC_VERBOSITY in the environment: no gRPC debug output" \
+  "$(cat "$T/logs/hpr.log")" '^[DI][0-9]{4} |grpc_trace|tracer'
+
 echo "# --- end to end (a): --allocate mounts, applied to a runc config.json as a CRI runtime does"
 rm -f "$KDIR"/*
 start_plugin "$T/logs/mounts.log" --kubelet-dir "$KDIR" --allocate mounts
