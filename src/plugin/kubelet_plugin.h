@@ -1,5 +1,6 @@
 // `oci-decorator-device-plugin kubernetes`: the kubelet device plugin API
-// v1beta1 (proto/deviceplugin_v1beta1.proto), one resource per feature.
+// v1beta1 (proto/deviceplugin/v1beta1/api.proto), one resource per feature
+// (kubelet_allocate.h has the protocol decisions).
 #pragma once
 #include "plugin_options.h"
 
