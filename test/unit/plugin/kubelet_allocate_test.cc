@@ -1,7 +1,6 @@
 // The Kubernetes mode's pure half: socket names, device IDs, the device
 // list and Allocate answers, from ClusterResources built by hand (no
-// sockets). Compiled only where the device plugin is built.
-#if __has_include("kubelet_allocate.h")
+// sockets).
 #include "kubelet_allocate.h"
 
 #include <doctest/doctest.h>
@@ -191,4 +190,3 @@ TEST_CASE("kubelet: PrintableId keeps log lines single and short") {
   CHECK(ocid::PrintableId(std::string("a\nb\0c", 5)) == "a?b?c");
   CHECK(ocid::PrintableId(std::string(200, 'x')).size() == 83);
 }
-#endif
