@@ -17,7 +17,9 @@
 namespace ocid::log {
 namespace {
 
-class FdSink : public spdlog::sinks::base_sink<spdlog::details::null_mutex> {
+// A mutex sink: the device plugin logs from its gRPC, watch and main
+// threads at once (an uncontended lock costs the hook nothing measurable).
+class FdSink : public spdlog::sinks::base_sink<std::mutex> {
  public:
   explicit FdSink(int fd) : fd_(fd) {}
 
@@ -60,8 +62,11 @@ spdlog::level::level_enum ToSpd(Level l) {
   return spdlog::level::info;
 }
 
-// Built on first use, so a container that did not ask never pays for it.
+// Built on first use, so a container that did not ask never pays for it;
+// under a lock, since the first use may come from two threads at once.
+std::mutex g_logger_mu;
 spdlog::logger& Logger() {
+  std::lock_guard<std::mutex> lock(g_logger_mu);
   if (!g_logger) {
     auto err = std::make_shared<FdSink>(STDERR_FILENO);
     err->set_pattern(g_stderr_time ? "%Y-%m-%dT%H:%M:%S.%e%z " + g_program + ": %l: %v"

@@ -19,18 +19,6 @@
 #include "version.h"
 
 int main(int argc, char** argv) try {
-  // Nomad runs the binaries in its plugin_dir with the plugin block's `args`
-  // only (none by default): started by Nomad without a mode, be its plugin.
-  std::vector<char*> with_mode(argv, argv + argc);
-  static char nomad_mode[] = "nomad";
-  auto is_nomad = [](const char* a) { return std::string(a) == "nomad"; };
-  if (std::getenv("NOMAD_PLUGIN_MAGIC_COOKIE") &&
-      std::none_of(with_mode.begin() + 1, with_mode.end(), is_nomad)) {
-    with_mode.push_back(nomad_mode);
-    argc = static_cast<int>(with_mode.size());
-    with_mode.push_back(nullptr);
-    argv = with_mode.data();
-  }
   ocid::PluginOptions opts;
   ocid::KubernetesOptions k8s;
   std::string level = "info", log_file, allocate = "both";

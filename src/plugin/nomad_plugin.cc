@@ -76,6 +76,11 @@ int RunNomad(const PluginOptions& opts) {
     log::Error("nomad: " + err);
     return 1;
   }
+  // Everything the go-plugin handshake needed from the environment has been
+  // read. gRPC reads it too when it starts (GRPC_TRACE, GRPC_VERBOSITY,
+  // proxies, poll strategies): what the Nomad agent's environment holds
+  // must not change how the plugin behaves.
+  ::clearenv();
   NomadState state(opts);
   ControllerService controller(&state);
   StdioService stdio(&state);
