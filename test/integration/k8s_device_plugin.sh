@@ -265,4 +265,7 @@ else
   assert_host_mounts_unchanged "[both] after the container"
 fi
 
+# The sanitizer build: any report in any of the plugin's logs fails the test.
+for f in "$T"/logs/*.log; do sanitizer_check "$(cat "$f")"; done
+
 it_finish
