@@ -21,11 +21,8 @@ engine_preflight
 command -v dockerd >/dev/null 2>&1 || skip_all "dockerd is not installed (apt-get install docker.io)"
 it_setup lib64
 
-# docker.io's client (another docker CLI, e.g. in /usr/local/bin, may come first in PATH).
-DOCKER=/usr/bin/docker
-[[ -x $DOCKER ]] || DOCKER=$(command -v docker) || skip_all "no docker client (apt-get install docker.io)"
-export DOCKER_CONFIG=$T/docker-cli
-mkdir -p "$T/bin" "$DOCKER_CONFIG"
+docker_setup
+mkdir -p "$T/bin"
 ln -s "$OCID_BIN" "$T/bin/oci-decorator-runtime"
 SHIM=$T/bin/oci-decorator-runtime
 RUNC=$(command -v runc)
@@ -33,51 +30,6 @@ SHIM_LOG=$T/logs/shim.log
 HOST_MISSING=$T/host-missing
 make_sim "$HOST_MISSING"
 rm -f "$HOST_MISSING/usr/bin/onload"
-
-dk() { timeout 120 "$DOCKER" -H "unix://$T/docker.sock" "$@"; }
-
-# --- cleanup: dockerd and what it leaves on the host -------------------------------------
-DOCKERD_PID=
-CGROUPS_DOCKER_BEFORE=$(cgroups_snapshot docker)
-KEY_JSON_BEFORE=$([[ -e /etc/docker/key.json ]] && echo yes)
-it_track_new_dirs /run/docker /run/containerd /opt/containerd
-# docker_stop: removes the containers, stops dockerd (TERM, then KILL after
-# 60 s) by its pid and the containerd it started; returns 1 if it had to kill.
-docker_stop() {
-  local rc=0 ids i ctd_pid
-  [[ -n $DOCKERD_PID ]] || return 0
-  ids=$(dk ps -aq 2>/dev/null)
-  [[ -n $ids ]] && dk rm -f $ids >/dev/null 2>&1
-  ctd_pid=$(cat "$T/exec/containerd/containerd.pid" 2>/dev/null)
-  kill -TERM "$DOCKERD_PID" 2>/dev/null
-  for i in $(seq 1 300); do
-    kill -0 "$DOCKERD_PID" 2>/dev/null || break
-    sleep 0.2
-  done
-  if kill -0 "$DOCKERD_PID" 2>/dev/null; then
-    echo "# warning: dockerd $DOCKERD_PID did not stop within 60 s: killed" >&2
-    kill -KILL "$DOCKERD_PID" 2>/dev/null
-    rc=1
-  fi
-  wait "$DOCKERD_PID" 2>/dev/null
-  if [[ -n $ctd_pid ]] && kill -0 "$ctd_pid" 2>/dev/null &&
-     [[ $(readlink "/proc/$ctd_pid/exe") == */containerd ]]; then
-    echo "# warning: dockerd's containerd $ctd_pid outlived it: killed" >&2
-    kill -KILL "$ctd_pid" 2>/dev/null
-    rc=1
-  fi
-  DOCKERD_PID=
-  local left
-  left=$(unmount_under "$T/data"; unmount_under "$T/exec")
-  [[ -n $left ]] && echo "# warning: dockerd left mounts (unmounted): $(tr '\n' ' ' <<<"$left")" >&2
-  remove_new_cgroups docker "$CGROUPS_DOCKER_BEFORE"
-  if [[ -z $KEY_JSON_BEFORE && -e /etc/docker/key.json ]]; then
-    echo "# warning: dockerd wrote /etc/docker/key.json: removed" >&2
-    rm -f /etc/docker/key.json
-  fi
-  return "$rc"
-}
-it_add_cleanup docker_stop
 
 # --- 1. daemon.json from `setup docker` --------------------------------------------------
 echo "# --- 1. setup docker --config $T/daemon.json"
@@ -119,20 +71,7 @@ info "daemon.json: $(jq -c . "$DAEMON_JSON")"
 
 # --- dockerd ---------------------------------------------------------------------------
 echo "# --- dockerd"
-dockerd --config-file "$DAEMON_JSON" -H "unix://$T/docker.sock" --pidfile "$T/docker.pid" \
-  --data-root "$T/data" --exec-root "$T/exec" --iptables=false --ip6tables=false --bridge=none \
-  </dev/null >"$T/logs/dockerd.log" 2>&1 &
-DOCKERD_PID=$!
-ready=0
-for i in $(seq 1 300); do
-  kill -0 "$DOCKERD_PID" 2>/dev/null || break
-  if "$DOCKER" -H "unix://$T/docker.sock" version >/dev/null 2>&1; then ready=1; break; fi
-  sleep 0.2
-done
-if ((!ready)); then
-  sed 's/^/# dockerd: /' "$T/logs/dockerd.log" | tail -20
-  die "dockerd did not become ready (log above)"
-fi
+docker_start "$DAEMON_JSON"
 assert_eq "dockerd's pidfile has the pid we started" "$DOCKERD_PID" "$(cat "$T/docker.pid")"
 assert_contains "dockerd lists the runtime" "$(dk info --format '{{json .Runtimes}}')" '"oci-decorator"'
 info "$("$DOCKER" --version); $(dk version --format 'server {{.Server.Version}}, containerd {{range .Server.Components}}{{if eq .Name "containerd"}}{{.Version}}{{end}}{{end}}')"

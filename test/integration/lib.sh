@@ -552,6 +552,78 @@ v2_restore() {
   done
   return 0
 }
+# docker_setup: a private dockerd for this test (socket, pidfile, data and
+# exec roots under $T; no iptables, no bridge), stopped by its recorded pid at
+# exit, with its cgroups, mounts and the directories it creates on the host
+# (/run/docker, /run/containerd, /opt/containerd) removed. Sets DOCKER (the
+# docker.io client: another docker CLI may come first in PATH).
+docker_setup() {
+  DOCKER=/usr/bin/docker
+  [[ -x $DOCKER ]] || DOCKER=$(command -v docker) || skip_all "no docker client (apt-get install docker.io)"
+  export DOCKER_CONFIG=$T/docker-cli
+  mkdir -p "$DOCKER_CONFIG"
+  DOCKERD_PID=
+  CGROUPS_DOCKER_BEFORE=$(cgroups_snapshot docker)
+  KEY_JSON_BEFORE=$([[ -e /etc/docker/key.json ]] && echo yes)
+  it_track_new_dirs /run/docker /run/containerd /opt/containerd
+  it_add_cleanup docker_stop
+}
+# dk ARGS...: the docker client on the private dockerd.
+dk() { timeout 120 "$DOCKER" -H "unix://$T/docker.sock" "$@"; }
+# docker_stop: removes the containers, stops dockerd (TERM, then KILL after
+# 60 s) by its pid and the containerd it started; returns 1 if it had to kill.
+docker_stop() {
+  local rc=0 ids i ctd_pid
+  [[ -n $DOCKERD_PID ]] || return 0
+  ids=$(dk ps -aq 2>/dev/null)
+  [[ -n $ids ]] && dk rm -f $ids >/dev/null 2>&1
+  ctd_pid=$(cat "$T/exec/containerd/containerd.pid" 2>/dev/null)
+  kill -TERM "$DOCKERD_PID" 2>/dev/null
+  for i in $(seq 1 300); do
+    kill -0 "$DOCKERD_PID" 2>/dev/null || break
+    sleep 0.2
+  done
+  if kill -0 "$DOCKERD_PID" 2>/dev/null; then
+    echo "# warning: dockerd $DOCKERD_PID did not stop within 60 s: killed" >&2
+    kill -KILL "$DOCKERD_PID" 2>/dev/null
+    rc=1
+  fi
+  wait "$DOCKERD_PID" 2>/dev/null
+  if [[ -n $ctd_pid ]] && kill -0 "$ctd_pid" 2>/dev/null &&
+     [[ $(readlink "/proc/$ctd_pid/exe") == */containerd ]]; then
+    echo "# warning: dockerd's containerd $ctd_pid outlived it: killed" >&2
+    kill -KILL "$ctd_pid" 2>/dev/null
+    rc=1
+  fi
+  DOCKERD_PID=
+  local left
+  left=$(unmount_under "$T/data"; unmount_under "$T/exec")
+  [[ -n $left ]] && echo "# warning: dockerd left mounts (unmounted): $(tr '\n' ' ' <<<"$left")" >&2
+  remove_new_cgroups docker "$CGROUPS_DOCKER_BEFORE"
+  if [[ -z $KEY_JSON_BEFORE && -e /etc/docker/key.json ]]; then
+    echo "# warning: dockerd wrote /etc/docker/key.json: removed" >&2
+    rm -f /etc/docker/key.json
+  fi
+  return "$rc"
+}
+# docker_start DAEMON_JSON: starts the private dockerd with DAEMON_JSON and
+# waits until it answers; dies with its log when it does not.
+docker_start() {
+  local i ready=0
+  dockerd --config-file "$1" -H "unix://$T/docker.sock" --pidfile "$T/docker.pid" \
+    --data-root "$T/data" --exec-root "$T/exec" --iptables=false --ip6tables=false --bridge=none \
+    </dev/null >"$T/logs/dockerd.log" 2>&1 &
+  DOCKERD_PID=$!
+  for i in $(seq 1 300); do
+    kill -0 "$DOCKERD_PID" 2>/dev/null || break
+    if "$DOCKER" -H "unix://$T/docker.sock" version >/dev/null 2>&1; then ready=1; break; fi
+    sleep 0.2
+  done
+  if ((!ready)); then
+    sed 's/^/# dockerd: /' "$T/logs/dockerd.log" | tail -20
+    die "dockerd did not become ready (log above)"
+  fi
+}
 # pod_runtime_args RUNTIME: global podman options selecting RUNTIME with its state under $T.
 pod_runtime_args() { echo "--runtime $1 --runtime-flag root=$T/podman/rt-$1"; }
 # run_podman RUNTIME [global podman options...] -- [run options...] -- SCRIPT

@@ -56,64 +56,12 @@ if ! command -v dockerd >/dev/null 2>&1 || ! command -v containerd >/dev/null 2>
   sanitizer_check "$(cat "$PLUGIN_LOG" 2>/dev/null)"
   it_finish
 fi
-DOCKER=/usr/bin/docker
-[[ -x $DOCKER ]] || DOCKER=$(command -v docker) || die "no docker client (apt-get install docker.io)"
-export DOCKER_CONFIG=$T/docker-cli
-mkdir -p "$DOCKER_CONFIG"
-dk() { timeout 120 "$DOCKER" -H "unix://$T/docker.sock" "$@"; }
-
-DOCKERD_PID=
-CGROUPS_DOCKER_BEFORE=$(cgroups_snapshot docker)
-KEY_JSON_BEFORE=$([[ -e /etc/docker/key.json ]] && echo yes)
-it_track_new_dirs /run/docker /run/containerd /opt/containerd
-docker_stop() {
-  local rc=0 ids i ctd_pid
-  [[ -n $DOCKERD_PID ]] || return 0
-  ids=$(dk ps -aq 2>/dev/null)
-  [[ -n $ids ]] && dk rm -f $ids >/dev/null 2>&1
-  ctd_pid=$(cat "$T/exec/containerd/containerd.pid" 2>/dev/null)
-  kill -TERM "$DOCKERD_PID" 2>/dev/null
-  for i in $(seq 1 300); do
-    kill -0 "$DOCKERD_PID" 2>/dev/null || break
-    sleep 0.2
-  done
-  if kill -0 "$DOCKERD_PID" 2>/dev/null; then
-    echo "# warning: dockerd $DOCKERD_PID did not stop within 60 s: killed" >&2
-    kill -KILL "$DOCKERD_PID" 2>/dev/null
-    rc=1
-  fi
-  wait "$DOCKERD_PID" 2>/dev/null
-  if [[ -n $ctd_pid ]] && kill -0 "$ctd_pid" 2>/dev/null &&
-     [[ $(readlink "/proc/$ctd_pid/exe") == */containerd ]]; then
-    kill -KILL "$ctd_pid" 2>/dev/null
-    rc=1
-  fi
-  DOCKERD_PID=
-  unmount_under "$T/data" >/dev/null
-  unmount_under "$T/exec" >/dev/null
-  remove_new_cgroups docker "$CGROUPS_DOCKER_BEFORE"
-  if [[ -z $KEY_JSON_BEFORE && -e /etc/docker/key.json ]]; then rm -f /etc/docker/key.json; fi
-  return "$rc"
-}
-it_add_cleanup docker_stop
+docker_setup
 
 # Plain docker: only runc, cgroups under the test's parent.
 jq -n --arg cg "/$CG_PARENT" --arg key "$T/key.json" \
   '{"log-level": "warn", "cgroup-parent": $cg, "deprecated-key-path": $key}' >"$T/daemon.json"
-dockerd --config-file "$T/daemon.json" -H "unix://$T/docker.sock" --pidfile "$T/docker.pid" \
-  --data-root "$T/data" --exec-root "$T/exec" --iptables=false --ip6tables=false --bridge=none \
-  </dev/null >"$T/logs/dockerd.log" 2>&1 &
-DOCKERD_PID=$!
-ready=0
-for i in $(seq 1 300); do
-  kill -0 "$DOCKERD_PID" 2>/dev/null || break
-  if "$DOCKER" -H "unix://$T/docker.sock" version >/dev/null 2>&1; then ready=1; break; fi
-  sleep 0.2
-done
-if ((!ready)); then
-  sed 's/^/# dockerd: /' "$T/logs/dockerd.log" | tail -20
-  die "dockerd did not become ready (log above)"
-fi
+docker_start "$T/daemon.json"
 assert_eq "dockerd has no oci-decorator runtime" "" "$(dk info --format '{{json .Runtimes}}' | grep -o oci-decorator)"
 tar -C "$BASE_ROOTFS" -cf "$T/bb.tar" . || die "tar of the rootfs failed"
 dk import "$T/bb.tar" local/ocid-bb:1 >/dev/null || die "docker import failed"
