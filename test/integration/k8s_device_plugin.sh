@@ -168,31 +168,7 @@ JQ
 run_container
 assert_eq "[mounts] runc run exits 0" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
-expect_allocated_onload() {  # DESC: what a kubelet-applied Allocate must give (onload)
-  local f d got opts r w
-  assert_contains "[$1] probe ran to the end" "$OUT" "DONE"
-  for f in ${ONLOAD_PROBE_FILES_ONLOAD//@L@//usr/lib64}; do
-    got=$(field SHA | awk -v f="$f" '$1 == f {print $2}')
-    assert_eq "[$1] $f has the host file's content" "$(host_sha "$HOST_ROOT$f")" "$got"
-  done
-  # The CRI's bind mounts carry ro but not nosuid,nodev (the CDI spec does).
-  opts=$(field MNT | awk '$1 == "/usr/lib64/libonload.so" {print $2}')
-  assert_match "[$1] libonload.so is a read-only mount (${opts:-not a mount})" "$opts" '(^|,)ro(,|$)'
-  for d in /dev/onload /dev/onload_epoll /dev/sfc_char; do
-    assert_eq "[$1] $d is the host's char device" \
-      "character special file $(printf '%x:%x' "0x$(stat -c %t "$HOST_ROOT$d")" "0x$(stat -c %T "$HOST_ROOT$d")")" \
-      "$(field DEV | awk -v d="$d" '$1 == d {$1=""; sub(/^ /, ""); print}')"
-    r=$(field OPENR | awk -v d="$d" '$1 == d')
-    w=$(field OPENW | awk -v d="$d" '$1 == d')
-    assert_contains "[$1] open($d, O_RDONLY) passes the device cgroup (ENXIO)" "$r" "No such device"
-    assert_contains "[$1] open($d, O_WRONLY) passes the device cgroup (ENXIO)" "$w" "No such device"
-  done
-  assert_eq "[$1] LD_PRELOAD is /usr/lib64/libonload.so" /usr/lib64/libonload.so "$(field LDP)"
-  assert_contains "[$1] dyn-hello gets the SIMULATED libonload preloaded" "$(field DYN)" \
-    "SIMULATED libonload: preloaded into /usr/bin/dyn-hello"
-  assert_eq "[$1] no /etc/ld.so.preload" no "$(field PRELOAD_FILE)"
-}
-expect_allocated_onload mounts
+expect_onload onload mounts "$HOST_ROOT" /usr/lib64 bind
 assert_host_mounts_unchanged "[mounts] after the container"
 
 echo "# --- end to end (b): --allocate cdi --cdi-dir /etc/cdi, the names given to podman --device"

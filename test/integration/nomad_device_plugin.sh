@@ -92,52 +92,6 @@ run_docker() {  # NAME [docker run options...]
   ERR=$(cat "$T/err-$name")
 }
 
-# expect_nomad WHAT DESC: $OUT (an onload_probe run) for WHAT = all | zf | none.
-# As expect_onload's spec mode, except for mount options: Nomad's
-# reservation carries read_only only, so docker mounts "ro" without the
-# nosuid,nodev the runtime shim and CDI add.
-expect_nomad() {
-  local what=$1 desc=$2 L=/usr/lib64 f d m opts got want r w want_onload=0 want_zf=0
-  case $what in all) want_onload=1; want_zf=1 ;; zf) want_zf=1 ;; none) ;; esac
-  assert_contains "[$desc] probe ran to the end" "$OUT" "DONE"
-  for f in ${ONLOAD_PROBE_FILES_ONLOAD//@L@/$L} ${ONLOAD_PROBE_FILES_ZF//@L@/$L}; do
-    got=$(field SHA | awk -v f="$f" '$1 == f {print $2}')
-    if { [[ " ${ONLOAD_PROBE_FILES_ONLOAD//@L@/$L} " == *" $f "* ]] && ((want_onload)); } ||
-       { [[ " ${ONLOAD_PROBE_FILES_ZF//@L@/$L} " == *" $f "* ]] && ((want_zf)); }; then
-      assert_eq "[$desc] $f has the host file's content" "$(host_sha "$HOST_ROOT$f")" "$got"
-      m=$f
-      [[ $f == /usr/libexec/onload/profiles/* ]] && m=/usr/libexec/onload/profiles
-      opts=$(field MNT | awk -v m="$m" '$1 == m {print $2}')
-      assert_match "[$desc] $m is mounted read-only (${opts:-not a mount})" "$opts" '(^|,)ro(,|$)'
-    else
-      assert_eq "[$desc] $f absent" MISSING "$got"
-    fi
-  done
-  for d in /dev/onload /dev/onload_epoll /dev/sfc_char; do
-    if { [[ $d == /dev/sfc_char ]] && ((want_onload || want_zf)); } || ((want_onload)); then
-      want=$(printf '%x:%x' "0x$(stat -c %t "$HOST_ROOT$d")" "0x$(stat -c %T "$HOST_ROOT$d")")
-      assert_eq "[$desc] $d is the host's char device" "character special file $want" \
-        "$(field DEV | awk -v d="$d" '$1 == d {$1=""; sub(/^ /, ""); print}')"
-      r=$(field OPENR | awk -v d="$d" '$1 == d')
-      w=$(field OPENW | awk -v d="$d" '$1 == d')
-      assert_contains "[$desc] open($d, O_RDONLY) passes the device cgroup (ENXIO)" "$r" "No such device"
-      assert_contains "[$desc] open($d, O_WRONLY) passes the device cgroup (ENXIO)" "$w" "No such device"
-    else
-      assert_eq "[$desc] $d absent" ABSENT "$(field DEV | awk -v d="$d" '$1 == d {print $2}')"
-    fi
-  done
-  if ((want_onload)); then
-    assert_eq "[$desc] LD_PRELOAD is $L/libonload.so" "$L/libonload.so" "$(field LDP)"
-    assert_contains "[$desc] dyn-hello gets the SIMULATED libonload preloaded" "$(field DYN)" \
-      "SIMULATED libonload: preloaded into /usr/bin/dyn-hello"
-  else
-    assert_eq "[$desc] LD_PRELOAD unset" unset "$(field LDP)"
-    assert_not_contains "[$desc] dyn-hello runs without libonload" "$(field DYN)" "SIMULATED libonload"
-  fi
-  assert_eq "[$desc] no /etc/ld.so.preload" no "$(field PRELOAD_FILE)"
-  assert_contains "[$desc] dyn-hello runs" "$(field DYN)" "dyn-hello: running"
-}
-
 reserve_args amd-onloadzf-0
 assert_eq "[onloadzf] reserve amd-onloadzf-0 gives mounts, devices and LD_PRELOAD" "yes" \
   "$(jq -r 'if (.mounts | length) > 0 and (.devices | length) == 3 and .envs.LD_PRELOAD then "yes" else tostring end' <<<"$RES")"
@@ -145,19 +99,19 @@ info "docker run ${ARGS[*]}"
 run_docker onloadzf "${ARGS[@]}"
 assert_eq "[onloadzf] docker run exits 0" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
-expect_nomad all onloadzf
+expect_onload all onloadzf "$HOST_ROOT" /usr/lib64 bind
 
 reserve_args amd-zf-0
 run_docker zf "${ARGS[@]}"
 assert_eq "[zf] docker run exits 0" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
-expect_nomad zf zf
+expect_onload zf zf "$HOST_ROOT" /usr/lib64 bind
 
 # The same image without a reservation: nothing of Onload (the check above
 # is not passing because of the image).
 run_docker none
 assert_eq "[no device] docker run exits 0" 0 "$RC"
-expect_nomad none "no device"
+expect_onload none "no device" "$HOST_ROOT" /usr/lib64 bind
 # A device missing from the reservation is really denied: the cgroup check bites.
 assert_contains "[no reservation] the host's /dev/onload (bind-mounted) is denied by the device cgroup" \
   "$(dk run --rm --network=none --mount "type=bind,source=$HOST_ROOT/dev,target=/hostdev,readonly" local/ocid-bb:1 \
