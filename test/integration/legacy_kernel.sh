@@ -96,8 +96,8 @@ if [[ $HAVE_STRACE == 1 ]]; then
     "fchdir\\(${procfd:-none}\\) += 0"
   assert_no_match "[legacy] strace: no mount(2) through the container's /proc" "$ST" \
     'mount\([^)]*"/proc/'
-  assert_match "[legacy] strace: mount ids from the host procfs's fdinfo" "$ST" \
-    'openat\([0-9]+, "thread-self/fdinfo/[0-9]+", O_RDONLY\|O_NOFOLLOW\|O_CLOEXEC\) = [0-9]+'
+  assert_match "[legacy] strace: mount ids from the host procfs's fdinfo, opened non-blocking" "$ST" \
+    'openat\([0-9]+, "thread-self/fdinfo/[0-9]+", O_RDONLY\|O_NONBLOCK\|O_NOFOLLOW\|O_CLOEXEC\) = [0-9]+'
   assert_no_match "[legacy] strace: no /proc/thread-self path opened (the container's /proc)" "$ST" \
     'openat\(AT_FDCWD, "/proc/thread-self/'
   assert_match "[legacy] strace: bind mounts by fd, from thread-self/fd" "$ST" \
