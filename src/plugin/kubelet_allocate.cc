@@ -1,5 +1,7 @@
 #include "kubelet_allocate.h"
 
+#include "slot_ids.h"
+
 namespace ocid {
 namespace {
 
@@ -45,24 +47,11 @@ std::string DeviceIdPrefix(const std::string& resource) {
 }
 
 std::vector<std::string> DeviceIds(const std::string& resource, int slots) {
-  std::string prefix = DeviceIdPrefix(resource) + "-";
-  std::vector<std::string> ids;
-  ids.reserve(slots > 0 ? static_cast<size_t>(slots) : 0);
-  for (int i = 0; i < slots; ++i) ids.push_back(prefix + std::to_string(i));
-  return ids;
+  return SlotIds(DeviceIdPrefix(resource) + "-", slots);
 }
 
 bool IsDeviceId(const std::string& resource, int slots, const std::string& id) {
-  std::string prefix = DeviceIdPrefix(resource) + "-";
-  if (id.size() <= prefix.size() || id.compare(0, prefix.size(), prefix) != 0) return false;
-  std::string digits = id.substr(prefix.size());
-  if (digits.size() > 9 || (digits.size() > 1 && digits[0] == '0')) return false;
-  long n = 0;
-  for (char c : digits) {
-    if (c < '0' || c > '9') return false;
-    n = n * 10 + (c - '0');
-  }
-  return n < slots;
+  return IsSlotId(id, DeviceIdPrefix(resource) + "-", slots);
 }
 
 const ClusterResource* FindK8sResource(const ClusterView& view, const std::string& k8s_name) {

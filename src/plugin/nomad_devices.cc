@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "slot_ids.h"
+
 namespace ocid {
 namespace {
 
@@ -60,19 +62,11 @@ void AddDelivery(const ClusterResource& r, const NomadConfig& cfg, NomadReservat
   if (it != out->envs.end() && it->second.empty()) out->envs.erase(it);
 }
 
-// The group `id` names ("<vendor>-<type>-<n>", n < slots, in decimal
-// without leading zeros), or groups.size(). By parsing, not by listing the
-// IDs: slots may be large.
+// The group `id` names ("<vendor>-<type>-<n>", n < slots), or
+// groups.size().
 size_t FindGroup(const std::vector<NomadGroup>& groups, int slots, const std::string& id) {
-  for (size_t i = 0; i < groups.size(); ++i) {
-    std::string prefix = groups[i].vendor + "-" + groups[i].type + "-";
-    if (id.size() <= prefix.size() || id.compare(0, prefix.size(), prefix) != 0) continue;
-    std::string n = id.substr(prefix.size());
-    if (n.size() > 6 || (n.size() > 1 && n[0] == '0') ||
-        n.find_first_not_of("0123456789") != std::string::npos)
-      continue;
-    if (std::stoi(n) < slots) return i;
-  }
+  for (size_t i = 0; i < groups.size(); ++i)
+    if (IsSlotId(id, groups[i].vendor + "-" + groups[i].type + "-", slots)) return i;
   return groups.size();
 }
 
@@ -98,7 +92,7 @@ std::vector<NomadGroup> NomadGroups(const ClusterView& view, const NomadConfig& 
     g.healthy = r.healthy;
     g.why = r.healthy ? "" : r.why;
     g.resource = i;
-    for (int n = 0; with_ids && n < cfg.slots; ++n) g.ids.push_back(IdPrefix(r) + std::to_string(n));
+    if (with_ids) g.ids = SlotIds(IdPrefix(r), cfg.slots);
     g.attributes["features"] = Join(r.features, ",");
     g.attributes["inventory"] = r.inventory;
     if (!r.cdi_device.empty()) g.attributes["cdi_device"] = r.cdi_device;
