@@ -26,6 +26,9 @@
 #   RUNS_INACTIVE [300]  RUNS_ACTIVE [100]  RUNS_E2E [40]  RUNS_SHIM [100]  WARMUP [10]
 #   SECTIONS ["a b c d e f"]   SETTLE [0.05] (b, d, e: seconds of quiet before each timed run)
 #   BUILD_DIR [<repo>/build-bench]   OCID_BIN [BUILD_DIR/oci-decorator: skips the build]
+#   OLD_BIN [unset]: a second hook binary (say, a build of the previous commit)
+#     timed beside OCID_BIN in sections a and b, same inputs, interleaved: what a
+#     change costs on the not-asked and the activated path, in one run
 #   RESULTS [bench/results/latest.md]   KEEP_WORKDIR [0]
 set -euo pipefail
 
@@ -304,6 +307,15 @@ verdict() {
   VERDICTS+=("$1 (target ≤ $3): $(awk -v v="$2" -v l="$3" 'BEGIN{print (v+0 <= l+0) ? "within" : "**over**"}')")
 }
 
+# old_vs_new TSV NEW_NAME WHAT: with OLD_BIN, one line comparing the two
+# binaries' medians from the same interleaved run (each is also a row).
+old_vs_new() {
+  [[ -n ${OLD_BIN:-} ]] || return 0
+  local new old
+  new=$(tsv_get "$1" "$2" median_ms) old=$(tsv_get "$1" "OLD_BIN hook" median_ms)
+  VERDICTS+=("$3: this build $(fmt "$new") ms, OLD_BIN ($OLD_BIN) $(fmt "$old") ms: $(awk -v n="$new" -v o="$old" 'BEGIN{printf "%+.3f ms (%.2f×)", n - o, n / o}')")
+}
+
 # --- sections ------------------------------------------------------------------
 section_a() {
   log "a. hook alone, container does not ask ($RUNS_INACTIVE runs each)"
@@ -312,15 +324,18 @@ section_a() {
   cp "$W/cfg-sleep-inactive.json" "$W/inactive/config.json"
   printf '{"ociVersion":"1.0.2","id":"%s-inactive","status":"creating","pid":%d,"bundle":"%s"}\n' \
     "$TAG" "$SLEEP_PID" "$W/inactive" >"$W/state-inactive.json"
-  local hook=(--stdin "$W/state-inactive.json")
+  local hook=(--stdin "$W/state-inactive.json") old=()
+  [[ -z ${OLD_BIN:-} ]] ||
+    old=(:: --name "OLD_BIN hook" "${hook[@]}" "$OLD_BIN" --config-dir "$W/config.d" --state-dir "$STATE" hook prestart)
   "$HOOKBENCH" --runs "$RUNS_INACTIVE" --warmup "$WARMUP" --tsv "$W/a.tsv" \
     --name /bin/true "${hook[@]}" /bin/true :: \
     --name "oci-decorator hook" "${hook[@]}" \
       "$OCID_BIN" --config-dir "$W/config.d" --state-dir "$STATE" hook prestart :: \
     --name "oci-decorator hook, onload.json only" "${hook[@]}" \
       "$OCID_BIN" --config-dir "$W/config-onload.d" --state-dir "$STATE" hook prestart :: \
-    --name "static no-op" "${hook[@]}" "$STATIC_TRUE"
+    --name "static no-op" "${hook[@]}" "$STATIC_TRUE" "${old[@]}"
   md_rows "Hook alone, container does not ask" "$W/a.tsv"
+  old_vs_new "$W/a.tsv" "oci-decorator hook" "not asked"
   local r; r=$(tsv_get "$W/a.tsv" "oci-decorator hook" ratio)
   verdict "Hook alone, container does not ask (all shipped inventories): $(fmt "$r" 2)× /bin/true" "$r" 1.2
   kill "$SLEEP_PID"; wait "$SLEEP_PID" 2>/dev/null || true; SLEEP_PID=
@@ -407,14 +422,20 @@ section_b() {
   log "b. hook alone, activated, a fresh runc container per run ($RUNS_ACTIVE runs each)"
   verify_activated
   local h="$HERE/helpers" cfg=$W/cfg-sleep-active.json
-  local hook=("$OCID_BIN" --config-dir "$W/config.d" --host-root "$W/host" --state-dir "$STATE" hook prestart)
+  local hook=("$OCID_BIN" --config-dir "$W/config.d" --host-root "$W/host" --state-dir "$STATE" hook prestart) old=()
+  [[ -z ${OLD_BIN:-} ]] ||
+    old=(:: --name "OLD_BIN hook" --setup "$h/new-container.sh {n} $cfg $TMPFS/act"
+         --teardown "$h/del-container.sh {n} $TMPFS/act" --stdin "$TMPFS/act/{n}/state.json"
+         "$OLD_BIN" "${hook[@]:1}")
   "$HOOKBENCH" --runs "$RUNS_ACTIVE" --warmup "$WARMUP" --tsv "$W/b.tsv" \
     --name /bin/true --setup "$h/new-container.sh {n} $cfg $TMPFS/act" \
       --teardown "$h/del-container.sh {n} $TMPFS/act" --stdin "$TMPFS/act/{n}/state.json" /bin/true :: \
     --name "oci-decorator hook" --setup "$h/new-container.sh {n} $cfg $TMPFS/act" \
       --teardown "$h/del-container.sh {n} $TMPFS/act" --stdin "$TMPFS/act/{n}/state.json" "${hook[@]}" :: \
     --name "oci-decorator hook, bundle on $DISK_FS" --setup "$h/new-container.sh {n} $cfg $W/act" \
-      --teardown "$h/del-container.sh {n} $W/act" --stdin "$W/act/{n}/state.json" "${hook[@]}"
+      --teardown "$h/del-container.sh {n} $W/act" --stdin "$W/act/{n}/state.json" "${hook[@]}" \
+    "${old[@]}"
+  old_vs_new "$W/b.tsv" "oci-decorator hook" "activated"
   md_rows "Hook alone, activated Onload: $ADDED_MOUNTS mounts, $ADDED_RULES devices + cgroup rules, runc container in prestart" "$W/b.tsv"
   local m; m=$(tsv_get "$W/b.tsv" "oci-decorator hook" median_ms)
   verdict "Hook alone, activated (bundle on tmpfs): median $(fmt "$m") ms" "$m" 1.5
