@@ -4,6 +4,7 @@
 #include <fnmatch.h>
 #include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -74,6 +75,43 @@ std::string HostRootView::Resolve(const std::string& path) const {
   Error ignored;
   if (!OpenInRoot(root_.get(), path, O_PATH, &fd, &ignored)) return "";
   return ResolvedOf(fd.get(), path);
+}
+
+bool HostView::ReadChunks(const std::string& path, size_t, const ChunkSink&,
+                          Error* err) const {
+  return Fail(err, "cannot read host file", Display(path), ENOTSUP);
+}
+
+bool HostRootView::ReadChunks(const std::string& path, size_t limit, const ChunkSink& sink,
+                              Error* err) const {
+  // O_NONBLOCK: a FIFO planted where a file is expected must not block the
+  // open; it is refused below, as is anything but a regular file.
+  UniqueFd fd;
+  if (!OpenInRoot(root_.get(), path, O_RDONLY | O_NONBLOCK | O_NOCTTY, &fd, err)) {
+    err->path = Display(path);
+    return false;
+  }
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return Fail(err, "cannot stat host file", Display(path), errno);
+  if (!S_ISREG(st.st_mode)) return Fail(err, "host path is not a regular file", Display(path));
+  auto too_big = [&] {
+    return Fail(err, "host file is larger than " + std::to_string(limit) + " bytes",
+                Display(path));
+  };
+  // sysfs files report 4096 whatever they hold: the size is checked again
+  // on what is read.
+  if (static_cast<uint64_t>(st.st_size) > limit) return too_big();
+  std::vector<char> buf(65536);
+  size_t total = 0;
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Fail(err, "cannot read host file", Display(path), errno);
+    if (n == 0) return true;
+    total += static_cast<size_t>(n);
+    if (total > limit) return too_big();
+    sink(std::string_view(buf.data(), static_cast<size_t>(n)));
+  }
 }
 
 bool HostRootView::OpenSource(const std::string& path, UniqueFd* out, Error* err) const {

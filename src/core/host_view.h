@@ -5,10 +5,13 @@
 #pragma once
 #include <sys/types.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "error.h"
@@ -43,6 +46,14 @@ class HostView {
   // `path` after following symlinks inside the host root, for views that
   // leave HostMatch::resolved empty; "" when unknown.
   virtual std::string Resolve(const std::string& path) const { (void)path; return ""; }
+  // Shows the bytes of the regular host file `path` to `sink`, in order, in
+  // chunks of at most 64 KiB. A file of more than `limit` bytes fails
+  // (reading stops there); a missing one, or a dangling link, fails with
+  // err->errnum ENOENT (or ENOTDIR, ELOOP). A view of names only cannot
+  // read: this default fails with ENOTSUP.
+  using ChunkSink = std::function<void(std::string_view)>;
+  virtual bool ReadChunks(const std::string& path, size_t limit, const ChunkSink& sink,
+                          Error* err) const;
 };
 
 class HostRootView : public HostView {
@@ -55,6 +66,8 @@ class HostRootView : public HostView {
   // turns it off and resolves only the few paths the planner asks about.
   void set_resolve_paths(bool on) { resolve_paths_ = on; }
   std::string Resolve(const std::string& path) const override;
+  bool ReadChunks(const std::string& path, size_t limit, const ChunkSink& sink,
+                  Error* err) const override;
   std::string Display(const std::string& path) const override {
     return root_path_ == "/" ? path : root_path_ + path;
   }

@@ -111,6 +111,8 @@ class InventoryParser {
         out->cdi_kind = v.get<std::string>();
       } else if (k == "activation_policy") {
         if (!ParsePolicy(v, &out->policy)) return false;
+      } else if (k == "version_lock") {
+        if (!ParseVersionLock(v, &out->version_lock)) return false;
       } else if (k == "driver_feature") {
         if (!ParseFeatureList(v, &out->driver_features)) return false;
       } else if (k == "inventory") {
@@ -122,6 +124,10 @@ class InventoryParser {
     if (out->activation_flag.empty()) return Bad("activation_flag", "is missing");
     if (out->driver_features.empty()) return Bad("driver_feature", "is missing");
     if (!inventory) return Bad("inventory", "is missing");
+    for (const auto& g : out->version_lock.features)
+      if (std::find(out->driver_features.begin(), out->driver_features.end(), g) ==
+          out->driver_features.end())
+        return Bad("version_lock.features", "names \"" + g + "\", which is not in driver_feature");
     if (!inventory->is_object()) return Bad("inventory", "must be an object");
     for (const auto& [k, v] : inventory->items()) {
       if (IsCommentKey(k)) continue;
@@ -176,6 +182,53 @@ class InventoryParser {
         return Bad(sub, "unknown key");
       }
     }
+    return true;
+  }
+
+  // A host file path: absolute, normalised, no glob (the lock reads one file).
+  bool ParseHostFile(const json& v, const std::string& key, std::string* out) {
+    std::string why;
+    if (!v.is_string()) return Bad(key, "must be a string (an absolute host path)");
+    if (!CheckPathSyntax(v.get<std::string>(), true, false, &why))
+      return Bad(key, "\"" + Printable(v.get<std::string>(), 256) + "\" " + why);
+    *out = v.get<std::string>();
+    return true;
+  }
+
+  bool ParseVersionLock(const json& v, VersionLock* out) {
+    const std::string key = "version_lock";
+    if (!v.is_object()) return Bad(key, "must be an object");
+    for (const auto& [k, val] : v.items()) {
+      std::string sub = key + "." + k;
+      if (k == "enforce") {
+        if (!val.is_boolean()) return Bad(sub, "must be true or false");
+        out->enforce = val.get<bool>();
+      } else if (k == "module_version") {
+        if (!ParseHostFile(val, sub, &out->module_version)) return false;
+      } else if (k == "library") {
+        if (val.is_string()) {
+          out->library.emplace_back();
+          if (!ParseHostFile(val, sub, &out->library.back())) return false;
+        } else if (val.is_array() && !val.empty()) {
+          for (const auto& alt : val) {
+            out->library.emplace_back();
+            if (!ParseHostFile(alt, sub, &out->library.back())) return false;
+          }
+        } else {
+          return Bad(sub, "must be a path or a non-empty list of paths");
+        }
+      } else if (k == "features") {
+        if (!val.is_array()) return Bad(sub, "must be a list of feature names");
+        for (const auto& f : val) {
+          if (!f.is_string()) return Bad(sub, "must be a list of feature names");
+          out->features.push_back(f.get<std::string>());
+        }
+      } else if (!IsCommentKey(k)) {
+        return Bad(sub, "unknown key");
+      }
+    }
+    if (out->module_version.empty()) return Bad(key + ".module_version", "is missing");
+    if (out->library.empty()) return Bad(key + ".library", "is missing");
     return true;
   }
 

@@ -11,7 +11,9 @@
 //   - the last component of a source may be a glob (libonload.so*);
 //   - a per-feature "preload" list of libraries to preload;
 //   - "cdi_kind": the CDI kind ("vendor/class") of `cdi generate` (cdi.h);
-//   - "activation_policy": who may activate the inventory (ActivationPolicy).
+//   - "activation_policy": who may activate the inventory (ActivationPolicy);
+//   - "version_lock": a library that must match the loaded kernel module
+//     (VersionLock, version_lock.h).
 #pragma once
 #include <map>
 #include <string>
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "error.h"
+#include "version_lock.h"
 
 namespace ocid {
 
@@ -63,6 +66,7 @@ struct Inventory {
   std::string activation_flag;
   std::string cdi_kind;                  // "" = derived from the file name
   ActivationPolicy policy;
+  VersionLock version_lock;                  // not configured() = none
   std::vector<std::string> driver_features;  // declared order
   std::vector<Feature> features;             // in driver_feature order
 

@@ -1,10 +1,12 @@
 // A HostView over an in-memory tree of files, directories and device
 // nodes, for tests of the pure planning code (CDI, cluster resources).
+// Regular files may have contents (Content), read in chunks of chunk_size.
 #pragma once
 #include <fnmatch.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include <cerrno>
 #include <functional>
 #include <map>
 #include <string>
@@ -30,9 +32,30 @@ class FakeHost : public ocid::HostView {
   FakeHost& Chr(const std::string& path, unsigned maj, unsigned min, unsigned perm = 0666) {
     return Add(path, "", FileType::kCharDevice, S_IFCHR | perm, makedev(maj, min));
   }
+  // A regular file holding `bytes`.
+  FakeHost& Content(const std::string& path, const std::string& bytes) {
+    File(path);
+    contents_[path] = bytes;
+    return *this;
+  }
   FakeHost& Remove(const std::string& path) {
     tree_.erase(path);
+    contents_.erase(path);
     return *this;
+  }
+  size_t chunk_size = 65536;
+  bool ReadChunks(const std::string& path, size_t limit, const ChunkSink& sink,
+                  Error* err) const override {
+    auto it = tree_.find(path);
+    if (it == tree_.end()) return ocid::Fail(err, "cannot open", path, ENOENT);
+    if (it->second.type != FileType::kRegular)
+      return ocid::Fail(err, "host path is not a regular file", path);
+    auto c = contents_.find(path);
+    std::string bytes = c == contents_.end() ? "" : c->second;
+    if (bytes.size() > limit) return ocid::Fail(err, "host file is too large", path);
+    for (size_t off = 0; off < bytes.size(); off += chunk_size)
+      sink(std::string_view(bytes).substr(off, chunk_size));
+    return true;
   }
   bool Match(const std::string& pattern, std::vector<HostMatch>* out,
              Error*) const override {
@@ -62,6 +85,7 @@ class FakeHost : public ocid::HostView {
     return *this;
   }
   std::map<std::string, HostMatch> tree_;
+  std::map<std::string, std::string> contents_;
 };
 
 }  // namespace ocid_test

@@ -1,0 +1,179 @@
+#include "version_lock.h"
+
+#include <cerrno>
+#include <cstring>
+
+#include "error.h"
+#include "host_view.h"
+#include "inventory.h"
+
+namespace ocid {
+namespace {
+
+// "Onload " also ends "OpenOnload " and "EnterpriseOnload ": one needle
+// finds every product's banner.
+constexpr std::string_view kProduct = "Onload ";
+constexpr std::string_view kAfter = "\nCopyright";
+constexpr size_t kMaxToken = 64;
+// The longest banner the scan must see whole: what a chunk boundary may cut.
+constexpr size_t kOverlap = kProduct.size() + kMaxToken + kAfter.size();
+
+bool IsTokenChar(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+         c == '.' || c == '_' || c == '-';
+}
+
+// The first banner's version in `bytes`, or "".
+std::string FindBanner(std::string_view bytes) {
+  const char* base = bytes.data();
+  size_t pos = 0;
+  while (pos < bytes.size()) {
+    const void* hit = ::memmem(base + pos, bytes.size() - pos, kProduct.data(), kProduct.size());
+    if (!hit) return "";
+    size_t start = static_cast<size_t>(static_cast<const char*>(hit) - base) + kProduct.size();
+    size_t end = start;
+    while (end < bytes.size() && end - start <= kMaxToken && IsTokenChar(bytes[end])) ++end;
+    std::string_view token = bytes.substr(start, end - start);
+    if (IsVersionToken(token) && bytes.substr(end, kAfter.size()) == kAfter)
+      return std::string(token);
+    pos = start;
+  }
+  return "";
+}
+
+// "onload" for /sys/module/onload/version.
+std::string ModuleName(const std::string& path) {
+  const std::string prefix = "/sys/module/";
+  if (path.rfind(prefix, 0) == 0) {
+    std::string rest = path.substr(prefix.size());
+    size_t slash = rest.find('/');
+    if (slash != std::string::npos && slash > 0) return rest.substr(0, slash);
+  }
+  return "kernel";
+}
+
+bool Missing(int e) { return e == ENOENT || e == ENOTDIR || e == ELOOP; }
+
+// Reads the module's version: the first line, trimmed.
+bool ReadModuleVersion(const VersionLock& lock, const HostView& host, VersionReport* r) {
+  r->module_path = host.Display(lock.module_version);
+  std::string bytes;
+  Error e;
+  if (!host.ReadChunks(lock.module_version, kMaxModuleVersionBytes,
+                       [&](std::string_view c) { bytes.append(c); }, &e)) {
+    r->why = Missing(e.errnum)
+                 ? "the " + ModuleName(lock.module_version) + " module's version is unknown (" +
+                       r->module_path + " does not exist: module not loaded?)"
+                 : "the " + ModuleName(lock.module_version) + " module's version is unknown: " +
+                       e.Line();
+    return false;
+  }
+  std::string_view line(bytes);
+  line = line.substr(0, line.find('\n'));
+  while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r'))
+    line.remove_suffix(1);
+  if (!IsVersionToken(line)) {
+    r->why = "the " + ModuleName(lock.module_version) + " module's version is unknown (" +
+             r->module_path + " holds no version: \"" + Printable(line, 64) + "\")";
+    return false;
+  }
+  r->module_version = std::string(line);
+  return true;
+}
+
+// Reads the first library alternative that exists and scans it for a banner.
+bool ReadLibraryVersion(const VersionLock& lock, const HostView& host, VersionReport* r) {
+  for (const auto& path : lock.library) {
+    BannerScanner scan;
+    Error e;
+    if (!host.ReadChunks(path, kMaxLibraryBytes, [&](std::string_view c) { scan.Feed(c); },
+                         &e)) {
+      if (Missing(e.errnum)) continue;
+      r->library_path = host.Display(path);
+      r->why = "the library's version is unknown: " + e.Line();
+      return false;
+    }
+    r->library_path = host.Display(path);
+    if (!scan.found()) {
+      r->why = "the library's version is unknown (no version banner in " + r->library_path + ")";
+      return false;
+    }
+    r->library_version = scan.version();
+    return true;
+  }
+  std::string all;
+  for (const auto& path : lock.library) all += (all.empty() ? "" : " or ") + host.Display(path);
+  r->why = "the library's version is unknown (" + all + " not found)";
+  return false;
+}
+
+std::string LibraryName(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
+}  // namespace
+
+bool VersionLock::Guards(const std::vector<std::string>& requested) const {
+  if (!configured()) return false;
+  if (features.empty()) return !requested.empty();
+  for (const auto& f : requested)
+    for (const auto& g : features)
+      if (f == g) return true;
+  return false;
+}
+
+const char* VersionStateName(VersionState s) {
+  switch (s) {
+    case VersionState::kMatch: return "match";
+    case VersionState::kMismatch: return "mismatch";
+    case VersionState::kUnknown: return "unknown";
+    case VersionState::kNotConfigured: return "not configured";
+  }
+  return "unknown";
+}
+
+bool IsVersionToken(std::string_view s) {
+  if (s.empty() || s.size() > kMaxToken) return false;
+  for (char c : s)
+    if (!IsTokenChar(c)) return false;
+  return true;
+}
+
+void BannerScanner::Feed(std::string_view chunk) {
+  if (found() || chunk.empty()) return;
+  window_.append(chunk);
+  version_ = FindBanner(window_);
+  // Keep what a banner cut by the next boundary could start in.
+  if (window_.size() > kOverlap) window_.erase(0, window_.size() - kOverlap);
+}
+
+std::string LibraryVersionFromBytes(std::string_view bytes) { return FindBanner(bytes); }
+
+VersionReport CheckVersions(const Inventory& inv, const HostView& host) {
+  VersionReport r;
+  const VersionLock& lock = inv.version_lock;
+  if (!lock.configured()) return r;
+  r.state = VersionState::kUnknown;
+  // Both sides are read (and reported) even when one is unknown.
+  std::string why_module, why_library;
+  bool module_ok = ReadModuleVersion(lock, host, &r);
+  why_module = r.why;
+  r.why.clear();
+  bool library_ok = ReadLibraryVersion(lock, host, &r);
+  why_library = r.why;
+  if (!module_ok || !library_ok) {
+    r.why = "version lock: " + (module_ok ? why_library : why_module);
+    return r;
+  }
+  if (r.module_version == r.library_version) {
+    r.state = VersionState::kMatch;
+    r.why.clear();
+    return r;
+  }
+  r.state = VersionState::kMismatch;
+  r.why = "version lock: " + LibraryName(r.library_path) + " is " + r.library_version + " (" +
+          r.library_path + ") but the loaded " + ModuleName(lock.module_version) +
+          " module is " + r.module_version + " (" + r.module_path + ")";
+  return r;
+}
+
+}  // namespace ocid
