@@ -166,6 +166,8 @@ bool HostRootView::Match(const std::string& pattern,
     m.type = FileTypeOf(st.st_mode);
     m.rdev = st.st_rdev;
     m.mode = st.st_mode;
+    m.uid = st.st_uid;
+    m.gid = st.st_gid;
     m.dev = st.st_dev;
     m.ino = st.st_ino;
     opened_[p] = std::move(fd);

@@ -29,6 +29,7 @@ struct HostMatch {
   FileType type = FileType::kOther;
   uint64_t rdev = 0;      // st_rdev for devices
   uint32_t mode = 0;      // st_mode
+  uint32_t uid = 0, gid = 0;  // st_uid, st_gid (what `check` reports)
   uint64_t dev = 0;       // st_dev and st_ino identify the file, so the
   uint64_t ino = 0;       // executor can check it is still the one planned
 };

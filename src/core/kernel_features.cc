@@ -92,38 +92,43 @@ bool MountId(int fd, uint64_t* mnt_id) {
   return (sx.stx_mask & STATX_MNT_ID) || MountIdFromFdinfo(fd, mnt_id);
 }
 
-std::string Describe() {
+Interfaces Probe() {
   // Each probe is harmless whatever the kernel: an O_PATH open of "/", and
   // mount calls on fd -1 (EBADF, or EPERM without CAP_SYS_ADMIN) or with an
   // empty attribute set (a no-op). Only ENOSYS means "missing".
+  Interfaces k;
   open_how how{};
   how.flags = O_PATH | O_CLOEXEC;
   int fd = sys::openat2(AT_FDCWD, "/", &how);
-  bool openat2 = fd >= 0 || errno != ENOSYS;
+  k.openat2 = fd >= 0 || errno != ENOSYS;
   if (fd >= 0) ::close(fd);
 
-  bool mount_api = true;
   fd = sys::open_tree(-1, "", AT_EMPTY_PATH | OPEN_TREE_CLOEXEC);
   if (fd >= 0) ::close(fd);
-  else if (errno == ENOSYS) mount_api = false;
+  else if (errno == ENOSYS) k.mount_api = false;
   if (sys::move_mount(-1, "", -1, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0 &&
       errno == ENOSYS)
-    mount_api = false;
+    k.mount_api = false;
   mount_attr attr{};
   if (sys::mount_setattr(-1, "", AT_EMPTY_PATH, &attr) != 0 && errno == ENOSYS)
-    mount_api = false;
+    k.mount_api = false;
 
   struct statx sx {};
-  bool mnt_id = ::statx(AT_FDCWD, "/", AT_STATX_SYNC_AS_STAT, STATX_MNT_ID, &sx) == 0 &&
-                (sx.stx_mask & STATX_MNT_ID);
+  k.statx_mnt_id = ::statx(AT_FDCWD, "/", AT_STATX_SYNC_AS_STAT, STATX_MNT_ID, &sx) == 0 &&
+                   (sx.stx_mask & STATX_MNT_ID);
+  return k;
+}
 
+std::string Describe(const Interfaces& k) {
   std::string s = "kernel: openat2 ";
-  s += openat2 ? "yes" : "no (userspace resolver)";
+  s += k.openat2 ? "yes" : "no (userspace resolver)";
   s += ", mount API ";
-  s += mount_api ? "yes" : "no (legacy mount(2))";
+  s += k.mount_api ? "yes" : "no (legacy mount(2))";
   s += ", statx mnt_id ";
-  s += mnt_id ? "yes" : "no (fdinfo)";
+  s += k.statx_mnt_id ? "yes" : "no (fdinfo)";
   return s;
 }
+
+std::string Describe() { return Describe(Probe()); }
 
 }  // namespace ocid::kernel

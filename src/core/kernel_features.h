@@ -43,9 +43,18 @@ bool MountId(int fd, uint64_t* mnt_id);
 // The value of the "mnt_id:" line of an fdinfo text.
 bool ParseFdinfoMountId(std::string_view fdinfo, uint64_t* mnt_id);
 
-// One line for `oci-decorator check`, from a harmless call to each
-// interface (not from the cache above):
+// Which interfaces this kernel has, from a harmless call to each (not from
+// the cache above): what `oci-decorator check` reports.
+struct Interfaces {
+  bool openat2 = true;
+  bool mount_api = true;      // open_tree, move_mount and mount_setattr
+  bool statx_mnt_id = true;
+};
+Interfaces Probe();
+
+// One line for `oci-decorator check`:
 // "kernel: openat2 yes, mount API yes, statx mnt_id yes".
+std::string Describe(const Interfaces& k);
 std::string Describe();
 
 }  // namespace ocid::kernel

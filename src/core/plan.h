@@ -22,6 +22,7 @@ struct MountOp {
   bool nodev = true;          // false for device nodes
   uint64_t rdev = 0;          // devices only
   uint32_t mode = 0;          // st_mode of the source (a device's fileMode in config.json)
+  uint32_t uid = 0, gid = 0;  // owner of the source (`check` reports it)
   uint64_t dev = 0, ino = 0;  // identity of the planned source
   std::string inventory;      // provenance: file and feature
   std::string feature;

@@ -192,6 +192,8 @@ class Planner {
       op.nodev = e.kind != EntryKind::kDevice;
       op.rdev = m.rdev;
       op.mode = m.mode;
+      op.uid = m.uid;
+      op.gid = m.gid;
       op.dev = m.dev;
       op.ino = m.ino;
       op.inventory = inv.file;

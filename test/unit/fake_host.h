@@ -38,6 +38,15 @@ class FakeHost : public ocid::HostView {
     contents_[path] = bytes;
     return *this;
   }
+  // Sets an entry's permission bits and owner (node_check's permission
+  // problems); the type is kept.
+  FakeHost& Perm(const std::string& path, unsigned perm, uint32_t uid = 0, uint32_t gid = 0) {
+    HostMatch& m = tree_.at(path);
+    m.mode = (m.mode & ~07777u) | perm;
+    m.uid = uid;
+    m.gid = gid;
+    return *this;
+  }
   FakeHost& Remove(const std::string& path) {
     tree_.erase(path);
     contents_.erase(path);
