@@ -399,25 +399,6 @@ int RunHook(const Options& opts, const std::string& stage, int stdin_fd, bool co
   return 0;
 }
 
-int RunCheck(const Options& opts) {
-  InventorySet set;
-  Error err;
-  if (!LoadInventoryDir(opts.config_dir, &set, &err)) return Failed("", err);
-  if (set.inventories.empty() && set.broken.empty())
-    std::printf("%s: no inventories\n", opts.config_dir.c_str());
-  for (const auto& inv : set.inventories) {
-    std::string features;
-    for (const auto& f : inv.driver_features) features += (features.empty() ? "" : ",") + f;
-    std::printf("ok      %s: %s=%s\n", inv.file.c_str(), inv.activation_flag.c_str(),
-                features.c_str());
-  }
-  for (const auto& b : set.broken) std::printf("BROKEN  %s\n", b.error.Line().c_str());
-  // Which kernel paths the hook will take here (kernel_features.h); only
-  // informative: every combination works.
-  std::printf("%s\n", kernel::Describe().c_str());
-  return set.broken.empty() ? 0 : kExitFailure;
-}
-
 int RunPlan(const Options& opts, const std::string& bundle) {
   Container l;
   Error err;

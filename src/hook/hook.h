@@ -14,10 +14,6 @@ namespace ocid {
 // container is refused without it.
 int RunHook(const Options& opts, const std::string& stage, int stdin_fd, bool confined);
 
-// `check`: loads the config directory and prints one line per inventory
-// (its flag and features, or why it is broken). Exit 1 if any is broken.
-int RunCheck(const Options& opts);
-
 // `plan --bundle DIR`: prints the plan as JSON to stdout. The container id is
 // the bundle directory's name and there is no pid; stdin is not read,
 // nothing changes and no root is needed.

@@ -18,6 +18,7 @@
 #include <set>
 
 #include "cdi.h"
+#include "check_cmd.h"
 #include "confinement.h"
 #include "engine_setup.h"
 #include "error.h"
@@ -54,6 +55,7 @@ struct Cli {
   ocid::Options opts;
   std::string level = "info", log_file, stage = "prestart", bundle;
   ocid::CdiOptions cdi;
+  ocid::CheckOptions check;
   ocid::SetupOptions setup;
   std::string runtime_path;
   std::vector<std::string> runtime_args;
@@ -65,8 +67,13 @@ void AddHook(CLI::App& app, Cli& c) {
       ->capture_default_str();
 }
 
-void AddCheck(CLI::App& app, Cli&) {
-  app.add_subcommand("check", "Validate the inventories in the config directory");
+void AddCheck(CLI::App& app, Cli& c) {
+  CLI::App* s = app.add_subcommand(
+      "check", "Can this node serve containers that ask? Exit 0 ready, 1 not ready, 2 bad input");
+  s->add_flag("--json", c.check.json, "Print the report as JSON (schema in oci-decorator(8))");
+  s->add_option("--binary", c.check.binary,
+                "The oci-decorator binary hooks.d entries and engines must name, a host path "
+                "under --host-root (default: this program)");
 }
 
 void AddPlan(CLI::App& app, Cli& c) {
@@ -208,7 +215,7 @@ int Main(int argc, char** argv) {
     if (!confined) ocid::log::Error("cannot confine the hook: " + confine_err.Line());
     return ocid::RunHook(c.opts, c.stage, STDIN_FILENO, confined);
   }
-  if (sub == "check") return ocid::RunCheck(c.opts);
+  if (sub == "check") return ocid::RunCheck(c.opts, c.check);
   if (sub == "cdi") return ocid::RunCdiGenerate(c.opts, c.cdi);
   if (sub == "setup") return ocid::RunSetup(c.opts, c.setup);
   return ocid::RunPlan(c.opts, c.bundle);

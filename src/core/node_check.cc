@@ -1,0 +1,246 @@
+#include "node_check.h"
+
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "cdi.h"
+#include "planner.h"
+
+namespace ocid {
+namespace {
+
+std::string Octal(uint32_t mode) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04o", mode & 07777);
+  return buf;
+}
+
+void Worsen(CheckState* s, CheckState to) { *s = std::max(*s, to); }
+
+// What a process in the container that is neither the file's owner nor in
+// its group cannot do with it (containers mostly run as other users).
+std::string PermissionProblem(const std::string& category, const CheckedFile& f) {
+  const std::string who = " (mode " + Octal(f.mode) + ", owner " + std::to_string(f.uid) + ":" +
+                          std::to_string(f.gid) + ")";
+  switch (f.type) {
+    case FileType::kCharDevice:
+    case FileType::kBlockDevice:
+      if ((f.mode & 0006) != 0006)
+        return "only its owner or group can open it read-write" + who;
+      return "";
+    case FileType::kDirectory:
+      if ((f.mode & 0005) != 0005) return "only its owner or group can list and enter it" + who;
+      return "";
+    case FileType::kRegular:
+      if (!(f.mode & 0004)) return "only its owner or group can read it" + who;
+      if (category == "binaries" && !(f.mode & 0001))
+        return "only its owner or group can execute it" + who;
+      return "";
+    case FileType::kOther: return "";
+  }
+  return "";
+}
+
+EntryCheck CheckEntry(const Inventory& inv, const Feature& f, const InventoryEntry& e,
+                      const HostView& host) {
+  EntryCheck c;
+  c.category = e.category;
+  c.optional = e.optional;
+  for (const auto& alt : e.sources)
+    c.tried.push_back(host.Display(e.kind == EntryKind::kDevice ? "/dev/" + alt : alt));
+  // The planner on this entry alone: the same matching, alternatives and
+  // type checks as the real plan, and an error naming what was tried.
+  Inventory one;
+  one.file = inv.file;
+  one.activation_flag = inv.activation_flag;
+  one.driver_features = {f.name};
+  one.features = {Feature{f.name, {e}, {}}};
+  Plan plan;
+  Error err;
+  if (!BuildInventoryPlan(one, {f.name}, host, &plan, &err)) {
+    c.state = CheckState::kFail;
+    c.reason = err.Line();
+    return c;
+  }
+  if (!plan.skipped.empty()) {
+    c.state = CheckState::kInfo;
+    c.reason = "optional, not found on the host: " + plan.skipped.front();
+  }
+  for (const auto& m : plan.mounts) {
+    CheckedFile file;
+    file.path = host.Display(m.source);
+    file.resolved = m.resolved.empty() ? "" : host.Display(m.resolved);
+    file.type = m.type;
+    file.major = major(m.rdev);
+    file.minor = minor(m.rdev);
+    file.mode = m.mode & 07777;
+    file.uid = m.uid;
+    file.gid = m.gid;
+    file.problem = PermissionProblem(e.category, file);
+    if (!file.problem.empty()) {
+      Worsen(&c.state, CheckState::kWarn);
+      if (c.reason.empty()) c.reason = file.path + ": " + file.problem;
+    }
+    c.files.push_back(std::move(file));
+  }
+  return c;
+}
+
+FeatureCheck CheckFeature(const Inventory& inv, const Feature& f, const HostView& host,
+                          const NodeFacts& node) {
+  FeatureCheck c;
+  c.name = f.name;
+  Plan plan;
+  Error err;
+  c.plan_ok = BuildInventoryPlan(inv, {f.name}, host, &plan, &err);
+  if (c.plan_ok) {
+    c.mounts = plan.mounts.size();
+    c.devices = plan.device_rules.size();
+  } else {
+    c.state = CheckState::kFail;
+    c.reasons.push_back(err.Line());
+  }
+  for (const auto& e : f.entries) {
+    EntryCheck ec = CheckEntry(inv, f, e, host);
+    // A failing entry is already the plan's reason when it is the first;
+    // the others are named here too.
+    if (ec.state == CheckState::kFail) {
+      Worsen(&c.state, CheckState::kFail);
+      if (std::find(c.reasons.begin(), c.reasons.end(), ec.reason) == c.reasons.end())
+        c.reasons.push_back(ec.reason);
+    } else if (ec.state == CheckState::kWarn) {
+      Worsen(&c.state, CheckState::kWarn);
+      c.reasons.push_back(ec.reason);
+    }
+    c.entries.push_back(std::move(ec));
+  }
+  c.needs_nic = NeedsOnloadNic(f);
+  if (c.needs_nic && node.nics.empty()) {
+    Worsen(&c.state, CheckState::kFail);
+    c.reasons.push_back("no Solarflare/Xilinx NIC (PCI vendor 0x1924 or 0x10ee) in " +
+                        std::string(kPciDevices) + ": Onload has nothing to accelerate" +
+                        (node.nic_error.empty() ? "" : " (" + node.nic_error + ")"));
+  }
+  return c;
+}
+
+void CheckCdi(const Inventory& inv, const HostView& host, const std::string& host_root,
+              const NodeFacts& node, std::vector<bool>* used, InventoryCheck* out) {
+  const std::string name = CdiFileName(inv);
+  CdiSpec spec;
+  Error err;
+  bool built = false, tried = false;
+  for (size_t i = 0; i < node.cdi_files.size(); ++i) {
+    const CdiFile& f = node.cdi_files[i];
+    if (f.name != name) continue;
+    (*used)[i] = true;
+    if (!tried) {
+      built = BuildCdiSpec(inv, host, host_root, &spec, &err);
+      tried = true;
+    }
+    CdiCheck c;
+    c.path = f.dir + "/" + f.name;
+    c.inventory = inv.file;
+    if (!f.error.empty()) {
+      c.state = "unreadable";
+      c.reason = f.error.Line();
+    } else if (built && f.bytes == spec.json) {
+      c.state = "current";
+    } else {
+      c.state = "stale";
+      c.reason = built ? "differs from what `oci-decorator cdi generate` writes now: run it again"
+                       : "`oci-decorator cdi generate` writes no spec now: " + err.Line();
+    }
+    out->cdi.push_back(std::move(c));
+  }
+}
+
+}  // namespace
+
+const char* CheckStateName(CheckState s) {
+  switch (s) {
+    case CheckState::kOk: return "ok";
+    case CheckState::kInfo: return "info";
+    case CheckState::kWarn: return "warn";
+    case CheckState::kFail: return "fail";
+  }
+  return "fail";
+}
+
+bool NeedsOnloadNic(const Feature& f) {
+  for (const auto& e : f.entries)
+    if (e.kind == EntryKind::kDevice)
+      for (const auto& s : e.sources)
+        if (s == "onload" || s == "sfc_char") return true;
+  return false;
+}
+
+CheckReport BuildCheckReport(const std::string& config_dir, const InventorySet& set,
+                             const HostView& host, const std::string& host_root,
+                             const NodeFacts& node) {
+  CheckReport r;
+  r.config_dir = config_dir;
+  r.host_root = host_root;
+  r.node = node;
+  for (const auto& h : node.engines.hooks) r.engine_set_up = r.engine_set_up || h.ours;
+  for (const auto& e : node.engines.runtimes) r.engine_set_up = r.engine_set_up || e.ours;
+
+  std::vector<bool> used(node.cdi_files.size(), false);
+  for (const auto& inv : set.inventories) {
+    InventoryCheck ic;
+    ic.file = inv.file;
+    ic.activation_flag = inv.activation_flag;
+    for (const auto& f : inv.features) {
+      FeatureCheck fc = CheckFeature(inv, f, host, node);
+      Worsen(&ic.state, fc.state == CheckState::kInfo ? CheckState::kOk : fc.state);
+      if (fc.state == CheckState::kFail)
+        for (const auto& why : fc.reasons) ic.reasons.push_back("feature " + f.name + ": " + why);
+      ic.features.push_back(std::move(fc));
+    }
+    CheckCdi(inv, host, host_root, node, &used, &ic);
+    bool cdi_current = false;
+    for (const auto& c : ic.cdi) {
+      if (c.state == "current") cdi_current = true;
+      else Worsen(&ic.state, CheckState::kWarn);
+    }
+    ic.delivered = r.engine_set_up || cdi_current;
+    if (!ic.delivered) {
+      ic.state = CheckState::kFail;
+      ic.reasons.push_back(
+          "no delivery mode is set up: no hooks.d entry runs this binary, no engine has it as "
+          "its runtime, and no current CDI spec (run `oci-decorator setup ENGINE` or "
+          "`oci-decorator cdi generate --output-dir /etc/cdi`)");
+    }
+    r.inventories.push_back(std::move(ic));
+  }
+  for (const auto& b : set.broken) {
+    InventoryCheck ic;
+    ic.file = b.file;
+    ic.activation_flag = b.activation_flag;
+    ic.loaded = false;
+    ic.error = b.error.Line();
+    ic.state = CheckState::kFail;
+    ic.reasons.push_back(ic.error);
+    r.inventories.push_back(std::move(ic));
+  }
+  std::sort(r.inventories.begin(), r.inventories.end(),
+            [](const InventoryCheck& a, const InventoryCheck& b) { return a.file < b.file; });
+  for (size_t i = 0; i < node.cdi_files.size(); ++i) {
+    if (used[i]) continue;
+    const CdiFile& f = node.cdi_files[i];
+    r.orphan_cdi.push_back(CdiCheck{f.dir + "/" + f.name, "", "orphan",
+                                    "no inventory in " + config_dir +
+                                        " writes it; engines still serve its devices"});
+  }
+
+  if (r.inventories.empty()) r.reasons.push_back("no inventories in " + config_dir);
+  for (const auto& ic : r.inventories)
+    for (const auto& why : ic.reasons) r.reasons.push_back(ic.file + ": " + why);
+  r.ready = r.reasons.empty();
+  return r;
+}
+
+}  // namespace ocid

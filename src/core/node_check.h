@@ -1,0 +1,107 @@
+// `oci-decorator check`: can this node serve a container that asks, and
+// if not, why. Pure: inventories, the host (HostView) and NodeFacts in, a
+// CheckReport out; rendering is check_render.h, the command check_cmd.h.
+//
+// Per inventory and feature:
+//   - the feature's plan, from the planner's own BuildInventoryPlan (what
+//     `cdi generate` and the device plugin use): builds or not, and why;
+//   - each entry through BuildInventoryPlan on that entry alone, so every
+//     missing required entry is named with the paths tried (not only the
+//     first), with the files it found: type, major:minor of devices, mode,
+//     owner, and permission problems (a library only its owner can read);
+//     optional entries missing are information;
+//   - an Onload feature (one listing the onload or sfc_char device) needs a
+//     Solarflare/Xilinx NIC: without one Onload has nothing to accelerate,
+//     so the feature cannot serve;
+//   - CDI specs of the inventory in /etc/cdi and /var/run/cdi: current
+//     (byte for byte what `cdi generate` would write now) or stale.
+// Per node: the NICs, the cgroup layout, the kernel interfaces, and the
+// delivery modes set up (hooks.d entries, the runtime shim in docker or
+// containerd). Not set up is information; an inventory that no mode
+// delivers (no hooks.d entry, no shim, no current CDI spec) is not ready.
+//
+// Ready: at least one inventory, none broken, every feature's state not
+// FAIL, every inventory delivered. WARN never makes a node not ready.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "host_view.h"
+#include "inventory.h"
+#include "node_facts.h"
+
+namespace ocid {
+
+enum class CheckState { kOk, kInfo, kWarn, kFail };
+const char* CheckStateName(CheckState s);  // "ok", "info", "warn", "fail"
+
+struct CheckedFile {
+  std::string path, resolved;   // host paths, as the user names them
+  FileType type = FileType::kOther;
+  uint32_t major = 0, minor = 0;  // devices
+  uint32_t mode = 0;              // permission bits
+  uint32_t uid = 0, gid = 0;
+  std::string problem;            // a permission problem, "" when none
+};
+
+struct EntryCheck {
+  std::string category;           // "devices", "libraries", ...
+  bool optional = false;
+  std::vector<std::string> tried; // the alternatives, as host paths
+  CheckState state = CheckState::kOk;
+  std::string reason;             // why not OK
+  std::vector<CheckedFile> files;
+};
+
+struct FeatureCheck {
+  std::string name;
+  CheckState state = CheckState::kOk;
+  std::vector<std::string> reasons;  // why WARN or FAIL, one line each
+  bool plan_ok = false;
+  size_t mounts = 0, devices = 0;    // in the plan, when it builds
+  bool needs_nic = false;
+  std::vector<EntryCheck> entries;
+};
+
+struct CdiCheck {
+  std::string path;                // host path of the spec
+  std::string inventory;           // "" when no loaded inventory has this file name
+  std::string state;               // "current", "stale", "unreadable", "orphan"
+  std::string reason;
+};
+
+struct InventoryCheck {
+  std::string file;
+  std::string activation_flag;
+  bool loaded = true;
+  std::string error;               // why it is broken
+  CheckState state = CheckState::kOk;
+  std::vector<std::string> reasons;  // why not ready
+  std::vector<FeatureCheck> features;
+  std::vector<CdiCheck> cdi;
+  bool delivered = false;          // some delivery mode reaches its containers
+};
+
+struct CheckReport {
+  static constexpr int kSchemaVersion = 1;
+  bool ready = false;
+  std::vector<std::string> reasons;   // why not ready, one line each
+  std::string config_dir, host_root;
+  std::vector<InventoryCheck> inventories;
+  NodeFacts node;
+  bool engine_set_up = false;         // a hooks.d entry or a shim registration of ours
+  std::vector<CdiCheck> orphan_cdi;   // specs of ours no loaded inventory writes
+};
+
+// Whether a feature needs an Onload-capable NIC (lists the onload or
+// sfc_char device).
+bool NeedsOnloadNic(const Feature& f);
+
+// The report. `host_root` is the host root's path ("/" for the real host),
+// as `cdi generate` puts it into specs.
+CheckReport BuildCheckReport(const std::string& config_dir, const InventorySet& set,
+                             const HostView& host, const std::string& host_root,
+                             const NodeFacts& node);
+
+}  // namespace ocid

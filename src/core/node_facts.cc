@@ -1,0 +1,91 @@
+#include "node_facts.h"
+
+namespace ocid {
+namespace {
+
+constexpr size_t kMaxAttributeBytes = 64 << 10;  // sysfs files say 4096
+
+bool IsOnloadVendor(const std::string& v) {
+  for (const char* o : kOnloadNicVendors)
+    if (v == o) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string FirstLine(std::string_view bytes) {
+  std::string_view s = bytes.substr(0, bytes.find('\n'));
+  size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string_view::npos) return "";
+  return std::string(s.substr(b, s.find_last_not_of(" \t\r") - b + 1));
+}
+
+bool ReadOnloadNics(const HostFiles& files, std::vector<PciNic>* out, Error* err) {
+  out->clear();
+  std::vector<std::string> names;
+  HostRead r = files.List(kPciDevices, &names, err);
+  if (r == HostRead::kMissing) return true;
+  if (r == HostRead::kError) return false;
+  for (const auto& n : names) {
+    const std::string dev = std::string(kPciDevices) + "/" + n;
+    std::string bytes;
+    Error ignored;
+    if (files.Read(dev + "/vendor", kMaxAttributeBytes, &bytes, &ignored) != HostRead::kOk)
+      continue;
+    PciNic nic;
+    nic.address = n;
+    nic.vendor = FirstLine(bytes);
+    if (!IsOnloadVendor(nic.vendor)) continue;
+    if (files.Read(dev + "/device", kMaxAttributeBytes, &bytes, &ignored) == HostRead::kOk)
+      nic.device = FirstLine(bytes);
+    std::string link;
+    if (files.ReadLink(dev + "/driver", &link, &ignored) == HostRead::kOk)
+      nic.driver = link.substr(link.rfind('/') + 1);
+    files.List(dev + "/net", &nic.interfaces, &ignored);
+    out->push_back(std::move(nic));
+  }
+  return true;
+}
+
+const char* CgroupLayoutName(CgroupLayout l) {
+  switch (l) {
+    case CgroupLayout::kV1: return "v1";
+    case CgroupLayout::kHybrid: return "hybrid";
+    case CgroupLayout::kV2: return "v2";
+    case CgroupLayout::kUnknown: return "unknown";
+  }
+  return "unknown";
+}
+
+CgroupLayout ReadCgroupLayout(const HostFiles& files) {
+  if (files.Exists("/sys/fs/cgroup/cgroup.controllers")) return CgroupLayout::kV2;
+  if (files.Exists("/sys/fs/cgroup/unified/cgroup.controllers")) return CgroupLayout::kHybrid;
+  if (files.Exists("/sys/fs/cgroup/devices")) return CgroupLayout::kV1;
+  return CgroupLayout::kUnknown;
+}
+
+bool ReadCdiFiles(const HostFiles& files, std::vector<CdiFile>* out, Error* err) {
+  out->clear();
+  for (const char* dir : kCdiDirs) {
+    std::vector<std::string> names;
+    HostRead r = files.List(dir, &names, err);
+    if (r == HostRead::kMissing) continue;
+    if (r == HostRead::kError) return false;
+    for (const auto& n : names) {
+      if (n.rfind("oci-decorator-", 0) != 0 || n.size() < 5 ||
+          n.compare(n.size() - 5, 5, ".json") != 0)
+        continue;
+      CdiFile f;
+      f.dir = dir;
+      f.name = n;
+      if (files.Read(std::string(dir) + "/" + n, kMaxCdiSpecBytes, &f.bytes, &f.error) !=
+              HostRead::kOk &&
+          f.error.empty())
+        f.error = Error{"vanished while being read", files.Display(std::string(dir) + "/" + n)};
+      out->push_back(std::move(f));
+    }
+  }
+  return true;
+}
+
+}  // namespace ocid

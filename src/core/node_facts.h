@@ -1,0 +1,98 @@
+// What `check` reads about the node itself, through HostFiles (rooted at
+// --host-root, so tests hand it fake sysfs trees): the Solarflare/Xilinx
+// NICs, the cgroup layout, and the CDI spec files. Parsers take bytes; the
+// Read* functions only fetch them.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "error.h"
+#include "host_files.h"
+#include "kernel_features.h"
+
+namespace ocid {
+
+// PCI vendors whose NICs Onload accelerates: Solarflare, and Xilinx/AMD
+// (the X2 and X3 families).
+constexpr const char* kOnloadNicVendors[] = {"0x1924", "0x10ee"};
+constexpr const char* kPciDevices = "/sys/bus/pci/devices";
+
+struct PciNic {
+  std::string address;                  // "0000:01:00.0"
+  std::string vendor, device;           // "0x1924", "0x0b03"
+  std::string driver;                   // basename of the driver link; "" = none bound
+  std::vector<std::string> interfaces;  // entries of net/
+};
+
+// The Onload-capable NICs under <host-root>/sys/bus/pci/devices. A missing
+// directory gives none; a device whose attributes cannot be read is skipped.
+bool ReadOnloadNics(const HostFiles& files, std::vector<PciNic>* out, Error* err);
+
+// The cgroup layout of the host, from <host-root>/sys/fs/cgroup:
+//   v2      cgroup.controllers at the top (the unified hierarchy alone);
+//   hybrid  v1 controllers, and cgroup2 at unified/ (cgroup.controllers there);
+//   v1      a devices/ hierarchy and no cgroup2;
+//   unknown none of these (not mounted, or not visible under --host-root).
+// The hook decides per container (device_cgroup.h); on hybrid hosts it
+// uses the v1 devices controller, as the runtimes do.
+enum class CgroupLayout { kUnknown, kV1, kHybrid, kV2 };
+const char* CgroupLayoutName(CgroupLayout l);
+CgroupLayout ReadCgroupLayout(const HostFiles& files);
+
+// The CDI directories engines read: static, then dynamic.
+constexpr const char* kCdiDirs[] = {"/etc/cdi", "/var/run/cdi"};
+
+// A spec file of ours (oci-decorator-*.json) in a CDI directory.
+struct CdiFile {
+  std::string dir;      // host path, e.g. /etc/cdi
+  std::string name;     // oci-decorator-onload.json
+  std::string bytes;
+  Error error;          // set when it could not be read
+};
+constexpr size_t kMaxCdiSpecBytes = 4 << 20;
+bool ReadCdiFiles(const HostFiles& files, std::vector<CdiFile>* out, Error* err);
+
+// Delivery modes set up for engines (gathered by engine_check.h, which
+// knows the engines' files; here so the report can take them as input).
+// A hooks.d entry (podman, CRI-O) that runs oci-decorator.
+struct HooksEntry {
+  std::string file;                 // host path of the entry
+  std::string hook_path;            // its hook.path
+  std::vector<std::string> stages;
+  bool ours = false;                // names this binary, runs `hook`, at prestart/createRuntime
+  std::string problem;              // why it is not (or could not be read)
+};
+
+// The runtime shim registered with an engine.
+struct RuntimeEntry {
+  std::string engine;   // "docker" or "containerd"
+  std::string file;     // host path of the file registering it
+  std::string name;     // docker: the runtime's name ("" for containerd)
+  std::string path;     // the binary it names
+  bool ours = false;    // that binary is this one, run as oci-decorator-runtime,
+                        // from a file the engine reads
+  std::string problem;  // why not
+};
+
+struct EngineSetup {
+  std::vector<HooksEntry> hooks;
+  std::vector<RuntimeEntry> runtimes;
+  std::vector<std::string> warnings;  // engine files that could not be read or parsed
+};
+
+// Everything `check` knows about the node besides the inventories.
+struct NodeFacts {
+  std::vector<PciNic> nics;
+  std::string nic_error;              // sysfs could not be listed
+  CgroupLayout cgroup = CgroupLayout::kUnknown;
+  kernel::Interfaces kernel;
+  EngineSetup engines;
+  std::vector<CdiFile> cdi_files;
+  std::string cdi_error;              // a CDI directory could not be listed
+};
+
+// The first line of a sysfs attribute, trimmed ("0x1924\n" -> "0x1924").
+std::string FirstLine(std::string_view bytes);
+
+}  // namespace ocid

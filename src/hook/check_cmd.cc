@@ -1,0 +1,70 @@
+// `check`, in the order it works: load the inventories, open the host root
+// twice (HostView for the planner, HostFiles for small reads), gather the
+// node's facts, build the report, print it, exit with the verdict.
+#include "check_cmd.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <memory>
+
+#include "check_render.h"
+#include "engine_check.h"
+#include "host_view.h"
+#include "inventory.h"
+#include "log.h"
+#include "node_check.h"
+
+namespace ocid {
+namespace {
+
+int BadInput(const Error& e) {
+  log::Error(e.Line());
+  return kCheckBadInput;
+}
+
+bool SelfIdentity(const HostFiles& files, const CheckOptions& check, FileIdentity* self,
+                  Error* err) {
+  if (!check.binary.empty()) {
+    if (files.Identity(check.binary, self, err) == HostRead::kOk) return true;
+    if (err->empty()) *err = Error{"--binary does not exist", files.Display(check.binary)};
+    return false;
+  }
+  struct stat st;
+  if (::stat("/proc/self/exe", &st) != 0) return Fail(err, "cannot stat", "/proc/self/exe", errno);
+  self->dev = st.st_dev;
+  self->ino = st.st_ino;
+  return true;
+}
+
+}  // namespace
+
+int RunCheck(const Options& opts, const CheckOptions& check) {
+  InventorySet set;
+  Error err;
+  if (!LoadInventoryDir(opts.config_dir, &set, &err)) return BadInput(err);
+  std::unique_ptr<HostRootView> host;
+  std::unique_ptr<HostFiles> files;
+  if (!HostRootView::Open(opts.host_root, &host, &err) ||
+      !HostFiles::Open(opts.host_root, &files, &err))
+    return BadInput(err);
+  host->set_resolve_paths(true);  // as `cdi generate` does: specs name resolved files
+  FileIdentity self;
+  if (!SelfIdentity(*files, check, &self, &err)) return BadInput(err);
+
+  NodeFacts node;
+  if (!ReadOnloadNics(*files, &node.nics, &err)) node.nic_error = err.Line();
+  node.cgroup = ReadCgroupLayout(*files);
+  node.kernel = kernel::Probe();
+  ReadEngineSetup(*files, self, &node.engines);
+  if (!ReadCdiFiles(*files, &node.cdi_files, &err)) node.cdi_error = err.Line();
+
+  CheckReport report = BuildCheckReport(opts.config_dir, set, *host, host->root_path(), node);
+  std::string out = check.json ? CheckJson(report) : CheckTable(report);
+  std::fputs(out.c_str(), stdout);
+  std::fflush(stdout);
+  return report.ready ? kCheckReady : kCheckNotReady;
+}
+
+}  // namespace ocid

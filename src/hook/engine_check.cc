@@ -1,0 +1,222 @@
+#include "engine_check.h"
+
+#include <nlohmann/json.hpp>
+
+#include "engine_setup.h"
+#include "json_text.h"
+#include "runtime_shim.h"
+
+namespace ocid {
+namespace {
+
+constexpr size_t kMaxEngineFileBytes = 4 << 20;
+
+std::string Basename(const std::string& p) { return p.substr(p.rfind('/') + 1); }
+
+std::string Trim(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return "";
+  return std::string(s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1));
+}
+
+// A TOML basic ("...", with \" and \\ escapes) or literal ('...') string at
+// the start of `v`; false for anything else.
+bool TomlStringValue(const std::string& v, std::string* out) {
+  if (v.empty() || (v[0] != '"' && v[0] != '\'')) return false;
+  out->clear();
+  for (size_t i = 1; i < v.size(); ++i) {
+    char c = v[i];
+    if (c == v[0]) return true;
+    if (c == '\\' && v[0] == '"' && i + 1 < v.size()) c = v[++i];
+    *out += c;
+  }
+  return false;
+}
+
+// Whether `path` (a host path) is this binary, and why not.
+bool IsSelf(const HostFiles& files, const FileIdentity& self, const std::string& path,
+            std::string* why) {
+  if (path.empty() || path[0] != '/') {
+    *why = "\"" + path + "\" is not an absolute path";
+    return false;
+  }
+  FileIdentity id;
+  Error err;
+  switch (files.Identity(path, &id, &err)) {
+    case HostRead::kMissing:
+      *why = files.Display(path) + " does not exist";
+      return false;
+    case HostRead::kError:
+      *why = err.Line();
+      return false;
+    case HostRead::kOk: break;
+  }
+  if (!(id == self)) {
+    *why = files.Display(path) + " is not this oci-decorator binary";
+    return false;
+  }
+  return true;
+}
+
+void ReadHooks(const HostFiles& files, const FileIdentity& self, EngineSetup* out) {
+  for (const char* dir : kHooksDirs) {
+    std::vector<std::string> names;
+    Error err;
+    HostRead r = files.List(dir, &names, &err);
+    if (r == HostRead::kError) out->warnings.push_back(err.Line());
+    if (r != HostRead::kOk) continue;
+    for (const auto& n : names) {
+      if (n.size() < 5 || n.compare(n.size() - 5, 5, ".json") != 0) continue;
+      const std::string file = std::string(dir) + "/" + n;
+      std::string bytes;
+      HooksEntryFacts f;
+      if (files.Read(file, kMaxEngineFileBytes, &bytes, &err) != HostRead::kOk ||
+          !ParseHooksEntry(bytes, files.Display(file), &f, &err)) {
+        // Another vendor's broken entry is none of our business; ours is.
+        if (n.find("oci-decorator") != std::string::npos) out->warnings.push_back(err.Line());
+        continue;
+      }
+      HooksEntry e;
+      e.file = file;
+      e.hook_path = f.hook_path;
+      e.stages = f.stages;
+      std::string why;
+      bool self_path = IsSelf(files, self, f.hook_path, &why);
+      // Only entries that are, or look like, ours are reported.
+      if (!self_path && Basename(f.hook_path) != "oci-decorator") continue;
+      bool runs_hook = false;
+      for (size_t i = 1; i < f.args.size(); ++i) runs_hook = runs_hook || f.args[i] == "hook";
+      bool applies = false;
+      for (const auto& s : f.stages) applies = applies || s == "prestart" || s == "createRuntime";
+      if (!self_path) e.problem = why;
+      else if (!runs_hook) e.problem = "its args do not run `hook`";
+      else if (!applies) e.problem = "no prestart or createRuntime stage (cleanup only)";
+      e.ours = e.problem.empty();
+      out->hooks.push_back(std::move(e));
+    }
+  }
+}
+
+void AddRuntime(const HostFiles& files, const FileIdentity& self, RuntimeEntry e,
+                const std::string& inactive, EngineSetup* out) {
+  std::string why;
+  bool self_path = IsSelf(files, self, e.path, &why);
+  if (!self_path && Basename(e.path) != kShimProgramName) return;  // someone else's runtime
+  if (!self_path) e.problem = why;
+  else if (Basename(e.path) != kShimProgramName)
+    e.problem = "names this binary as " + Basename(e.path) + ", not " + kShimProgramName +
+                " (the name that runs it as the runtime shim)";
+  else e.problem = inactive;
+  e.ours = e.problem.empty();
+  out->runtimes.push_back(std::move(e));
+}
+
+void ReadDocker(const HostFiles& files, const FileIdentity& self, EngineSetup* out) {
+  std::string bytes;
+  Error err;
+  HostRead r = files.Read(kDockerConfig, kMaxEngineFileBytes, &bytes, &err);
+  std::vector<std::pair<std::string, std::string>> runtimes;
+  if (r == HostRead::kOk && !ParseDockerRuntimes(bytes, files.Display(kDockerConfig), &runtimes, &err))
+    r = HostRead::kError;
+  if (r == HostRead::kError) out->warnings.push_back(err.Line());
+  for (const auto& [name, path] : runtimes) {
+    RuntimeEntry e;
+    e.engine = "docker";
+    e.file = kDockerConfig;
+    e.name = name;
+    e.path = path;
+    AddRuntime(files, self, std::move(e), "", out);
+  }
+}
+
+void ReadContainerd(const HostFiles& files, const FileIdentity& self, EngineSetup* out) {
+  const std::string main_config = "/etc/containerd/config.toml";
+  std::string main_bytes, dropin_bytes;
+  Error err;
+  HostRead rm = files.Read(main_config, kMaxEngineFileBytes, &main_bytes, &err);
+  if (rm == HostRead::kError) out->warnings.push_back(err.Line());
+  HostRead rd = files.Read(kContainerdDropIn, kMaxEngineFileBytes, &dropin_bytes, &err);
+  if (rd == HostRead::kError) out->warnings.push_back(err.Line());
+  bool has_imports = false;
+  bool imported = rm == HostRead::kOk &&
+                  ContainerdImportsCover(main_bytes, kContainerdDropIn, &has_imports);
+  auto add = [&](const std::string& file, const std::string& bytes, const std::string& inactive) {
+    for (const auto& path : ContainerdBinaryNames(bytes)) {
+      RuntimeEntry e;
+      e.engine = "containerd";
+      e.file = file;
+      e.path = path;
+      AddRuntime(files, self, std::move(e), inactive, out);
+    }
+  };
+  if (rm == HostRead::kOk) add(main_config, main_bytes, "");
+  if (rd == HostRead::kOk)
+    add(kContainerdDropIn, dropin_bytes,
+        imported ? "" : files.Display(main_config) + " does not import it");
+}
+
+}  // namespace
+
+bool ParseHooksEntry(std::string_view bytes, const std::string& file, HooksEntryFacts* out,
+                     Error* err) {
+  *out = HooksEntryFacts{};
+  nlohmann::json j;
+  std::string why;
+  if (!ParseJsonText(bytes, &j, &why)) return Fail(err, "hooks.d entry is not valid JSON (" + why + ")", file);
+  if (!j.is_object() || !j.contains("hook") || !j["hook"].is_object() ||
+      !j["hook"].contains("path") || !j["hook"]["path"].is_string())
+    return Fail(err, "hooks.d entry has no string hook.path", file);
+  const auto& h = j["hook"];
+  out->hook_path = h["path"].get<std::string>();
+  if (h.contains("args") && h["args"].is_array())
+    for (const auto& a : h["args"])
+      if (a.is_string()) out->args.push_back(a.get<std::string>());
+  if (j.contains("stages") && j["stages"].is_array())
+    for (const auto& s : j["stages"])
+      if (s.is_string()) out->stages.push_back(s.get<std::string>());
+  return true;
+}
+
+bool ParseDockerRuntimes(std::string_view bytes, const std::string& file,
+                         std::vector<std::pair<std::string, std::string>>* out, Error* err) {
+  out->clear();
+  if (Trim(bytes).empty()) return true;  // docker accepts an empty file
+  nlohmann::json j;
+  std::string why;
+  if (!ParseJsonText(bytes, &j, &why)) return Fail(err, "not valid JSON (" + why + ")", file);
+  if (!j.is_object()) return Fail(err, "not a JSON object", file);
+  auto it = j.find("runtimes");
+  if (it == j.end()) return true;
+  if (!it->is_object()) return Fail(err, "\"runtimes\" is not an object", file);
+  for (const auto& [name, v] : it->items())
+    if (v.is_object() && v.contains("path") && v["path"].is_string())
+      out->emplace_back(name, v["path"].get<std::string>());
+  return true;
+}
+
+std::vector<std::string> ContainerdBinaryNames(const std::string& toml) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos < toml.size()) {
+    size_t eol = toml.find('\n', pos);
+    if (eol == std::string::npos) eol = toml.size();
+    std::string line = Trim(std::string_view(toml).substr(pos, eol - pos));
+    pos = eol + 1;
+    const std::string key = "BinaryName";
+    if (line.compare(0, key.size(), key) != 0) continue;
+    std::string rest = Trim(std::string_view(line).substr(key.size()));
+    if (rest.empty() || rest[0] != '=') continue;
+    std::string value;
+    if (TomlStringValue(Trim(std::string_view(rest).substr(1)), &value)) out.push_back(value);
+  }
+  return out;
+}
+
+void ReadEngineSetup(const HostFiles& files, const FileIdentity& self, EngineSetup* out) {
+  *out = EngineSetup{};
+  ReadHooks(files, self, out);
+  ReadDocker(files, self, out);
+  ReadContainerd(files, self, out);
+}
+
+}  // namespace ocid

@@ -1,0 +1,546 @@
+// `check`: the report from inventories on fake hosts (FakeHost) and node
+// facts, its table and JSON; the facts and engine readers on real fake
+// trees (TempTree) under a host root.
+#include <doctest/doctest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cdi.h"
+#include "check_render.h"
+#include "engine_check.h"
+#include "fake_host.h"
+#include "host_files.h"
+#include "inventory.h"
+#include "node_check.h"
+#include "node_facts.h"
+#include "test_tree.h"
+
+using ocid::CheckReport;
+using ocid::CheckState;
+using ocid::Error;
+using ocid::Inventory;
+using ocid::InventorySet;
+using ocid::NodeFacts;
+using ocid_test::FakeHost;
+
+namespace {
+
+bool Contains(const std::string& hay, const std::string& needle) {
+  return hay.find(needle) != std::string::npos;
+}
+
+const char* kOnload = R"({
+  "version": "1",
+  "activation_flag": "OCI_ONLOAD",
+  "driver_feature": ["onload", "zf"],
+  "inventory": {
+    "onload": {
+      "devices": ["onload", "sfc_char"],
+      "binaries": ["/usr/bin/onload", {"source": "/usr/bin/onload_extra", "optional": true}],
+      "libraries": [{"source": ["/usr/lib64/libonload.so*", "/usr/lib/x86_64-linux-gnu/libonload.so*"]}],
+      "preload": ["libonload.so"]
+    },
+    "zf": {"devices": ["sfc_char"], "binaries": ["/usr/bin/zf_stackdump"]}
+  }
+})";
+
+const char* kRdma = R"({
+  "version": "1", "activation_flag": "OCI_RDMA", "driver_feature": ["rdma"],
+  "inventory": {"rdma": {"devices": ["infiniband/uverbs0"]}}
+})";
+
+Inventory Parse(const std::string& json, const std::string& file) {
+  Inventory inv;
+  Error err;
+  REQUIRE_MESSAGE(ocid::ParseInventory(json, file, &inv, &err), err.Line());
+  return inv;
+}
+
+InventorySet Set(std::vector<Inventory> invs) {
+  InventorySet s;
+  s.inventories = std::move(invs);
+  return s;
+}
+
+FakeHost Host() {
+  FakeHost h;
+  h.Chr("/dev/onload", 240, 0)
+      .Chr("/dev/sfc_char", 241, 3)
+      .File("/usr/bin/onload")
+      .File("/usr/bin/zf_stackdump")
+      .File("/usr/lib64/libonload.so");
+  return h;
+}
+
+// A node with a Solarflare NIC and the hook's hooks.d entry.
+NodeFacts Node() {
+  NodeFacts n;
+  n.nics.push_back({"0000:01:00.0", "0x1924", "0x0b03", "sfc", {"eth1"}});
+  n.cgroup = ocid::CgroupLayout::kHybrid;
+  ocid::HooksEntry h;
+  h.file = "/usr/share/containers/oci/hooks.d/oci-decorator-prestart.json";
+  h.hook_path = "/usr/libexec/oci/hooks.d/oci-decorator";
+  h.stages = {"prestart"};
+  h.ours = true;
+  n.engines.hooks.push_back(h);
+  return n;
+}
+
+const std::string kFile = "/etc/ocid.d/onload.json";
+
+CheckReport Report(const FakeHost& host, const NodeFacts& node,
+                   std::vector<Inventory> invs = {}) {
+  if (invs.empty()) invs.push_back(Parse(kOnload, kFile));
+  return ocid::BuildCheckReport("/etc/ocid.d", Set(std::move(invs)), host, "/", node);
+}
+
+const ocid::FeatureCheck& Feature(const CheckReport& r, const std::string& name) {
+  for (const auto& i : r.inventories)
+    for (const auto& f : i.features)
+      if (f.name == name) return f;
+  FAIL("no feature " << name);
+  throw 0;
+}
+
+}  // namespace
+
+TEST_CASE("check: everything present, a NIC and a hooks.d entry: ready") {
+  CheckReport r = Report(Host(), Node());
+  CHECK(r.ready);
+  CHECK(r.reasons.empty());
+  REQUIRE(r.inventories.size() == 1);
+  CHECK(r.inventories[0].state == CheckState::kOk);
+  CHECK(r.inventories[0].delivered);
+  const auto& onload = Feature(r, "onload");
+  CHECK(onload.plan_ok);
+  CHECK(onload.needs_nic);
+  CHECK(onload.devices == 2);
+  // The optional entry missing is information, not a problem.
+  bool info = false;
+  for (const auto& e : onload.entries)
+    if (e.optional) {
+      CHECK(e.state == CheckState::kInfo);
+      CHECK(Contains(e.reason, "/usr/bin/onload_extra"));
+      info = true;
+    }
+  CHECK(info);
+  CHECK(onload.state == CheckState::kOk);
+}
+
+TEST_CASE("check: devices are reported with type, major:minor, mode and owner") {
+  FakeHost h = Host();
+  h.Perm("/dev/sfc_char", 0660, 0, 44);
+  CheckReport r = Report(h, Node());
+  const auto& onload = Feature(r, "onload");
+  const ocid::CheckedFile* sfc = nullptr;
+  for (const auto& e : onload.entries)
+    for (const auto& f : e.files)
+      if (f.path == "/dev/sfc_char") sfc = &f;
+  REQUIRE(sfc);
+  CHECK(sfc->type == ocid::FileType::kCharDevice);
+  CHECK(sfc->major == 241);
+  CHECK(sfc->minor == 3);
+  CHECK(sfc->mode == 0660);
+  CHECK(sfc->gid == 44);
+  CHECK(Contains(sfc->problem, "only its owner or group can open it read-write"));
+  // A permission problem warns; the node stays ready (root containers work).
+  CHECK(onload.state == CheckState::kWarn);
+  CHECK(r.ready);
+  std::string table = ocid::CheckTable(r);
+  CHECK(Contains(table, "char 241:3, mode 0660, owner 0:44"));
+}
+
+TEST_CASE("check: a library only root can read is a warning naming it") {
+  FakeHost h = Host();
+  h.Perm("/usr/lib64/libonload.so", 0600);
+  CheckReport r = Report(h, Node());
+  const auto& onload = Feature(r, "onload");
+  CHECK(onload.state == CheckState::kWarn);
+  REQUIRE(!onload.reasons.empty());
+  CHECK(Contains(onload.reasons[0], "/usr/lib64/libonload.so: only its owner or group can read it (mode 0600, owner 0:0)"));
+  CHECK(r.ready);
+  CHECK(Contains(ocid::CheckTable(r), "WARN  libraries"));
+}
+
+TEST_CASE("check: every missing required entry is named, with the paths tried") {
+  FakeHost h = Host();
+  h.Remove("/usr/bin/onload").Remove("/usr/lib64/libonload.so").Remove("/usr/bin/zf_stackdump");
+  CheckReport r = Report(h, Node());
+  CHECK_FALSE(r.ready);
+  const auto& onload = Feature(r, "onload");
+  CHECK(onload.state == CheckState::kFail);
+  CHECK_FALSE(onload.plan_ok);
+  int failed = 0;
+  for (const auto& e : onload.entries) {
+    if (e.state != CheckState::kFail) continue;
+    ++failed;
+    if (e.category == "libraries") {
+      REQUIRE(e.tried.size() == 2);
+      CHECK(e.tried[1] == "/usr/lib/x86_64-linux-gnu/libonload.so*");
+      CHECK(Contains(e.reason, "required libraries entry of feature \"onload\" not found"));
+      CHECK(Contains(e.reason, "/usr/lib64/libonload.so* or /usr/lib/x86_64-linux-gnu/libonload.so*"));
+    }
+  }
+  CHECK(failed == 2);  // binaries and libraries, not only the first
+  CHECK(onload.reasons.size() == 2);
+  bool zf_named = false;
+  for (const auto& why : r.reasons) zf_named = zf_named || Contains(why, "/usr/bin/zf_stackdump");
+  CHECK(zf_named);
+}
+
+TEST_CASE("check: a device entry that is a regular file fails the feature") {
+  FakeHost h = Host();
+  h.Remove("/dev/onload").File("/dev/onload");
+  CheckReport r = Report(h, Node());
+  CHECK(Feature(r, "onload").state == CheckState::kFail);
+  CHECK(Contains(Feature(r, "onload").reasons[0], "host path is a file, expected a device node"));
+  CHECK(Feature(r, "zf").state == CheckState::kOk);
+  CHECK_FALSE(r.ready);
+}
+
+TEST_CASE("check: no Solarflare/Xilinx NIC: Onload features fail, others do not") {
+  NodeFacts n = Node();
+  n.nics.clear();
+  FakeHost h = Host();
+  h.Chr("/dev/infiniband/uverbs0", 231, 192);
+  CheckReport r = Report(h, n, {Parse(kOnload, kFile), Parse(kRdma, "/etc/ocid.d/rdma.json")});
+  CHECK_FALSE(r.ready);
+  CHECK(Feature(r, "onload").state == CheckState::kFail);
+  CHECK(Feature(r, "zf").state == CheckState::kFail);
+  CHECK(Contains(Feature(r, "onload").reasons.back(), "no Solarflare/Xilinx NIC"));
+  CHECK_FALSE(Feature(r, "rdma").needs_nic);
+  CHECK(Feature(r, "rdma").state == CheckState::kOk);
+  CHECK(Contains(ocid::CheckTable(r), "FAIL  nic"));
+  // Without the Onload inventory the same node is ready.
+  CHECK(Report(h, n, {Parse(kRdma, "/etc/ocid.d/rdma.json")}).ready);
+}
+
+TEST_CASE("check: delivery modes") {
+  FakeHost h = Host();
+  NodeFacts n = Node();
+  n.engines.hooks.clear();
+
+  SUBCASE("none set up: not ready, saying what to run") {
+    CheckReport r = Report(h, n);
+    CHECK_FALSE(r.ready);
+    CHECK_FALSE(r.inventories[0].delivered);
+    CHECK(Contains(r.reasons.back(), "no delivery mode is set up"));
+  }
+  SUBCASE("the runtime shim in docker is enough") {
+    ocid::RuntimeEntry e;
+    e.engine = "docker";
+    e.ours = true;
+    n.engines.runtimes.push_back(e);
+    CHECK(Report(h, n).ready);
+  }
+  SUBCASE("a hooks.d entry that is not ours does not count") {
+    ocid::HooksEntry e;
+    e.ours = false;
+    e.problem = "its args do not run `hook`";
+    n.engines.hooks.push_back(e);
+    CHECK_FALSE(Report(h, n).ready);
+  }
+  SUBCASE("a current CDI spec delivers; a stale one warns and does not") {
+    Inventory inv = Parse(kOnload, kFile);
+    ocid::CdiSpec spec;
+    Error err;
+    REQUIRE(ocid::BuildCdiSpec(inv, h, "/", &spec, &err));
+    n.cdi_files.push_back({"/etc/cdi", "oci-decorator-onload.json", spec.json, {}});
+    CheckReport r = Report(h, n);
+    CHECK(r.ready);
+    REQUIRE(r.inventories[0].cdi.size() == 1);
+    CHECK(r.inventories[0].cdi[0].state == "current");
+    CHECK(r.inventories[0].cdi[0].path == "/etc/cdi/oci-decorator-onload.json");
+
+    n.cdi_files[0].bytes += " ";
+    r = Report(h, n);
+    CHECK_FALSE(r.ready);
+    CHECK(r.inventories[0].cdi[0].state == "stale");
+    CHECK(Contains(r.inventories[0].cdi[0].reason, "cdi generate"));
+    CHECK(r.inventories[0].state == CheckState::kFail);
+
+    // The library moved: the spec written before names the old file.
+    n.cdi_files[0].bytes = spec.json;
+    FakeHost moved = h;
+    moved.Remove("/usr/lib64/libonload.so").File("/usr/lib/x86_64-linux-gnu/libonload.so");
+    r = Report(moved, n);
+    CHECK(r.inventories[0].cdi[0].state == "stale");
+  }
+  SUBCASE("a spec no inventory writes is an orphan") {
+    n.engines.hooks = Node().engines.hooks;
+    n.cdi_files.push_back({"/var/run/cdi", "oci-decorator-gone.json", "{}", {}});
+    CheckReport r = Report(h, n);
+    CHECK(r.ready);
+    REQUIRE(r.orphan_cdi.size() == 1);
+    CHECK(r.orphan_cdi[0].path == "/var/run/cdi/oci-decorator-gone.json");
+    CHECK(Contains(ocid::CheckTable(r), "WARN  cdi"));
+  }
+}
+
+TEST_CASE("check: broken inventories and an empty config directory are not ready") {
+  InventorySet set = Set({Parse(kOnload, kFile)});
+  set.broken.push_back({"/etc/ocid.d/bad.json", "OCI_BAD",
+                        Error{"invalid inventory /etc/ocid.d/bad.json", "", 0}});
+  CheckReport r = ocid::BuildCheckReport("/etc/ocid.d", set, Host(), "/", Node());
+  CHECK_FALSE(r.ready);
+  REQUIRE(r.inventories.size() == 2);
+  CHECK_FALSE(r.inventories[0].loaded);  // sorted by file: bad.json first
+  CHECK(Contains(ocid::CheckTable(r), "broken: invalid inventory /etc/ocid.d/bad.json"));
+
+  CheckReport empty = ocid::BuildCheckReport("/etc/ocid.d", InventorySet{}, Host(), "/", Node());
+  CHECK_FALSE(empty.ready);
+  CHECK(empty.reasons == std::vector<std::string>{"no inventories in /etc/ocid.d"});
+}
+
+TEST_CASE("check --json: schema version 1 and its fields") {
+  FakeHost h = Host();
+  h.Remove("/usr/bin/zf_stackdump");
+  NodeFacts n = Node();
+  n.kernel.openat2 = false;
+  nlohmann::json j = nlohmann::json::parse(ocid::CheckJson(Report(h, n)));
+  CHECK(j["version"] == 1);
+  CHECK(j["ready"] == false);
+  CHECK(j["reasons"].is_array());
+  CHECK(j["config_dir"] == "/etc/ocid.d");
+  CHECK(j["host_root"] == "/");
+  const auto& inv = j["inventories"][0];
+  CHECK(inv["file"] == kFile);
+  CHECK(inv["activation_flag"] == "OCI_ONLOAD");
+  CHECK(inv["loaded"] == true);
+  CHECK(inv["state"] == "fail");
+  CHECK(inv["delivered"] == true);
+  CHECK(inv["cdi"].is_array());
+  const auto& onload = inv["features"][0];
+  CHECK(onload["name"] == "onload");
+  CHECK(onload["state"] == "ok");
+  CHECK(onload["plan_builds"] == true);
+  CHECK(onload["needs_nic"] == true);
+  CHECK(onload["device_rules"] == 2);
+  auto entry = [](const nlohmann::json& feature, const std::string& category) {
+    for (const auto& e : feature["entries"])
+      if (e["category"] == category) return e;
+    return nlohmann::json();
+  };
+  const auto dev = entry(onload, "devices");
+  CHECK(dev["category"] == "devices");
+  CHECK(dev["files"][0]["type"] == "char-device");
+  CHECK(dev["files"][0]["major"] == 240);
+  CHECK(dev["files"][0]["minor"] == 0);
+  CHECK(dev["files"][0]["mode"] == "0666");
+  CHECK(dev["files"][0]["uid"] == 0);
+  const auto& zf = inv["features"][1];
+  CHECK(zf["state"] == "fail");
+  CHECK(zf["plan_builds"] == false);
+  CHECK(entry(zf, "binaries")["tried"] == nlohmann::json::array({"/usr/bin/zf_stackdump"}));
+  CHECK(j["nics"][0]["vendor"] == "0x1924");
+  CHECK(j["nics"][0]["driver"] == "sfc");
+  CHECK(j["nics"][0]["interfaces"][0] == "eth1");
+  CHECK(j["cgroup"]["mode"] == "hybrid");
+  CHECK(j["kernel"]["openat2"] == false);
+  CHECK(j["kernel"]["mount_api"] == true);
+  CHECK(j["delivery"]["engine_set_up"] == true);
+  CHECK(j["delivery"]["hooks"][0]["set_up"] == true);
+  CHECK(j["delivery"]["runtimes"].is_array());
+}
+
+TEST_CASE("check table: aligned columns, one line per row, the verdict last") {
+  FakeHost h = Host();
+  h.Remove("/usr/bin/zf_stackdump");
+  std::string t = ocid::CheckTable(Report(h, Node()));
+  std::vector<std::string> lines;
+  for (size_t p = 0; p < t.size();) {
+    size_t e = t.find('\n', p);
+    lines.push_back(t.substr(p, e - p));
+    p = e + 1;
+  }
+  REQUIRE(lines.size() > 5);
+  size_t detail = lines[0].find("DETAIL");
+  size_t subject = lines[0].find("SUBJECT");
+  REQUIRE(detail != std::string::npos);
+  for (const auto& l : lines) {
+    if (l.rfind("NOT READY", 0) == 0) break;
+    std::string state = l.substr(0, 4);
+    CHECK_MESSAGE((state == "STAT" || state == "OK  " || state == "INFO" || state == "WARN" ||
+                   state == "FAIL"), l);
+    CHECK_MESSAGE(l[subject - 1] == ' ', l);
+    CHECK_MESSAGE(l[detail - 1] == ' ', l);
+  }
+  CHECK(Contains(t, "FAIL  feature     zf"));
+  CHECK(Contains(t, "NOT READY:\n  /etc/ocid.d/onload.json: feature zf: required binaries entry"));
+}
+
+// --- the readers, on trees under a host root --------------------------------
+
+TEST_CASE("node facts: NICs from sysfs, filtered by vendor") {
+  ocid::test::TempTree t;
+  const std::string d = "sys/bus/pci/devices/";
+  t.File(d + "0000:01:00.0/vendor", "0x1924\n");
+  t.File(d + "0000:01:00.0/device", "0x0b03\n");
+  t.Link(d + "0000:01:00.0/driver", "../../../bus/pci/drivers/sfc");
+  t.Dir(d + "0000:01:00.0/net/eth1");
+  t.Dir(d + "0000:01:00.0/net/eth0");
+  t.File(d + "0000:02:00.0/vendor", "0x10ee\n");   // Xilinx, no driver bound
+  t.File(d + "0000:02:00.0/device", "0x5084\n");
+  t.File(d + "0000:03:00.0/vendor", "0x8086\n");   // Intel: not listed
+  t.Dir(d + "0000:04:00.0");                       // no vendor file: skipped
+  std::unique_ptr<ocid::HostFiles> files;
+  Error err;
+  REQUIRE(ocid::HostFiles::Open(t.path(), &files, &err));
+  std::vector<ocid::PciNic> nics;
+  REQUIRE_MESSAGE(ocid::ReadOnloadNics(*files, &nics, &err), err.Line());
+  REQUIRE(nics.size() == 2);
+  CHECK(nics[0].address == "0000:01:00.0");
+  CHECK(nics[0].vendor == "0x1924");
+  CHECK(nics[0].device == "0x0b03");
+  CHECK(nics[0].driver == "sfc");
+  CHECK(nics[0].interfaces == std::vector<std::string>{"eth0", "eth1"});
+  CHECK(nics[1].vendor == "0x10ee");
+  CHECK(nics[1].driver.empty());
+  CHECK(nics[1].interfaces.empty());
+
+  ocid::test::TempTree none;
+  REQUIRE(ocid::HostFiles::Open(none.path(), &files, &err));
+  REQUIRE(ocid::ReadOnloadNics(*files, &nics, &err));
+  CHECK(nics.empty());
+}
+
+TEST_CASE("node facts: cgroup layout") {
+  auto layout = [](const std::function<void(ocid::test::TempTree&)>& make) {
+    ocid::test::TempTree t;
+    make(t);
+    std::unique_ptr<ocid::HostFiles> files;
+    Error err;
+    REQUIRE(ocid::HostFiles::Open(t.path(), &files, &err));
+    return std::string(ocid::CgroupLayoutName(ocid::ReadCgroupLayout(*files)));
+  };
+  CHECK(layout([](auto& t) { t.File("sys/fs/cgroup/cgroup.controllers", "cpu io\n"); }) == "v2");
+  CHECK(layout([](auto& t) {
+          t.Dir("sys/fs/cgroup/devices");
+          t.File("sys/fs/cgroup/unified/cgroup.controllers", "");
+        }) == "hybrid");
+  CHECK(layout([](auto& t) { t.Dir("sys/fs/cgroup/devices"); }) == "v1");
+  CHECK(layout([](auto& t) { t.Dir("sys"); }) == "unknown");
+}
+
+TEST_CASE("node facts: our CDI spec files in both directories") {
+  ocid::test::TempTree t;
+  t.File("etc/cdi/oci-decorator-onload.json", "{\"a\":1}\n");
+  t.File("etc/cdi/nvidia.json", "{}");
+  t.Dir("run/cdi");
+  t.Link("var/run", "/run");  // absolute: resolved inside the host root
+  t.File("run/cdi/oci-decorator-rdma.json", "{}");
+  std::unique_ptr<ocid::HostFiles> files;
+  Error err;
+  REQUIRE(ocid::HostFiles::Open(t.path(), &files, &err));
+  std::vector<ocid::CdiFile> cdi;
+  REQUIRE(ocid::ReadCdiFiles(*files, &cdi, &err));
+  REQUIRE(cdi.size() == 2);
+  CHECK(cdi[0].dir == "/etc/cdi");
+  CHECK(cdi[0].bytes == "{\"a\":1}\n");
+  CHECK(cdi[1].dir == "/var/run/cdi");
+  CHECK(cdi[1].name == "oci-decorator-rdma.json");
+}
+
+TEST_CASE("engine check: parsers") {
+  ocid::HooksEntryFacts f;
+  Error err;
+  REQUIRE(ocid::ParseHooksEntry(
+      R"({"version":"1.0.0","hook":{"path":"/x/oci-decorator","args":["oci-decorator","hook","prestart"]},"when":{"always":true},"stages":["prestart"]})",
+      "e.json", &f, &err));
+  CHECK(f.hook_path == "/x/oci-decorator");
+  CHECK(f.args.size() == 3);
+  CHECK(f.stages == std::vector<std::string>{"prestart"});
+  CHECK_FALSE(ocid::ParseHooksEntry("{\"hook\":{}}", "e.json", &f, &err));
+  CHECK(Contains(err.Line(), "no string hook.path"));
+
+  std::vector<std::pair<std::string, std::string>> rt;
+  REQUIRE(ocid::ParseDockerRuntimes(
+      R"({"runtimes":{"oci-decorator":{"path":"/usr/bin/oci-decorator-runtime","runtimeArgs":[]},"x":{}}})",
+      "daemon.json", &rt, &err));
+  REQUIRE(rt.size() == 1);
+  CHECK(rt[0].second == "/usr/bin/oci-decorator-runtime");
+  REQUIRE(ocid::ParseDockerRuntimes("  \n", "daemon.json", &rt, &err));
+  CHECK(rt.empty());
+  CHECK_FALSE(ocid::ParseDockerRuntimes("{", "daemon.json", &rt, &err));
+  CHECK(Contains(err.Line(), "daemon.json"));
+
+  CHECK(ocid::ContainerdBinaryNames(
+            "# BinaryName = \"/no\"\n[a.options]\n  BinaryName = \"/usr/bin/oci-decorator-runtime\"\n"
+            "BinaryName='/lit'\nBinaryNameX = \"/no\"\n") ==
+        std::vector<std::string>{"/usr/bin/oci-decorator-runtime", "/lit"});
+}
+
+TEST_CASE("engine check: hooks.d, docker and containerd under a host root") {
+  ocid::test::TempTree t;
+  t.File("usr/libexec/oci/hooks.d/oci-decorator", "binary");
+  t.Link("usr/bin/oci-decorator-runtime", "/usr/libexec/oci/hooks.d/oci-decorator");
+  t.File("usr/bin/other-oci-decorator", "another binary");
+  t.Link("opt/oci-decorator", "/usr/bin/other-oci-decorator");
+  const std::string hooks = "usr/share/containers/oci/hooks.d/";
+  auto entry = [](const std::string& path, const std::string& args, const std::string& stage) {
+    return R"({"version":"1.0.0","hook":{"path":")" + path + R"(","args":)" + args +
+           R"(},"when":{"always":true},"stages":[")" + stage + R"("]})";
+  };
+  t.File(hooks + "oci-decorator-prestart.json",
+         entry("/usr/libexec/oci/hooks.d/oci-decorator", R"(["oci-decorator","hook","prestart"])", "prestart"));
+  t.File(hooks + "oci-decorator-poststop.json",
+         entry("/usr/libexec/oci/hooks.d/oci-decorator", R"(["oci-decorator","hook","poststop"])", "poststop"));
+  t.File(hooks + "wrong-args.json",
+         entry("/usr/libexec/oci/hooks.d/oci-decorator", R"(["oci-decorator","plan"])", "prestart"));
+  t.File(hooks + "nvidia.json", entry("/usr/bin/nvidia-container-toolkit", "[]", "prestart"));
+  t.File("etc/containers/oci/hooks.d/old.json",
+         entry("/opt/oci-decorator", R"(["oci-decorator","hook"])", "prestart"));
+  t.File(hooks + "broken.json", "{");  // someone else's: ignored
+  t.File("etc/docker/daemon.json",
+         R"({"runtimes":{"ocid":{"path":"/usr/bin/oci-decorator-runtime"},)"
+         R"("misnamed":{"path":"/usr/libexec/oci/hooks.d/oci-decorator"},)"
+         R"("runc2":{"path":"/usr/sbin/runc"}}})");
+  t.File("etc/containerd/conf.d/oci-decorator.toml",
+         "[x.options]\n  BinaryName = \"/usr/bin/oci-decorator-runtime\"\n");
+
+  std::unique_ptr<ocid::HostFiles> files;
+  Error err;
+  REQUIRE(ocid::HostFiles::Open(t.path(), &files, &err));
+  ocid::FileIdentity self;
+  REQUIRE(files->Identity("/usr/libexec/oci/hooks.d/oci-decorator", &self, &err) ==
+          ocid::HostRead::kOk);
+  ocid::EngineSetup s;
+  ocid::ReadEngineSetup(*files, self, &s);
+
+  REQUIRE(s.hooks.size() == 4);  // nvidia's and the broken one are not ours
+  std::map<std::string, const ocid::HooksEntry*> by;
+  for (const auto& h : s.hooks) by[h.file.substr(h.file.rfind('/') + 1)] = &h;
+  CHECK(by["oci-decorator-prestart.json"]->ours);
+  CHECK_FALSE(by["oci-decorator-poststop.json"]->ours);
+  CHECK(Contains(by["oci-decorator-poststop.json"]->problem, "no prestart or createRuntime"));
+  CHECK(Contains(by["wrong-args.json"]->problem, "do not run `hook`"));
+  CHECK(Contains(by["old.json"]->problem, "is not this oci-decorator binary"));
+  CHECK(s.warnings.empty());
+
+  REQUIRE(s.runtimes.size() == 3);
+  CHECK(s.runtimes[0].engine == "docker");
+  CHECK(s.runtimes[0].name == "misnamed");  // JSON object order: sorted keys
+  CHECK(Contains(s.runtimes[0].problem, "not oci-decorator-runtime"));
+  CHECK(s.runtimes[1].name == "ocid");
+  CHECK(s.runtimes[1].ours);
+  CHECK(s.runtimes[2].engine == "containerd");
+  CHECK_FALSE(s.runtimes[2].ours);
+  CHECK(Contains(s.runtimes[2].problem, "does not import it"));
+
+  // Imported by config.toml: now containerd reads it.
+  t.File("etc/containerd/config.toml",
+         "version = 2\nimports = [\"/etc/containerd/conf.d/*.toml\"]\n");
+  ocid::ReadEngineSetup(*files, self, &s);
+  CHECK(s.runtimes.back().ours);
+
+  // A daemon.json docker cannot read is a warning, not a crash.
+  t.File("etc/docker/daemon.json", "{\"runtimes\": [");
+  ocid::ReadEngineSetup(*files, self, &s);
+  REQUIRE(s.warnings.size() == 1);
+  CHECK(Contains(s.warnings[0], "daemon.json"));
+}
