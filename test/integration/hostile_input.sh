@@ -374,7 +374,8 @@ expect "hostile inventories, OCI_BROKEN=none" 0 0
 "$OCID_BIN" --config-dir "$BROKEN_CONF" check >"$T/check.out" 2>&1
 check_rc=$?
 assert_eq "[check] exit 1 with broken inventories" 1 "$check_rc"
-assert_eq "[check] one BROKEN line per broken file (7)" 7 "$(grep -c '^BROKEN' "$T/check.out")"
+assert_eq "[check] one FAIL inventory ... broken: line per broken file (7)" 7 \
+  "$(grep -cE '^FAIL +inventory +[^ ]+ +broken: ' "$T/check.out")"
 assert_contains "[check] the 50 MB file names the cap" "$(cat "$T/check.out")" "larger than 1048576 bytes"
 H_CONF=$CONF_DIR
 

@@ -17,18 +17,24 @@ HAVE_STRACE=0
 command -v strace >/dev/null 2>&1 && HAVE_STRACE=1
 IT_DEBUG=1   # the hook's debug log names the strategy it took
 
-# --- check: one line naming the kernel paths ---------------------------------
+# --- check: the kernel row names the paths this kernel gives -----------------
+# The kernel's interfaces are only informative: the verdict (exit 0 ready,
+# 1 not ready: this host has no Solarflare NIC) is the same with and without
+# the fallbacks.
 out=$("$OCID_BIN" --config-dir "$CONF_DIR" check 2>&1)
 rc=$?
 echo "# --- oci-decorator check"
-assert_eq "[check] exit 0 on this kernel" 0 "$rc"
-assert_contains "[check] this kernel has every interface" "$out" \
-  "kernel: openat2 yes, mount API yes, statx mnt_id yes"
+check "[check] exit 0 or 1 on this kernel (was $rc)" test "$rc" -le 1
+assert_match "[check] this kernel has every interface" "$out" \
+  "^OK +kernel +interfaces +openat2 yes, mount API yes, statx mnt_id yes$"
 out=$("$ENOSYS" "$OCID_BIN" oci-decorator --config-dir "$CONF_DIR" check 2>&1)
-rc=$?
-assert_eq "[check] exit 0 under enosys_exec (only informative)" 0 "$rc"
+rc2=$?
+assert_eq "[check] under enosys_exec the same exit code (only informative)" "$rc" "$rc2"
 assert_contains "[check] under enosys_exec every fallback is named" "$out" \
-  "kernel: openat2 no (userspace resolver), mount API no (legacy mount(2)), statx mnt_id no (fdinfo)"
+  "openat2 no (userspace resolver), mount API no (legacy mount(2)), statx mnt_id no (fdinfo)"
+json=$("$ENOSYS" "$OCID_BIN" oci-decorator --config-dir "$CONF_DIR" check --json 2>/dev/null)
+assert_eq "[check --json] under enosys_exec the kernel fields are false" '{"mount_api":false,"openat2":false,"statx_mnt_id":false}' \
+  "$(jq -cS .kernel <<<"$json" 2>&1)"
 
 # --- the hook wrapper: enosys_exec, plus what the test looks at -------------
 # Called as WRAPPER <oci-decorator> <argv...> with the OCI state on stdin. For

@@ -1,0 +1,183 @@
+#!/bin/bash
+# `oci-decorator check` against fake node trees under --host-root (the
+# SIMULATED Onload install plus fake sysfs, hooks.d, daemon.json,
+# containerd and CDI files): the exit code (0 ready, 1 not ready, 2 bad
+# input) and the JSON fields as each part of the node changes; then once on
+# the real host (0 or 1, valid JSON).
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+it_setup lib64
+
+H=$HOST_ROOT
+SELF=/usr/libexec/oci/hooks.d/oci-decorator   # the binary the fake node's entries name
+mkdir -p "$H/usr/libexec/oci/hooks.d" "$H/usr/bin"
+printf 'not really oci-decorator\n' >"$H$SELF"
+ln -s "$SELF" "$H/usr/bin/oci-decorator-runtime"
+
+add_nic() {
+  local d=$H/sys/bus/pci/devices/0000:01:00.0
+  mkdir -p "$d/net/eth1" "$H/sys/bus/pci/drivers/sfc"
+  echo 0x1924 >"$d/vendor"
+  echo 0x0b03 >"$d/device"
+  ln -sfn ../../../bus/pci/drivers/sfc "$d/driver"
+}
+add_nic
+mkdir -p "$H/sys/bus/pci/devices/0000:00:1f.6"          # an Intel NIC: not counted
+echo 0x8086 >"$H/sys/bus/pci/devices/0000:00:1f.6/vendor"
+mkdir -p "$H/sys/fs/cgroup/devices" "$H/sys/fs/cgroup/unified"
+: >"$H/sys/fs/cgroup/unified/cgroup.controllers"
+
+HOOKS=$H/usr/share/containers/oci/hooks.d
+add_hooks_entry() {
+  mkdir -p "$HOOKS"
+  cat >"$HOOKS/oci-decorator-prestart.json" <<JSON
+{"version": "1.0.0",
+ "hook": {"path": "$SELF", "args": ["oci-decorator", "hook", "prestart"], "env": []},
+ "when": {"always": true}, "stages": ["prestart"]}
+JSON
+}
+add_hooks_entry
+
+run_check() {  # [global and check options...]: sets RC, OUT (stdout), ERR
+  RC=0
+  OUT=$("$OCID_BIN" --config-dir "$CONF_DIR" --host-root "$H" check --binary "$SELF" "$@" \
+        2>"$T/check.err") || RC=$?
+  ERR=$(cat "$T/check.err")
+}
+# json EXPR: evaluates a Python expression over the last output, loaded as j.
+json() { python3 -c "import json,sys; j=json.load(sys.stdin); print($1)" <<<"$OUT" 2>&1; }
+
+# --- ready ---------------------------------------------------------------------
+echo "# --- a node with Onload, a Solarflare NIC and the hooks.d entry"
+run_check --json
+assert_eq "[ready] exit 0 ($ERR)" 0 "$RC"
+check "[ready] the output is one JSON document" quiet python3 -c 'import json,sys; json.load(sys.stdin)' <<<"$OUT"
+assert_eq "[ready] version 1, ready true, no reasons" "1 True []" "$(json 'j["version"], j["ready"], j["reasons"]')"
+assert_eq "[ready] onload.json: ok, both features plan" "ok onload:ok:True zf:ok:True" \
+  "$(json '" ".join([j["inventories"][0]["state"]] + ["%s:%s:%s" % (f["name"], f["state"], f["plan_builds"]) for f in j["inventories"][0]["features"]])')"
+assert_eq "[ready] /dev/onload: a char device with the sim's major, mode 0666, root" \
+  "char-device $(stat -c '%t' "$H/dev/onload" | xargs -I{} printf '%d' 0x{}) 0 0666 0" \
+  "$(json '" ".join(str(x) for x in [[f for e in j["inventories"][0]["features"][0]["entries"] for f in e["files"] if f["path"].endswith("/dev/onload")][0][k] for k in ("type","major","minor","mode","uid")])')"
+assert_eq "[ready] the NIC: address, vendor, device, driver, interfaces" "0000:01:00.0 0x1924 0x0b03 sfc ['eth1'] 1" \
+  "$(json '" ".join(str(j["nics"][0][k]) for k in ("address","vendor","device","driver","interfaces")) + " " + str(len(j["nics"]))')"
+assert_eq "[ready] cgroup hybrid" hybrid "$(json 'j["cgroup"]["mode"]')"
+assert_eq "[ready] kernel interfaces are booleans" "bool bool bool" \
+  "$(json '" ".join(type(j["kernel"][k]).__name__ for k in ("openat2","mount_api","statx_mnt_id"))')"
+assert_eq "[ready] the hooks.d entry is set up" "True True" \
+  "$(json 'j["delivery"]["engine_set_up"], j["delivery"]["hooks"][0]["set_up"]')"
+run_check
+assert_eq "[ready] the table exits 0 too" 0 "$RC"
+assert_contains "[ready] the table ends with READY" "$(tail -1 <<<"$OUT")" "READY: an activated container would start"
+assert_match "[ready] the table has a device row" "$OUT" "^OK +device +$H/dev/onload +char [0-9]+:0, mode 0666, owner 0:0"
+
+# --- what makes it not ready ----------------------------------------------------
+echo "# --- not ready: no NIC"
+mv "$H/sys/bus/pci/devices/0000:01:00.0" "$T/nic"
+run_check --json
+assert_eq "[no NIC] exit 1" 1 "$RC"
+assert_eq "[no NIC] ready false, both features fail" "False fail fail" \
+  "$(json 'j["ready"], j["inventories"][0]["features"][0]["state"], j["inventories"][0]["features"][1]["state"]')"
+assert_contains "[no NIC] the reason names it" "$(json 'j["reasons"][0]')" "no Solarflare/Xilinx NIC (PCI vendor 0x1924 or 0x10ee)"
+mv "$T/nic" "$H/sys/bus/pci/devices/0000:01:00.0"
+
+echo "# --- not ready: a required file missing"
+mv "$H/usr/bin/zf_stackdump" "$T/zf_stackdump"
+run_check --json
+assert_eq "[zf_stackdump missing] exit 1" 1 "$RC"
+assert_eq "[zf_stackdump missing] onload ok, zf fails" "ok fail False" \
+  "$(json '" ".join(str(x) for x in [j["inventories"][0]["features"][0]["state"], j["inventories"][0]["features"][1]["state"], j["inventories"][0]["features"][1]["plan_builds"]])')"
+assert_eq "[zf_stackdump missing] the entry names the path tried" "['$H/usr/bin/zf_stackdump']" \
+  "$(json '[e["tried"] for e in j["inventories"][0]["features"][1]["entries"] if e["state"] == "fail"][0]')"
+run_check
+assert_match "[zf_stackdump missing] the table: FAIL feature zf with the reason" "$OUT" \
+  "^FAIL +feature +zf +required binaries entry of feature \"zf\" not found on the host .*$H/usr/bin/zf_stackdump"
+mv "$T/zf_stackdump" "$H/usr/bin/zf_stackdump"
+
+echo "# --- a library only root can read: a warning, still ready"
+chmod 0600 "$H/usr/lib64/libonload.so"
+run_check --json
+assert_eq "[0600 library] exit 0" 0 "$RC"
+assert_contains "[0600 library] feature onload warns, naming the file and mode" \
+  "$(json 'j["inventories"][0]["features"][0]["state"] + " " + j["inventories"][0]["features"][0]["reasons"][0]')" \
+  "warn $H/usr/lib64/libonload.so: only its owner or group can read it (mode 0600, owner 0:0)"
+chmod 0755 "$H/usr/lib64/libonload.so"
+
+# --- delivery modes -----------------------------------------------------------------
+echo "# --- delivery modes"
+rm "$HOOKS/oci-decorator-prestart.json"
+run_check --json
+assert_eq "[no delivery mode] exit 1" 1 "$RC"
+assert_contains "[no delivery mode] the reason says so" "$(json 'j["reasons"]')" "no delivery mode is set up"
+
+mkdir -p "$H/etc/docker"
+echo '{"log-level": "warn", "runtimes": {"oci-decorator": {"path": "/usr/bin/oci-decorator-runtime"}}}' >"$H/etc/docker/daemon.json"
+run_check --json
+assert_eq "[docker shim] exit 0" 0 "$RC"
+assert_eq "[docker shim] the runtime is set up" "docker oci-decorator True" \
+  "$(json '" ".join(str(j["delivery"]["runtimes"][0][k]) for k in ("engine","name","set_up"))')"
+echo '{"runtimes": {"oci-decorator": {"path": "/usr/libexec/oci/hooks.d/oci-decorator"}}}' >"$H/etc/docker/daemon.json"
+run_check --json
+assert_eq "[docker, the hook's own name] exit 1: it would not run as the shim" 1 "$RC"
+assert_contains "[docker, the hook's own name] the problem" "$(json 'j["delivery"]["runtimes"][0]["problem"]')" "not oci-decorator-runtime"
+rm "$H/etc/docker/daemon.json"
+
+mkdir -p "$H/etc/containerd/conf.d"
+printf '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.oci-decorator.options]\n  BinaryName = "/usr/bin/oci-decorator-runtime"\n' \
+  >"$H/etc/containerd/conf.d/oci-decorator.toml"
+run_check --json
+assert_eq "[containerd drop-in, not imported] exit 1" 1 "$RC"
+assert_contains "[containerd drop-in, not imported] says why" "$(json 'j["delivery"]["runtimes"][0]["problem"]')" "does not import it"
+printf 'version = 2\nimports = ["/etc/containerd/conf.d/*.toml"]\n' >"$H/etc/containerd/config.toml"
+run_check --json
+assert_eq "[containerd drop-in, imported] exit 0" 0 "$RC"
+rm -r "$H/etc/containerd"
+
+echo "# --- CDI specs: current, then stale"
+mkdir -p "$H/etc/cdi"
+"$OCID_BIN" --config-dir "$CONF_DIR" --host-root "$H" cdi generate --output-dir "$H/etc/cdi" 2>"$T/cdi.err"
+check "cdi generate wrote the spec" test -f "$H/etc/cdi/oci-decorator-onload.json"
+run_check --json
+assert_eq "[current CDI spec, nothing else] exit 0" 0 "$RC"
+assert_eq "[current CDI spec] state current, inventory delivered" "current True" \
+  "$(json 'j["inventories"][0]["cdi"][0]["state"], j["inventories"][0]["delivered"]')"
+# The library is upgraded: the spec names the old file.
+mv "$H/usr/lib64/libonload_ext.so.1.2.0" "$H/usr/lib64/libonload_ext.so.1.2.1"
+ln -sfn libonload_ext.so.1.2.1 "$H/usr/lib64/libonload_ext.so.1"
+run_check --json
+assert_eq "[stale CDI spec, nothing else] exit 1" 1 "$RC"
+assert_eq "[stale CDI spec] state stale, path" "stale /etc/cdi/oci-decorator-onload.json" \
+  "$(json 'j["inventories"][0]["cdi"][0]["state"], j["inventories"][0]["cdi"][0]["path"]')"
+run_check
+assert_match "[stale CDI spec] the table warns with the file" "$OUT" "^WARN +cdi +/etc/cdi/oci-decorator-onload.json +stale: "
+add_hooks_entry
+run_check
+assert_eq "[stale CDI spec, hooks.d entry] exit 0: the stale spec only warns" 0 "$RC"
+
+# --- bad input ------------------------------------------------------------------------
+echo "# --- bad input: exit 2"
+run_check --bogus
+assert_eq "[unknown option] exit 2" 2 "$RC"
+RC=0; "$OCID_BIN" --config-dir "$H/usr/bin/onload" --host-root "$H" check --binary "$SELF" >/dev/null 2>"$T/check.err" || RC=$?
+assert_eq "[config dir is a file] exit 2" 2 "$RC"
+assert_contains "[config dir is a file] one line naming it" "$(cat "$T/check.err")" "$H/usr/bin/onload"
+RC=0; "$OCID_BIN" --config-dir "$CONF_DIR" --host-root "$T/nonexistent" check >/dev/null 2>"$T/check.err" || RC=$?
+assert_eq "[host root missing] exit 2" 2 "$RC"
+RC=0; "$OCID_BIN" --config-dir "$CONF_DIR" --host-root "$H" check --binary /usr/bin/nothing-here >/dev/null 2>"$T/check.err" || RC=$?
+ERR=$(cat "$T/check.err")
+assert_eq "[--binary missing] exit 2" 2 "$RC"
+assert_contains "[--binary missing] names it" "$ERR" "$H/usr/bin/nothing-here"
+RC=0; "$OCID_BIN" --config-dir "$T/no-such-dir" --host-root "$H" check --binary "$SELF" --json >"$T/out.json" 2>&1 || RC=$?
+assert_eq "[no config dir] exit 1: no inventories, not ready" 1 "$RC"
+
+# --- the real host ----------------------------------------------------------------------
+echo "# --- the real host"
+RC=0
+OUT=$("$OCID_BIN" check --json 2>"$T/check.err") || RC=$?
+check "[real host] exit 0 or 1 (was $RC: $(head -c 300 "$T/check.err"))" test "$RC" -eq 0 -o "$RC" -eq 1
+assert_eq "[real host] valid JSON, version 1, ready a bool matching the exit code" "1 $([[ $RC -eq 0 ]] && echo True || echo False)" \
+  "$(json 'j["version"], j["ready"]')"
+RC=0
+"$OCID_BIN" check >"$T/table.out" 2>&1 || RC=$?
+check "[real host] the table: exit 0 or 1" test "$RC" -eq 0 -o "$RC" -eq 1
+assert_match "[real host] the table has its header and verdict" "$(head -1 "$T/table.out") $(grep -c READY "$T/table.out")" "^STATE +CHECK +SUBJECT +DETAIL [1-9]"
+
+it_finish
