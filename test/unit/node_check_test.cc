@@ -544,3 +544,26 @@ TEST_CASE("engine check: hooks.d, docker and containerd under a host root") {
   REQUIRE(s.warnings.size() == 1);
   CHECK(Contains(s.warnings[0], "daemon.json"));
 }
+
+TEST_CASE("host files: reads stay inside the host root and never wait on a FIFO") {
+  ocid::test::TempTree t;
+  t.File("etc/real.json", "inside");
+  t.Link("etc/abs.json", "/etc/real.json");       // absolute: inside the root
+  t.Link("etc/out.json", "../../../../../etc/hostname");  // climbs: stays in the root
+  REQUIRE(::mkfifo((t / "etc/fifo.json").c_str(), 0644) == 0);
+  std::unique_ptr<ocid::HostFiles> files;
+  Error err;
+  REQUIRE(ocid::HostFiles::Open(t.path(), &files, &err));
+  std::string bytes;
+  REQUIRE(files->Read("/etc/abs.json", 1024, &bytes, &err) == ocid::HostRead::kOk);
+  CHECK(bytes == "inside");
+  CHECK(files->Read("/etc/out.json", 1024, &bytes, &err) == ocid::HostRead::kMissing);
+  CHECK(files->Read("/etc/fifo.json", 1024, &bytes, &err) == ocid::HostRead::kError);
+  CHECK(Contains(err.Line(), "not a regular file"));
+  CHECK(files->Read("/etc/real.json", 3, &bytes, &err) == ocid::HostRead::kError);
+  std::string link;
+  CHECK(files->ReadLink("/etc/real.json", &link, &err) == ocid::HostRead::kMissing);  // not a link
+  REQUIRE(files->ReadLink("/etc/abs.json", &link, &err) == ocid::HostRead::kOk);
+  CHECK(link == "/etc/real.json");
+  CHECK(files->Display("/etc/x") == t.path() + "/etc/x");
+}
