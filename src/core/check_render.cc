@@ -94,6 +94,16 @@ void InventoryRows(const InventoryCheck& i, std::vector<Row>* rows) {
       }
     }
   }
+  if (i.version.state != VersionState::kNotConfigured) {
+    const VersionReport& v = i.version;
+    std::string detail =
+        "module " + (v.module_version.empty() ? "?" : v.module_version) + ", library " +
+        (v.library_version.empty() ? "?" : v.library_version) +
+        (v.library_path.empty() ? "" : " (" + v.library_path + ")") + ": " +
+        VersionStateName(v.state) + (i.version_enforced ? ", enforced" : ", not enforced");
+    if (!v.why.empty()) detail += ": " + v.why;
+    rows->push_back({i.version_state, "version", v.module_path.empty() ? "-" : v.module_path, detail});
+  }
   for (const auto& c : i.cdi)
     rows->push_back({c.state == "current" ? CheckState::kOk : CheckState::kWarn, "cdi", c.path,
                      c.state + (c.reason.empty() ? "" : ": " + c.reason)});
@@ -192,6 +202,17 @@ ordered InventoryJson(const InventoryCheck& i) {
                         {"entries", std::move(entries)}});
   }
   j["features"] = std::move(features);
+  const VersionReport& v = i.version;
+  j["version_lock"] = {
+      {"state", v.state == VersionState::kNotConfigured ? "not_configured" : VersionStateName(v.state)},
+      {"check_state", CheckStateName(i.version_state)},
+      {"enforce", i.version_enforced},
+      {"features", i.version_features},
+      {"module_version", v.module_version},
+      {"module_path", v.module_path},
+      {"library_version", v.library_version},
+      {"library_path", v.library_path},
+      {"why", v.why}};
   ordered cdi = ordered::array();
   for (const auto& c : i.cdi) cdi.push_back({{"path", c.path}, {"state", c.state}, {"reason", c.reason}});
   j["cdi"] = std::move(cdi);

@@ -127,6 +127,36 @@ FeatureCheck CheckFeature(const Inventory& inv, const Feature& f, const HostView
   return c;
 }
 
+// The version lock's verdict on the features it guards.
+void CheckVersion(const Inventory& inv, const HostView& host, InventoryCheck* ic) {
+  const VersionLock& lock = inv.version_lock;
+  ic->version = CheckVersions(inv, host);
+  ic->version_enforced = lock.enforce;
+  switch (ic->version.state) {
+    case VersionState::kNotConfigured: return;
+    case VersionState::kMatch: ic->version_state = CheckState::kOk; break;
+    case VersionState::kMismatch:
+      ic->version_state = lock.enforce ? CheckState::kFail : CheckState::kWarn;
+      break;
+    case VersionState::kUnknown: ic->version_state = CheckState::kWarn; break;
+  }
+  for (auto& f : ic->features) {
+    if (!lock.Guards({f.name})) continue;
+    ic->version_features.push_back(f.name);
+    if (ic->version_state == CheckState::kOk) continue;
+    Worsen(&f.state, ic->version_state);
+    // The planner refuses an enforced mismatch itself: its line already
+    // says it when the plan failed on it.
+    bool said = false;
+    for (const auto& why : f.reasons) said = said || why.find(ic->version.why) != std::string::npos;
+    if (!said)
+      f.reasons.push_back(ic->version.why + (ic->version.state == VersionState::kMismatch
+                                                 ? (lock.enforce ? " (enforced: refused)"
+                                                                 : " (not enforced: allowed)")
+                                                 : ""));
+  }
+}
+
 void CheckCdi(const Inventory& inv, const HostView& host, const std::string& host_root,
               const NodeFacts& node, std::vector<bool>* used, InventoryCheck* out) {
   const std::string name = CdiFileName(inv);
@@ -193,12 +223,12 @@ CheckReport BuildCheckReport(const std::string& config_dir, const InventorySet& 
     InventoryCheck ic;
     ic.file = inv.file;
     ic.activation_flag = inv.activation_flag;
-    for (const auto& f : inv.features) {
-      FeatureCheck fc = CheckFeature(inv, f, host, node);
+    for (const auto& f : inv.features) ic.features.push_back(CheckFeature(inv, f, host, node));
+    CheckVersion(inv, host, &ic);
+    for (const auto& fc : ic.features) {
       Worsen(&ic.state, fc.state == CheckState::kInfo ? CheckState::kOk : fc.state);
       if (fc.state == CheckState::kFail)
-        for (const auto& why : fc.reasons) ic.reasons.push_back("feature " + f.name + ": " + why);
-      ic.features.push_back(std::move(fc));
+        for (const auto& why : fc.reasons) ic.reasons.push_back("feature " + fc.name + ": " + why);
     }
     CheckCdi(inv, host, host_root, node, &used, &ic);
     bool cdi_current = false;

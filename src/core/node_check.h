@@ -13,6 +13,10 @@
 //   - an Onload feature (one listing the onload or sfc_char device) needs a
 //     Solarflare/Xilinx NIC: without one Onload has nothing to accelerate,
 //     so the feature cannot serve;
+//   - the version lock (version_lock.h, CheckVersions): the loaded module's
+//     and the library's versions; a mismatch the inventory enforces fails
+//     the features it guards, one it does not enforce and an unknown
+//     version warn;
 //   - CDI specs of the inventory in /etc/cdi and /var/run/cdi: current
 //     (byte for byte what `cdi generate` would write now) or stale.
 // Per node: the NICs, the cgroup layout, the kernel interfaces, and the
@@ -30,6 +34,7 @@
 #include "host_view.h"
 #include "inventory.h"
 #include "node_facts.h"
+#include "version_lock.h"
 
 namespace ocid {
 
@@ -80,6 +85,10 @@ struct InventoryCheck {
   std::vector<std::string> reasons;  // why not ready
   std::vector<FeatureCheck> features;
   std::vector<CdiCheck> cdi;
+  VersionReport version;           // state kNotConfigured: no version lock
+  bool version_enforced = false;
+  std::vector<std::string> version_features;  // the features it guards
+  CheckState version_state = CheckState::kOk;
   bool delivered = false;          // some delivery mode reaches its containers
 };
 

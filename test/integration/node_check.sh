@@ -152,6 +152,33 @@ add_hooks_entry
 run_check
 assert_eq "[stale CDI spec, hooks.d entry] exit 0: the stale spec only warns" 0 "$RC"
 
+# --- the version lock ---------------------------------------------------------------
+echo "# --- the version lock"
+jq '. + {"version_lock": {"enforce": true, "module_version": "/sys/module/onload/version",
+                           "library": ["/usr/lib64/libonload.so"], "features": ["onload"]}}' \
+  "$CONF_DIR/onload.json" >"$T/onload.json" && cat "$T/onload.json" >"$CONF_DIR/onload.json"
+printf 'Onload 8.1.2.26\nCopyright 2019-2024 Advanced Micro Devices, Inc.\n' >>"$H/usr/lib64/libonload.so"
+run_check --json
+assert_eq "[version, no module loaded] exit 0: unknown only warns" 0 "$RC"
+assert_eq "[version, no module loaded] unknown, onload warns" "unknown warn" \
+  "$(json 'j["inventories"][0]["version_lock"]["state"], j["inventories"][0]["features"][0]["state"]')"
+mkdir -p "$H/sys/module/onload"
+echo 8.1.2.26 >"$H/sys/module/onload/version"
+run_check --json
+assert_eq "[version match] exit 0" 0 "$RC"
+assert_eq "[version match] both versions and paths" "match 8.1.2.26 $H/sys/module/onload/version 8.1.2.26 $H/usr/lib64/libonload.so" \
+  "$(json '" ".join(j["inventories"][0]["version_lock"][k] for k in ("state","module_version","module_path","library_version","library_path"))')"
+echo 8.1.0.15 >"$H/sys/module/onload/version"
+run_check --json
+assert_eq "[version mismatch, enforced] exit 1" 1 "$RC"
+assert_eq "[version mismatch, enforced] onload fails, zf (not guarded) does not" "mismatch fail ok" \
+  "$(json 'j["inventories"][0]["version_lock"]["state"], j["inventories"][0]["features"][0]["state"], j["inventories"][0]["features"][1]["state"]')"
+run_check
+assert_match "[version mismatch, enforced] the table names both versions" "$OUT" \
+  "^FAIL +version +$H/sys/module/onload/version +module 8.1.0.15, library 8.1.2.26 .*mismatch, enforced"
+cp "$SRC/config/onload.json" "$CONF_DIR/onload.json"
+rm -r "$H/sys/module/onload"
+
 # --- bad input ------------------------------------------------------------------------
 echo "# --- bad input: exit 2"
 run_check --bogus

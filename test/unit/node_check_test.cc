@@ -567,3 +567,84 @@ TEST_CASE("host files: reads stay inside the host root and never wait on a FIFO"
   CHECK(link == "/etc/real.json");
   CHECK(files->Display("/etc/x") == t.path() + "/etc/x");
 }
+
+namespace {
+
+// The Onload inventory with a version lock guarding `features`.
+Inventory Locked(bool enforce, const std::string& features = "[]") {
+  std::string json = kOnload;
+  json.insert(json.find("\"driver_feature\""),
+              std::string(R"("version_lock": {"enforce": )") + (enforce ? "true" : "false") +
+                  R"(, "module_version": "/sys/module/onload/version", )"
+                  R"("library": ["/usr/lib64/libonload.so"], "features": )" + features + "},\n  ");
+  return Parse(json, kFile);
+}
+
+FakeHost VersionHost(const std::string& module, const std::string& library) {
+  FakeHost h = Host();
+  if (!module.empty()) h.Content("/sys/module/onload/version", module + "\n");
+  h.Content("/usr/lib64/libonload.so",
+            library.empty() ? std::string("no banner") : "\x7f" "ELF...Onload " + library +
+                                                             "\nCopyright 2019-2024 AMD\n");
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("check: the version lock") {
+  SUBCASE("match: ok, reported with both versions") {
+    CheckReport r = Report(VersionHost("8.1.2.26", "8.1.2.26"), Node(), {Locked(true)});
+    CHECK(r.ready);
+    const auto& i = r.inventories[0];
+    CHECK(i.version.state == ocid::VersionState::kMatch);
+    CHECK(i.version_state == CheckState::kOk);
+    CHECK(i.version_features == std::vector<std::string>{"onload", "zf"});
+    std::string t = ocid::CheckTable(r);
+    CHECK(Contains(t, "version"));
+    CHECK(Contains(t, "module 8.1.2.26, library 8.1.2.26 (/usr/lib64/libonload.so): match, enforced"));
+    nlohmann::json j = nlohmann::json::parse(ocid::CheckJson(r));
+    const auto& v = j["inventories"][0]["version_lock"];
+    CHECK(v["state"] == "match");
+    CHECK(v["enforce"] == true);
+    CHECK(v["module_version"] == "8.1.2.26");
+    CHECK(v["module_path"] == "/sys/module/onload/version");
+    CHECK(v["library_version"] == "8.1.2.26");
+    CHECK(v["library_path"] == "/usr/lib64/libonload.so");
+  }
+  SUBCASE("mismatch, enforced: the guarded features fail, naming both versions") {
+    CheckReport r = Report(VersionHost("8.1.0.15", "8.1.2.26"), Node(), {Locked(true, R"(["onload"])")});
+    CHECK_FALSE(r.ready);
+    CHECK(Feature(r, "onload").state == CheckState::kFail);
+    CHECK(Feature(r, "zf").state == CheckState::kOk);  // not guarded
+    bool named = false;
+    for (const auto& why : r.reasons)
+      named = named || (Contains(why, "feature onload") && Contains(why, "8.1.2.26") &&
+                        Contains(why, "8.1.0.15"));
+    CHECK(named);
+    nlohmann::json j = nlohmann::json::parse(ocid::CheckJson(r));
+    CHECK(j["inventories"][0]["version_lock"]["state"] == "mismatch");
+    CHECK(j["inventories"][0]["version_lock"]["check_state"] == "fail");
+    CHECK(Contains(ocid::CheckTable(r), "FAIL  version"));
+  }
+  SUBCASE("mismatch, not enforced: a warning, still ready") {
+    CheckReport r = Report(VersionHost("8.1.0.15", "8.1.2.26"), Node(), {Locked(false)});
+    CHECK(r.ready);
+    CHECK(Feature(r, "onload").state == CheckState::kWarn);
+    CHECK(Contains(Feature(r, "onload").reasons.back(), "(not enforced: allowed)"));
+  }
+  SUBCASE("unknown (no module loaded): a warning, still ready") {
+    CheckReport r = Report(VersionHost("", "8.1.2.26"), Node(), {Locked(true)});
+    CHECK(r.ready);
+    CHECK(r.inventories[0].version.state == ocid::VersionState::kUnknown);
+    CHECK(Feature(r, "onload").state == CheckState::kWarn);
+    CHECK(Contains(ocid::CheckTable(r), "WARN  version"));
+    nlohmann::json j = nlohmann::json::parse(ocid::CheckJson(r));
+    CHECK(j["inventories"][0]["version_lock"]["state"] == "unknown");
+  }
+  SUBCASE("not configured: no row, JSON says so") {
+    CheckReport r = Report(Host(), Node());
+    CHECK_FALSE(Contains(ocid::CheckTable(r), "version  "));
+    nlohmann::json j = nlohmann::json::parse(ocid::CheckJson(r));
+    CHECK(j["inventories"][0]["version_lock"]["state"] == "not_configured");
+  }
+}
