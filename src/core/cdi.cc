@@ -1,5 +1,7 @@
 #include "cdi.h"
 
+#include <algorithm>
+
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -135,6 +137,17 @@ bool CdiSpecJson(const std::string& kind, const std::vector<CdiDevice>& devices,
   return true;
 }
 
+namespace {
+
+// A plan's warnings (the version lock not checked...), each once: every
+// device's plan repeats its inventory's.
+void AddWarnings(const Plan& plan, std::vector<std::string>* out) {
+  for (const auto& w : plan.warnings)
+    if (std::find(out->begin(), out->end(), w) == out->end()) out->push_back(w);
+}
+
+}  // namespace
+
 bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string& host_root,
                   CdiSpec* out, Error* err) {
   *out = CdiSpec{};
@@ -157,6 +170,7 @@ bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string&
       out->warnings.push_back("no CDI device \"" + f.name + "\": " + e.Line());
       all_ok = false;
     } else {
+      AddWarnings(d.plan, &out->warnings);
       devices.push_back(std::move(d));
     }
   }
@@ -164,8 +178,10 @@ bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string&
     CdiDevice all;
     all.name = "all";
     Error e;
-    if (BuildInventoryPlan(inv, inv.driver_features, host, &all.plan, &e))
+    if (BuildInventoryPlan(inv, inv.driver_features, host, &all.plan, &e)) {
+      AddWarnings(all.plan, &out->warnings);
       devices.push_back(std::move(all));
+    }
     else
       out->warnings.push_back("no CDI device \"all\": " + e.Line());
   } else {

@@ -69,7 +69,7 @@ struct CdiSpec {
   std::string kind;
   std::string file_name;              // oci-decorator-<stem>.json
   std::vector<std::string> devices;   // names, in the spec's order
-  std::vector<std::string> warnings;  // devices left out, and why
+  std::vector<std::string> warnings;  // devices left out, and why; plan warnings
   std::string json;
 };
 

@@ -1,5 +1,6 @@
 #include "cluster.h"
 
+#include <algorithm>
 #include <set>
 
 #include "cdi.h"
@@ -40,8 +41,10 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 }
 
 // One resource for `features` of `inv`: its plan, its delivery, its health.
+// Its plan's warnings (the version lock not checked...) go to `warnings`, once.
 ClusterResource Resource(const Inventory& inv, const std::vector<std::string>& features,
-                         const HostView& host, const std::string& host_path_root) {
+                         const HostView& host, const std::string& host_path_root,
+                         std::vector<std::string>* warnings) {
   ClusterResource r;
   r.inventory = inv.file;
   r.features = features;
@@ -55,6 +58,9 @@ ClusterResource Resource(const Inventory& inv, const std::vector<std::string>& f
   } else {
     r.healthy = true;
   }
+  for (const auto& w : plan.warnings)
+    if (std::find(warnings->begin(), warnings->end(), w) == warnings->end())
+      warnings->push_back(w);
   return r;
 }
 
@@ -119,7 +125,7 @@ void BuildClusterView(const InventorySet& set, const HostView& host,
       bool k8s_ok = claim(k8s_names, k8s, inv.file, "resource");
       bool nomad_ok = claim(nomad_names, nomad_vendor + "/" + f.name, inv.file, "Nomad device");
       if (!k8s_ok && !nomad_ok) continue;
-      ClusterResource r = Resource(inv, {f.name}, host, host_path_root);
+      ClusterResource r = Resource(inv, {f.name}, host, host_path_root, &out->warnings);
       r.k8s_name = k8s_ok ? k8s : "";
       if (nomad_ok) {
         r.nomad_vendor = nomad_vendor;
@@ -132,7 +138,7 @@ void BuildClusterView(const InventorySet& set, const HostView& host,
       std::string type;
       for (const Feature& f : inv.features) type += f.name;
       if (!claim(nomad_names, nomad_vendor + "/" + type, inv.file, "Nomad device")) continue;
-      ClusterResource r = Resource(inv, inv.driver_features, host, host_path_root);
+      ClusterResource r = Resource(inv, inv.driver_features, host, host_path_root, &out->warnings);
       r.nomad_vendor = nomad_vendor;
       r.nomad_type = type;
       r.cdi_device = kind + "=all";

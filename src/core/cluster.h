@@ -42,7 +42,7 @@ struct ClusterResource {
 
 struct ClusterView {
   std::vector<ClusterResource> resources;  // by inventory file, declared order
-  std::vector<std::string> warnings;       // features left out, and why
+  std::vector<std::string> warnings;       // features left out, and why; plan warnings
 };
 
 // Checks a Kubernetes extended resource name: "<domain>/<name>", the domain

@@ -50,6 +50,8 @@ struct Plan {
   HostCredentials process;                  // who the image's preload is read for
   std::vector<std::string> skipped;         // optional entries not found
   std::vector<std::string> ignored;         // requests an activation policy ignores
+  std::vector<std::string> warnings;        // one line each: version lock not checked, or
+                                            // a mismatch allowed ("enforce": false)
 
   bool Active() const { return !activated.empty(); }
 };

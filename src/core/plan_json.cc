@@ -45,6 +45,7 @@ std::string PlanToJson(const Plan& plan) {
   j["preload_file"] = plan.preload.empty() ? "" : "/etc/ld.so.preload";
   j["skipped"] = plan.skipped;
   if (!plan.ignored.empty()) j["ignored"] = plan.ignored;
+  if (!plan.warnings.empty()) j["warnings"] = plan.warnings;
   // Host file names need not be UTF-8; never throw over one.
   return j.dump(2, ' ', false, ordered::error_handler_t::replace) + "\n";
 }

@@ -7,6 +7,7 @@
 #include "activation.h"
 #include "device_program.h"
 #include "log.h"
+#include "version_lock.h"
 
 namespace ocid {
 namespace {
@@ -77,6 +78,7 @@ class Planner {
       if (!a.ignored.empty()) plan_->ignored.push_back(a.ignored);
       if (!CheckPolicy(inv, a, cfg, annotations, err_)) return false;
       if (!a.active) continue;
+      if (!CheckVersionLock(inv, a.features)) return false;
       plan_->activated.push_back(ActivatedInventory{inv.file, inv.activation_flag,
                                                     a.features, a.source});
       for (const auto& name : a.features)
@@ -92,13 +94,14 @@ class Planner {
   // Every listed feature of one inventory, for no container in particular
   // (CDI specs): no activation, no config.json.
   bool RunInventory(const Inventory& inv, const std::vector<std::string>& features) {
+    for (const auto& name : features)
+      if (!inv.FindFeature(name))
+        return Fail(err_, "inventory " + inv.file + " has no feature \"" + name + "\"");
+    if (!CheckVersionLock(inv, features)) return false;
     plan_->activated.push_back(ActivatedInventory{inv.file, inv.activation_flag, features,
                                                   "inventory plan"});
-    for (const auto& name : features) {
-      const Feature* f = inv.FindFeature(name);
-      if (!f) return Fail(err_, "inventory " + inv.file + " has no feature \"" + name + "\"");
-      if (!PlanFeature(inv, *f)) return false;
-    }
+    for (const auto& name : features)
+      if (!PlanFeature(inv, *inv.FindFeature(name))) return false;
     return Finish();
   }
 
@@ -131,6 +134,29 @@ class Planner {
     if (LookupEnv(in_.config->env, flag, &v) && !IsOffValue(v)) return true;
     auto it = annotations.find(std::string(kAnnotationPrefix) + flag);
     return it != annotations.end() && !IsOffValue(it->second);
+  }
+
+  // The version lock (version_lock.h), for the features asked of `inv`: a
+  // mismatch it enforces fails the plan; unknown, or a mismatch it allows,
+  // is a warning. Runs only for an inventory that was asked for.
+  bool CheckVersionLock(const Inventory& inv, const std::vector<std::string>& features) {
+    if (!inv.version_lock.Guards(features)) return true;
+    VersionReport r = CheckVersions(inv, *in_.host);
+    const std::string prefix = "inventory " + inv.file + ": ";
+    switch (r.state) {
+      case VersionState::kMatch:
+      case VersionState::kNotConfigured:
+        return true;
+      case VersionState::kMismatch:
+        if (inv.version_lock.enforce)
+          return Fail(err_, prefix + r.why + "; refusing (set \"enforce\": false to allow)");
+        plan_->warnings.push_back(prefix + r.why + "; allowed (\"enforce\" is false)");
+        return true;
+      case VersionState::kUnknown:
+        plan_->warnings.push_back(prefix + r.why + "; not checked");
+        return true;
+    }
+    return true;
   }
 
   bool PlanFeature(const Inventory& inv, const Feature& f) {

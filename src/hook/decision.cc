@@ -151,4 +151,8 @@ void ReportIgnored(const std::string& id, const Plan& plan) {
     log::Warn(Printable("container " + id + ": ignoring request " + i));
 }
 
+void ReportWarnings(const std::string& id, const Plan& plan) {
+  for (const auto& w : plan.warnings) log::Warn(Printable("container " + id + ": " + w));
+}
+
 }  // namespace ocid

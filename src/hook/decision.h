@@ -82,4 +82,8 @@ void ReportBroken(const InventorySet& set, bool activated);
 // container starts without that vendor, and the operator should know why.
 void ReportIgnored(const std::string& id, const Plan& plan);
 
+// Logs the plan's warnings (a version lock not checked, or a mismatch
+// allowed): the container starts, and the operator should know.
+void ReportWarnings(const std::string& id, const Plan& plan);
+
 }  // namespace ocid

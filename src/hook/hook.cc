@@ -379,6 +379,7 @@ int RunHook(const Options& opts, const std::string& stage, int stdin_fd, bool co
     return Failed(l.state.id, err);
   ReportBroken(l.inventories, plan.Active());
   ReportIgnored(l.state.id, plan);
+  ReportWarnings(l.state.id, plan);
   if (!plan.Active()) {
     OCID_DEBUG("container " + l.state.id + ": not activated");
     return 0;
@@ -421,6 +422,7 @@ int RunPlan(const Options& opts, const std::string& bundle) {
       !PlanFor(opts, l, /*resolve_paths=*/true, &host, &plan, &err))
     return Failed("", err);
   for (const auto& broken : l.inventories.broken) log::Warn("ignoring " + broken.error.Line());
+  for (const auto& w : plan.warnings) log::Warn(w);
   std::fputs(PlanToJson(plan).c_str(), stdout);
   return 0;
 }

@@ -158,6 +158,9 @@ class Shim {
       if (!PlanFor(opts, c, /*resolve_paths=*/true, &host, &plan, err)) return false;
       ReportBroken(c.inventories, plan.Active());
       ReportIgnored(c.state.id, plan);
+      ReportWarnings(c.state.id, plan);
+      for (const auto& w : plan.warnings)
+        RuntimeLog("warning", Printable("container " + c.state.id + ": " + w));
       if (!plan.Active()) {
         OCID_DEBUG("container " + c.state.id + ": not activated");
         return true;

@@ -53,8 +53,10 @@ class FakeHost : public ocid::HostView {
     return *this;
   }
   size_t chunk_size = 65536;
+  mutable int reads = 0;  // ReadChunks calls
   bool ReadChunks(const std::string& path, size_t limit, const ChunkSink& sink,
                   Error* err) const override {
+    ++reads;
     auto it = tree_.find(path);
     if (it == tree_.end()) return ocid::Fail(err, "cannot open", path, ENOENT);
     if (it->second.type != FileType::kRegular)

@@ -9,9 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "bundle_config.h"
+#include "cdi.h"
+#include "cluster.h"
 #include "fake_host.h"
 #include "host_view.h"
 #include "inventory.h"
+#include "oci_state.h"
+#include "plan_json.h"
+#include "planner.h"
 #include "test_tree.h"
 #include "version_lock.h"
 
@@ -294,5 +300,195 @@ TEST_CASE("CheckVersions on a real host root: files read inside it, with caps") 
     r = CheckVersions(inv, *view);
     CHECK(r.state == VersionState::kMismatch);
     CHECK(r.library_path == t / "host/opt/onload/usr/lib64/libonload.so");
+  }
+}
+
+// ---- Every delivery mode consults the lock through the planner. ----
+
+namespace {
+
+const char* kOnloadFile = "/etc/ocid.d/onload.json";
+
+std::string OnloadInventory(const std::string& lock) {
+  return R"({"activation_flag": "OCI_ONLOAD", "cdi_kind": "amd.com/onload",
+             "driver_feature": ["onload", "zf"], "version_lock": )" + lock + R"(,
+             "inventory": {
+               "onload": {"devices": ["onload"], "libraries": ["/usr/lib64/libonload.so"],
+                          "preload": ["libonload.so"]},
+               "zf": {"devices": ["sfc_char"]}}})";
+}
+
+Inventory OnloadInv(const std::string& lock = kLock) {
+  Inventory inv;
+  Error err;
+  REQUIRE_MESSAGE(ParseInventory(OnloadInventory(lock), kOnloadFile, &inv, &err), err.Line());
+  return inv;
+}
+
+FakeHost OnloadHost(const std::string& module) {
+  FakeHost h;
+  h.Chr("/dev/onload", 240, 0).Chr("/dev/sfc_char", 241, 0);
+  h.Content("/usr/lib64/libonload.so", Library(kBanner8));
+  if (!module.empty()) h.Content("/sys/module/onload/version", module + "\n");
+  return h;
+}
+
+struct PlanRun {
+  ocid::OciState state;
+  ocid::BundleConfig config;
+  ocid::InventorySet set;
+  ocid::Plan plan;
+  Error err;
+  PlanRun(const Inventory& inv, std::vector<std::string> env) {
+    state.id = "ctr1";
+    state.pid = 4242;
+    state.bundle = "/run/b/ctr1";
+    config.root_path = "rootfs";
+    config.env = std::move(env);
+    set.inventories = {inv};
+  }
+  bool Go(const FakeHost& host) {
+    ocid::PlanInputs in{&state, &config, &set, &host};
+    return ocid::BuildPlan(in, &plan, &err);
+  }
+};
+
+const std::string kRefusal =
+    "inventory /etc/ocid.d/onload.json: version lock: libonload.so is 8.1.2.26 "
+    "(/usr/lib64/libonload.so) but the loaded onload module is 8.1.0.15 "
+    "(/sys/module/onload/version); refusing (set \"enforce\": false to allow)";
+
+}  // namespace
+
+TEST_CASE("planner: an enforced mismatch refuses the container that asked, in one line") {
+  FakeHost host = OnloadHost("8.1.0.15");
+  PlanRun r(OnloadInv(), {"OCI_ONLOAD=all"});
+  CHECK_FALSE(r.Go(host));
+  CHECK(r.err.Line() == kRefusal);
+  CHECK(r.plan.mounts.empty());  // decided before any feature is planned
+
+  SUBCASE("matching versions: planned, no warning") {
+    host.Content("/sys/module/onload/version", "8.1.2.26\n");
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    CHECK(r.plan.Active());
+    CHECK(r.plan.warnings.empty());
+    CHECK_FALSE(r.plan.mounts.empty());
+  }
+}
+
+TEST_CASE("planner: a container that did not ask is untouched, nothing is read") {
+  FakeHost host = OnloadHost("8.1.0.15");
+  for (auto env : {std::vector<std::string>{}, {"OCI_ONLOAD=none"}, {"OCI_ONLOAD="}}) {
+    PlanRun r(OnloadInv(), env);
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    CHECK_FALSE(r.plan.Active());
+    CHECK(r.plan.warnings.empty());
+  }
+  CHECK(host.reads == 0);
+}
+
+TEST_CASE("planner: unknown and allowed mismatches are warnings, and the plan goes on") {
+  SUBCASE("no module version (the simulated install)") {
+    FakeHost host = OnloadHost("");
+    PlanRun r(OnloadInv(), {"OCI_ONLOAD=onload"});
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    CHECK(r.plan.Active());
+    CHECK_FALSE(r.plan.mounts.empty());
+    CHECK(r.plan.warnings ==
+          std::vector<std::string>{
+              "inventory /etc/ocid.d/onload.json: version lock: the onload module's version is "
+              "unknown (/sys/module/onload/version does not exist: module not loaded?); not "
+              "checked"});
+    CHECK(ocid::PlanToJson(r.plan).find("\"warnings\": [") != std::string::npos);
+  }
+  SUBCASE("enforce false") {
+    FakeHost host = OnloadHost("8.1.0.15");
+    PlanRun r(OnloadInv(R"({"module_version": "/sys/module/onload/version",
+                            "library": "/usr/lib64/libonload.so"})"),
+              {"OCI_ONLOAD=all"});
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    CHECK(r.plan.Active());
+    REQUIRE(r.plan.warnings.size() == 1);
+    CHECK(r.plan.warnings[0].find("libonload.so is 8.1.2.26") != std::string::npos);
+    CHECK(r.plan.warnings[0].find("; allowed (\"enforce\" is false)") != std::string::npos);
+  }
+  SUBCASE("a feature the lock does not guard is not checked") {
+    FakeHost host = OnloadHost("8.1.0.15");
+    PlanRun r(OnloadInv(R"({"enforce": true, "module_version": "/sys/module/onload/version",
+                            "library": "/usr/lib64/libonload.so", "features": ["onload"]})"),
+              {"OCI_ONLOAD=zf"});
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    CHECK(r.plan.Active());
+    CHECK(r.plan.warnings.empty());
+    CHECK(host.reads == 0);
+    CHECK(ocid::PlanToJson(r.plan).find("\"warnings\"") == std::string::npos);
+  }
+}
+
+TEST_CASE("BuildInventoryPlan: fails on an enforced mismatch for a guarded feature only") {
+  FakeHost host = OnloadHost("8.1.0.15");
+  Inventory inv = OnloadInv(R"({"enforce": true, "module_version": "/sys/module/onload/version",
+                                "library": "/usr/lib64/libonload.so", "features": ["onload"]})");
+  ocid::Plan plan;
+  Error err;
+  CHECK_FALSE(ocid::BuildInventoryPlan(inv, {"onload"}, host, &plan, &err));
+  CHECK(err.Line() == kRefusal);
+  CHECK_FALSE(ocid::BuildInventoryPlan(inv, {"onload", "zf"}, host, &plan, &err));
+  CHECK(ocid::BuildInventoryPlan(inv, {"zf"}, host, &plan, &err));
+  // A feature the inventory lacks is still that error, not a version check.
+  CHECK_FALSE(ocid::BuildInventoryPlan(inv, {"rdma"}, host, &plan, &err));
+  CHECK(err.Line() == "inventory /etc/ocid.d/onload.json has no feature \"rdma\"");
+}
+
+TEST_CASE("cdi generate: the guarded features, and \"all\", are left out with a warning") {
+  FakeHost host = OnloadHost("8.1.0.15");
+  Inventory inv = OnloadInv(R"({"enforce": true, "module_version": "/sys/module/onload/version",
+                                "library": "/usr/lib64/libonload.so", "features": ["onload"]})");
+  ocid::CdiSpec spec;
+  Error err;
+  REQUIRE_MESSAGE(ocid::BuildCdiSpec(inv, host, "/", &spec, &err), err.Line());
+  CHECK(spec.devices == std::vector<std::string>{"zf"});
+  CHECK(spec.warnings == std::vector<std::string>{"no CDI device \"onload\": " + kRefusal,
+                                                  "no CDI device \"all\": not every feature "
+                                                  "is available"});
+
+  SUBCASE("a lock over every feature: no device at all, an error") {
+    CHECK_FALSE(ocid::BuildCdiSpec(OnloadInv(), host, "/", &spec, &err));
+    CHECK(err.Line() == "inventory /etc/ocid.d/onload.json: no CDI device can be generated on "
+                        "this host");
+  }
+  SUBCASE("unknown: every device, one warning") {
+    host.Remove("/sys/module/onload/version");
+    REQUIRE_MESSAGE(ocid::BuildCdiSpec(OnloadInv(), host, "/", &spec, &err), err.Line());
+    CHECK(spec.devices == std::vector<std::string>{"onload", "zf", "all"});
+    REQUIRE(spec.warnings.size() == 1);
+    CHECK(spec.warnings[0].find("module's version is unknown") != std::string::npos);
+  }
+}
+
+TEST_CASE("cluster: guarded resources are unhealthy with the refusal as why") {
+  FakeHost host = OnloadHost("8.1.0.15");
+  ocid::InventorySet set;
+  set.inventories = {
+      OnloadInv(R"({"enforce": true, "module_version": "/sys/module/onload/version",
+                    "library": "/usr/lib64/libonload.so", "features": ["onload"]})")};
+  ocid::ClusterView view;
+  ocid::BuildClusterView(set, host, "/", nullptr, &view);
+  REQUIRE(view.resources.size() == 3);  // onload, zf, Nomad group onloadzf
+  CHECK(view.resources[0].k8s_name == "amd.com/onload");
+  CHECK_FALSE(view.resources[0].healthy);
+  CHECK(view.resources[0].why == kRefusal);
+  CHECK(view.resources[1].k8s_name == "amd.com/zf");
+  CHECK(view.resources[1].healthy);
+  CHECK(view.resources[2].nomad_type == "onloadzf");
+  CHECK_FALSE(view.resources[2].healthy);
+  CHECK(view.warnings.empty());
+
+  SUBCASE("unknown: healthy, one warning for the view") {
+    host.Remove("/sys/module/onload/version");
+    ocid::BuildClusterView(set, host, "/", nullptr, &view);
+    for (const auto& res : view.resources) CHECK(res.healthy);
+    REQUIRE(view.warnings.size() == 1);
+    CHECK(view.warnings[0].find("not checked") != std::string::npos);
   }
 }

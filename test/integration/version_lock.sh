@@ -1,0 +1,147 @@
+#!/bin/bash
+# The Onload version lock with real runc (hook and runtime shim) and
+# `cdi generate`, on a SIMULATED install whose libonload.so carries the real
+# banner ("Onload 8.1.2.26\nCopyright ...") and whose host root has a
+# sys/module/onload/version:
+#   1. versions match: the container starts with Onload, the plan warns nothing;
+#   2. the module is 8.1.0.15: runc fails with the one line naming both versions
+#      and both paths; nothing mounted, the image untouched, no state left;
+#      the same through the runtime shim (config.json unchanged);
+#   3. a container that did not ask starts normally, the hook silent;
+#   4. cdi generate leaves the guarded devices out with the line as a warning
+#      (every device for the shipped lock: no spec, exit 1; zf and "all" kept
+#      apart for a lock on "onload" only);
+#      the device plugin's resources are unhealthy with the line as why;
+#   5. "enforce": false: the container starts with Onload and a warning logged;
+#   6. no module version (the plain simulated install): starts, plan warns.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+it_setup lib64
+
+HV=$T/host-v
+SIM_ONLOAD_VERSION=8.1.2.26 make_sim "$HV"
+mkdir -p "$HV/sys/module/onload"
+echo 8.1.2.26 >"$HV/sys/module/onload/version"
+LINE_MISMATCH="inventory $CONF_DIR/onload.json: version lock: libonload.so is 8.1.2.26 ($HV/usr/lib64/libonload.so) but the loaded onload module is 8.1.0.15 ($HV/sys/module/onload/version); refusing (set \"enforce\": false to allow)"
+
+ocid() { "$OCID_BIN" --host-root "$HV" --config-dir "$CONF_DIR" --state-dir "$STATE_DIR" "$@"; }
+
+# --- 1. match
+echo "# --- 1. versions match"
+make_bundle match --host-root "$HV" --env OCI_ONLOAD=all -- "$(onload_probe /usr/lib64)"
+plan=$(ocid plan --bundle "$B" 2>"$T/plan.err")
+assert_eq "[match] plan has no warnings" "null" "$(jq -c .warnings <<<"$plan")"
+assert_eq "[match] plan printed nothing on stderr" "" "$(cat "$T/plan.err")"
+run_container
+assert_eq "[match] container ran" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+expect_onload all "match" "$HV" /usr/lib64 hook
+
+# --- 2. mismatch: refused in hook and shim mode
+echo "# --- 2. mismatch"
+echo 8.1.0.15 >"$HV/sys/module/onload/version"
+make_bundle mismatch --host-root "$HV" --env OCI_ONLOAD=onload -- "$(onload_probe /usr/lib64)"
+before=$(tree_snapshot "$ROOTFS")
+run_container
+check "[mismatch] runc run fails" test "$RC" -ne 0
+# runc's log quotes the hook's stderr: \" for ".
+assert_contains "[mismatch] runc's error carries the one line" "${ERR//\\\"/\"}" \
+  "stderr: oci-decorator: error: container $CID: $LINE_MISMATCH"
+assert_eq "[mismatch] the hook wrote one line" 1 "$(grep -c 'oci-decorator: ' <<<"$ERR")"
+assert_not_contains "[mismatch] the container did not run" "$OUT" "DONE"
+assert_eq "[mismatch] image dir unchanged (no mountpoint created)" "$before" "$(tree_snapshot "$ROOTFS")"
+assert_state_dir_empty "[mismatch]"
+assert_host_mounts_unchanged "[mismatch]"
+assert_eq "[mismatch] plan refuses with the same line" \
+  "oci-decorator: error: $LINE_MISMATCH" "$(ocid plan --bundle "$B" 2>&1 >/dev/null)"
+
+RUNC=$(command -v runc)
+mkdir -p "$T/bin"
+ln -s "$OCID_BIN" "$T/bin/oci-decorator-runtime"
+echo "{\"runtime\": \"$RUNC\"}" >"$T/runtime.json"
+make_bundle shim --no-hook --env OCI_ONLOAD=all -- 'true'
+sum=$(sha256sum <"$B/config.json")
+IT_IDS+=("$CID")
+"$T/bin/oci-decorator-runtime" --ocid-config "$T/runtime.json" --ocid-host-root "$HV" \
+  --ocid-config-dir "$CONF_DIR" --root "$RUNC_ROOT" create --bundle "$B" "$CID" \
+  </dev/null >"$B/out" 2>"$B/err"
+RC=$?
+ERR=$(cat "$B/err")
+assert_eq "[shim mismatch] create exits 1" 1 "$RC"
+assert_eq "[shim mismatch] one line on stderr" "oci-decorator: error: container $CID: $LINE_MISMATCH" "$ERR"
+assert_eq "[shim mismatch] config.json unchanged" "$sum" "$(sha256sum <"$B/config.json")"
+check_not "[shim mismatch] no container was created" quiet runc --root "$RUNC_ROOT" state "$CID"
+
+# --- 3. a container that did not ask
+echo "# --- 3. not asked, with the mismatch"
+make_bundle na --host-root "$HV" -- "$(onload_probe /usr/lib64)"
+before=$(tree_snapshot "$ROOTFS")
+run_container
+assert_eq "[not asked] container ran" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+assert_eq "[not asked] the hook printed nothing" "" "$ERR"
+expect_onload none "not asked" "$HV" /usr/lib64 hook
+assert_eq "[not asked] image dir unchanged" "$before" "$(tree_snapshot "$ROOTFS")"
+
+# --- 4. cdi generate
+echo "# --- 4. cdi generate"
+rc=0
+out=$(ocid cdi generate -o - 2>"$T/cdi.err") || rc=$?
+assert_eq "[cdi, shipped lock] no device can be generated: exit 1" 1 "$rc"
+assert_eq "[cdi, shipped lock] no spec on stdout" "" "$out"
+for d in onload zf; do
+  assert_contains "[cdi, shipped lock] $d left out with the line" "$(cat "$T/cdi.err")" \
+    "no CDI device \"$d\": $LINE_MISMATCH"
+done
+CONF_ONLOAD=$T/conf-onload-only
+mkdir -m 0755 "$CONF_ONLOAD"
+jq '.version_lock.features = ["onload"]' "$CONF_DIR/onload.json" >"$CONF_ONLOAD/onload.json"
+rc=0
+out=$("$OCID_BIN" --host-root "$HV" --config-dir "$CONF_ONLOAD" cdi generate -o - 2>"$T/cdi.err") || rc=$?
+assert_eq "[cdi, lock on onload] exit 0" 0 "$rc"
+assert_eq "[cdi, lock on onload] only zf is in the spec" "zf" "$(jq -r '[.devices[].name] | join(",")' <<<"$out")"
+assert_contains "[cdi, lock on onload] onload left out with the line" "$(cat "$T/cdi.err")" \
+  "no CDI device \"onload\": ${LINE_MISMATCH/$CONF_DIR/$CONF_ONLOAD}"
+assert_contains "[cdi, lock on onload] \"all\" left out" "$(cat "$T/cdi.err")" \
+  'no CDI device "all": not every feature is available'
+
+# --- 4b. device plugin: the guarded resources are unhealthy, the line as why
+if [[ -n ${OCID_PLUGIN:-} ]]; then
+  echo "# --- 4b. device plugin resources"
+  res=$("$OCID_PLUGIN" --host-root "$HV" --config-dir "$CONF_DIR" resources 2>&1)
+  for r in "amd.com/onload " "amd.com/zf " "nomad amd/onloadzf "; do
+    assert_contains "[plugin] $r unhealthy" "$(grep '^UNHEALTHY' <<<"$res")" "$r"
+  done
+  assert_eq "[plugin] each says why, with the line" 3 "$(grep -cF "$LINE_MISMATCH" <<<"$res")"
+  check_not "[plugin] nothing healthy" grep -q '^HEALTHY' <<<"$res"
+else
+  info "device plugin not built (OCID_PLUGIN unset): resources not checked here; plugin_unit_tests and the unit test cover the view"
+fi
+
+# --- 5. enforce false
+echo "# --- 5. enforce false"
+CONF_ALLOW=$T/conf-allow
+mkdir -m 0755 "$CONF_ALLOW"
+jq '.version_lock.enforce = false' "$CONF_DIR/onload.json" >"$CONF_ALLOW/onload.json"
+make_bundle allow --host-root "$HV" --config-dir "$CONF_ALLOW" --env OCI_ONLOAD=all \
+  --jq ".hooks.prestart[0].args |= (.[0:1] + [\"--log-file\", \"$T/logs/allow.log\"] + .[1:])" \
+  -- "$(onload_probe /usr/lib64)"
+run_container
+assert_eq "[enforce false] container ran" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+expect_onload all "enforce false" "$HV" /usr/lib64 hook
+assert_contains "[enforce false] the hook logged the mismatch as a warning" \
+  "$(grep warn "$T/logs/allow.log")" \
+  "libonload.so is 8.1.2.26 ($HV/usr/lib64/libonload.so) but the loaded onload module is 8.1.0.15 ($HV/sys/module/onload/version); allowed (\"enforce\" is false)"
+
+# --- 6. unknown: the plain simulated install has no sys/module/onload
+echo "# --- 6. no module version"
+make_bundle unknown --env OCI_ONLOAD=all -- "$(onload_probe /usr/lib64)"
+plan=$("$OCID_BIN" --host-root "$HOST_ROOT" --config-dir "$CONF_DIR" plan --bundle "$B" 2>/dev/null)
+assert_contains "[unknown] plan warns" "$(jq -r '.warnings[]' <<<"$plan")" \
+  "the onload module's version is unknown ($HOST_ROOT/sys/module/onload/version does not exist: module not loaded?); not checked"
+run_container
+assert_eq "[unknown] container ran" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+expect_onload all "unknown" "$HOST_ROOT" /usr/lib64 hook
+
+it_finish
