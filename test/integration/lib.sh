@@ -87,9 +87,15 @@ it_setup() {
   info "binary $OCID_BIN; temp dir $T"
 }
 
+# The simulated install plus a "loaded module" of its version, as on a real
+# host: onload.json's version lock then matches and stays silent. (Without
+# sys/module/onload it warns that it cannot check; version_lock.sh covers
+# that, and mismatches.) SIM_ONLOAD_VERSION picks the version.
 make_sim() {  # HOSTROOT [LAYOUT]
   bash "$SRC/scripts/sim-onload.sh" "$1" --layout "${2:-lib64}" 2>/dev/null \
     || die "sim-onload.sh $1 failed"
+  mkdir -p "$1/sys/module/onload"
+  echo "${SIM_ONLOAD_VERSION:-0.0.0-sim}" >"$1/sys/module/onload/version"
 }
 
 # Host mount table without the columns that change by themselves.

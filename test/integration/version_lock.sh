@@ -13,14 +13,13 @@
 #      apart for a lock on "onload" only);
 #      the device plugin's resources are unhealthy with the line as why;
 #   5. "enforce": false: the container starts with Onload and a warning logged;
-#   6. no module version (the plain simulated install): starts, plan warns.
+#   6. no module version (sim-onload.sh's install): starts, plan warns.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 it_setup lib64
 
 HV=$T/host-v
-SIM_ONLOAD_VERSION=8.1.2.26 make_sim "$HV"
-mkdir -p "$HV/sys/module/onload"
-echo 8.1.2.26 >"$HV/sys/module/onload/version"
+SIM_ONLOAD_VERSION=8.1.2.26 make_sim "$HV"   # with sys/module/onload/version 8.1.2.26
+assert_eq "the simulated module is 8.1.2.26" 8.1.2.26 "$(cat "$HV/sys/module/onload/version")"
 LINE_MISMATCH="inventory $CONF_DIR/onload.json: version lock: libonload.so is 8.1.2.26 ($HV/usr/lib64/libonload.so) but the loaded onload module is 8.1.0.15 ($HV/sys/module/onload/version); refusing (set \"enforce\": false to allow)"
 
 ocid() { "$OCID_BIN" --host-root "$HV" --config-dir "$CONF_DIR" --state-dir "$STATE_DIR" "$@"; }
@@ -133,8 +132,9 @@ assert_contains "[enforce false] the hook logged the mismatch as a warning" \
   "$(grep warn "$T/logs/allow.log")" \
   "libonload.so is 8.1.2.26 ($HV/usr/lib64/libonload.so) but the loaded onload module is 8.1.0.15 ($HV/sys/module/onload/version); allowed (\"enforce\" is false)"
 
-# --- 6. unknown: the plain simulated install has no sys/module/onload
+# --- 6. unknown: sim-onload.sh alone makes no sys/module/onload (lib.sh adds it)
 echo "# --- 6. no module version"
+rm -r "$HOST_ROOT/sys/module/onload"
 make_bundle unknown --env OCI_ONLOAD=all -- "$(onload_probe /usr/lib64)"
 plan=$("$OCID_BIN" --host-root "$HOST_ROOT" --config-dir "$CONF_DIR" plan --bundle "$B" 2>/dev/null)
 assert_contains "[unknown] plan warns" "$(jq -r '.warnings[]' <<<"$plan")" \
