@@ -157,7 +157,11 @@ echo "# --- the version lock"
 jq '. + {"version_lock": {"enforce": true, "module_version": "/sys/module/onload/version",
                            "library": ["/usr/lib64/libonload.so"], "features": ["onload"]}}' \
   "$CONF_DIR/onload.json" >"$T/onload.json" && cat "$T/onload.json" >"$CONF_DIR/onload.json"
-printf 'Onload 8.1.2.26\nCopyright 2019-2024 Advanced Micro Devices, Inc.\n' >>"$H/usr/lib64/libonload.so"
+# The simulated libonload.so rebuilt with the banner "Onload 8.1.2.26\nCopyright ...";
+# make_sim's loaded module (sys/module/onload) removed: no module loaded.
+cc -shared -fPIC -O2 -DSIM_VERSION='"8.1.2.26"' -o "$H/usr/lib64/libonload.so" \
+  "$SRC/test/fixtures/sim_libonload.c" || die "cc of sim_libonload.c failed"
+rm -rf "$H/sys/module/onload"
 run_check --json
 assert_eq "[version, no module loaded] exit 0: unknown only warns" 0 "$RC"
 assert_eq "[version, no module loaded] unknown, onload warns" "unknown warn" \
