@@ -83,7 +83,13 @@ void InventoryRows(const InventoryCheck& i, std::vector<Row>* rows) {
     rows->push_back({f.state, "feature", f.name, detail});
     for (const auto& e : f.entries) {
       if (e.state == CheckState::kFail || e.state == CheckState::kInfo)
-        rows->push_back({e.state, e.category, Join(e.tried, " or "), e.reason});
+        // The reason lists every alternative; the subject stays short.
+        rows->push_back({e.state, e.category,
+                         e.tried.empty() ? "-"
+                                         : e.tried[0] + (e.tried.size() > 1
+                                                             ? " (+" + std::to_string(e.tried.size() - 1) + " more)"
+                                                             : ""),
+                         e.reason});
       for (const auto& file : e.files) {
         if (IsDevice(file.type))
           rows->push_back({file.problem.empty() ? CheckState::kOk : CheckState::kWarn, "device",
@@ -150,6 +156,8 @@ void DeliveryRows(const CheckReport& r, std::vector<Row>* rows) {
       rows->push_back({CheckState::kInfo, engine, "-", "the runtime shim is not registered: not set up"});
   }
   for (const auto& w : e.warnings) rows->push_back({CheckState::kWarn, "engine", "-", w});
+  if (!r.node.cdi_error.empty())
+    rows->push_back({CheckState::kWarn, "cdi", "-", "cannot list the CDI specs: " + r.node.cdi_error});
   for (const auto& c : r.orphan_cdi)
     rows->push_back({CheckState::kWarn, "cdi", c.path, c.state + ": " + c.reason});
 }
@@ -287,6 +295,7 @@ std::string CheckJson(const CheckReport& r) {
                    {"hooks", std::move(hooks)},
                    {"runtimes", std::move(runtimes)},
                    {"orphan_cdi", std::move(cdi)},
+                   {"cdi_error", n.cdi_error},
                    {"warnings", n.engines.warnings}};
   // Host paths and file contents can hold bytes that are not UTF-8: shown
   // as U+FFFD rather than failing the whole report.

@@ -346,6 +346,9 @@ TEST_CASE("check --json: schema version 1 and its fields") {
   CHECK(j["delivery"]["engine_set_up"] == true);
   CHECK(j["delivery"]["hooks"][0]["set_up"] == true);
   CHECK(j["delivery"]["runtimes"].is_array());
+  CHECK(j["delivery"]["cdi_error"] == "");
+  n.cdi_error = "cannot open directory: /etc/cdi: Permission denied";
+  CHECK(Contains(ocid::CheckTable(Report(h, n)), "WARN  cdi         -"));
 }
 
 TEST_CASE("check table: aligned columns, one line per row, the verdict last") {
