@@ -6,7 +6,8 @@
 // which still does all the parsing and error reporting. Building every
 // subcommand's options took more time than deciding that a container did
 // not ask. An unknown or missing subcommand registers them all (for --help
-// and the error message).
+// and the error message), and so does the hidden `completion`, which prints
+// a shell completion script walked from all of them.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 
 #include "cdi.h"
 #include "check_cmd.h"
+#include "completion.h"
 #include "confinement.h"
 #include "engine_setup.h"
 #include "error.h"
@@ -31,7 +33,8 @@ namespace {
 
 const char* const kGlobalOptionsWithValue[] = {"--config-dir", "--host-root", "--state-dir",
                                                "--log-level", "--log-file"};
-const std::set<std::string> kSubcommands = {"hook", "check", "plan", "cdi", "setup", "runtime"};
+const std::set<std::string> kSubcommands = {"hook",  "check",   "plan",      "cdi",
+                                             "setup", "runtime", "completion"};
 
 // The first argument that is not a global option or its value: the
 // subcommand CLI11 will see. "" when there is none.
@@ -59,11 +62,13 @@ struct Cli {
   ocid::SetupOptions setup;
   std::string runtime_path;
   std::vector<std::string> runtime_args;
+  std::string shell;
 };
 
 void AddHook(CLI::App& app, Cli& c) {
   CLI::App* s = app.add_subcommand("hook", "Run as an OCI hook; the state is read on stdin");
   s->add_option("stage", c.stage, "prestart (default), createRuntime or poststop")
+      ->check(ocid::cli::Suggests({"prestart", "createRuntime", "poststop"}))
       ->capture_default_str();
 }
 
@@ -132,6 +137,7 @@ void AddGlobals(CLI::App& app, Cli& c) {
   app.add_option("--state-dir", c.opts.state_dir, "Per-container state on the host")
       ->capture_default_str();
   app.add_option("--log-level", c.level, "trace, debug, info, warn, error or off")
+      ->check(ocid::cli::Suggests({"trace", "debug", "info", "warn", "error", "off"}))
       ->capture_default_str();
   app.add_option("--log-file", c.log_file, "Also log to FILE (appended, O_NOFOLLOW, 0600)");
   app.require_subcommand(1);
@@ -180,12 +186,13 @@ int Main(int argc, char** argv) {
                "TCPDirect, RDMA, ...) into containers that ask for them",
                "oci-decorator"};
   AddGlobals(app, c);
-  const bool all = kSubcommands.count(sub) == 0;
+  const bool all = kSubcommands.count(sub) == 0 || sub == "completion";
   const std::pair<const char*, std::function<void(CLI::App&, Cli&)>> builders[] = {
       {"hook", AddHook}, {"check", AddCheck}, {"plan", AddPlan},
       {"cdi", AddCdi},   {"setup", AddSetup}, {"runtime", AddRuntime}};
   for (const auto& [name, add] : builders)
     if (all || sub == name) add(app, c);
+  if (sub == "completion") ocid::cli::AddCompletionCommand(app, &c.shell);
 
   try {
     app.parse(argc, argv);
@@ -205,6 +212,7 @@ int Main(int argc, char** argv) {
     return ocid::RunShim(shim, c.runtime_args, saved_env.data());
   }
 
+  if (sub == "completion") return ocid::cli::PrintCompletion(app, "oci-decorator", c.shell);
   InitLogging(c);
   if (sub == "hook") {
     // Confined before any input is read (confinement.h). If the kernel

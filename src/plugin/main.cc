@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "completion.h"
 #include "kubelet_plugin.h"
 #include "log.h"
 #include "nomad_plugin.h"
@@ -38,6 +39,7 @@ int main(int argc, char** argv) try {
       ->check(CLI::Range(1, 86400))
       ->capture_default_str();
   app.add_option("--log-level", level, "trace, debug, info, warn, error or off")
+      ->check(ocid::cli::Suggests({"trace", "debug", "info", "warn", "error", "off"}))
       ->capture_default_str();
   app.add_option("--log-file", log_file, "Also log to FILE (appended, O_NOFOLLOW, 0600)");
 
@@ -57,6 +59,8 @@ int main(int argc, char** argv) try {
   CLI::App* resources =
       app.add_subcommand("resources", "Print the resources this node would advertise, and their health");
   resources->add_flag("--json", json, "As JSON, with what each resource delivers");
+  std::string shell;
+  CLI::App* completion = ocid::cli::AddCompletionCommand(app, &shell);
 
   // Nomad runs a plugin binary from its plugin_dir without arguments (a
   // client's `plugin` block may add some): with Nomad's handshake cookie in
@@ -64,7 +68,7 @@ int main(int argc, char** argv) try {
   std::vector<std::string> args(argv + 1, argv + argc);
   bool has_mode = false;
   for (const auto& a : args)
-    has_mode = has_mode || a == "kubernetes" || a == "nomad" || a == "resources";
+    has_mode = has_mode || a == "kubernetes" || a == "nomad" || a == "resources" || a == "completion";
   if (!has_mode && std::getenv("NOMAD_PLUGIN_MAGIC_COOKIE") != nullptr) args.push_back("nomad");
   std::reverse(args.begin(), args.end());  // CLI11 takes them last-first
   try {
@@ -73,6 +77,7 @@ int main(int argc, char** argv) try {
     return app.exit(e);
   }
 
+  if (*completion) return ocid::cli::PrintCompletion(app, "oci-decorator-device-plugin", shell);
   if (opts.host_path_root.empty()) opts.host_path_root = opts.host_root;
   static const std::map<std::string, ocid::AllocateMode> modes = {
       {"cdi", ocid::AllocateMode::kCdi},

@@ -26,7 +26,8 @@ NONCONF=("$BIN" "$LINK" "$HOOKS/oci-decorator-prestart.json" "$HOOKS/oci-decorat
          /usr/share/oci-decorator/examples/onload.json /usr/share/oci-decorator/examples/rdma.json
          /usr/share/oci-decorator/examples/nvidia.json
          /usr/share/man/man8/oci-decorator.8 /usr/share/man/man5/oci-decorator.json.5
-         /usr/share/doc/oci-decorator/README.md /usr/share/doc/oci-decorator/LICENSE)
+         /usr/share/doc/oci-decorator/README.md /usr/share/doc/oci-decorator/LICENSE
+         /usr/share/bash-completion/completions/oci-decorator /usr/share/zsh/vendor-completions/_oci-decorator)
 
 status=$(dpkg-query -W -f='${Status}' "$PKG" 2>/dev/null)
 if [[ -n $status && $status != *not-installed* ]]; then
@@ -98,9 +99,17 @@ assert_eq "$LINK resolves to the hook" "$BIN" "$(readlink -f "$LINK")"
 for f in "$HOOKS/oci-decorator-prestart.json" "$HOOKS/oci-decorator-poststop.json" "$CONFFILE" \
          /usr/share/oci-decorator/examples/{onload,rdma,nvidia}.json \
          /usr/share/man/man8/oci-decorator.8 /usr/share/man/man5/oci-decorator.json.5 \
-         /usr/share/doc/oci-decorator/README.md /usr/share/doc/oci-decorator/LICENSE; do
+         /usr/share/doc/oci-decorator/README.md /usr/share/doc/oci-decorator/LICENSE \
+         /usr/share/bash-completion/completions/oci-decorator /usr/share/zsh/vendor-completions/_oci-decorator; do
   assert_eq "$f: regular file 644 root" "regular file 644 root:root" "$(mode_of "$f")"
 done
+assert_eq "the bash completion is the build's" "$(host_sha "$BUILD/completions/oci-decorator.bash")" \
+  "$(host_sha /usr/share/bash-completion/completions/oci-decorator)"
+assert_contains "the bash completion registers oci-decorator" \
+  "$(bash -c 'source /usr/share/bash-completion/completions/oci-decorator && complete -p oci-decorator' 2>&1)" \
+  "complete -F _oci_decorator oci-decorator"
+assert_eq "the zsh completion is a #compdef file" "#compdef oci-decorator" \
+  "$(head -1 /usr/share/zsh/vendor-completions/_oci-decorator)"
 for d in /usr/libexec/oci/hooks.d "$HOOKS" /etc/oci-decorator /etc/oci-decorator/oci-decorator.d; do
   assert_eq "$d: directory 755 root" "directory 755 root:root" "$(mode_of "$d")"
 done
@@ -205,6 +214,9 @@ else
   for f in kubernetes/daemonset.yaml kubernetes/Dockerfile kubernetes/onload-pod.yaml \
            nomad/client.hcl nomad/onload.nomad.hcl; do
     check "the package ships deploy/$f" test -f "/usr/share/$PPKG/deploy/$f"
+  done
+  for f in /usr/share/bash-completion/completions/$PPKG /usr/share/zsh/vendor-completions/_$PPKG; do
+    assert_eq "$f: regular file 644 root" "regular file 644 root:root" "$(mode_of "$f")"
   done
   dpkg -P "$PPKG" >"$T/logs/dpkg-p-plugin.log" 2>&1
   assert_eq "dpkg -P $PPKG succeeds" 0 "$?"
