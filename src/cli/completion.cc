@@ -258,13 +258,15 @@ std::string ZshScript(const CommandLine& root) {
   });
   s << "    (*) return 2 ;;\n  esac\n  return 0\n}\n\n";
   // The same walk as the bash script's, over $words up to $CURRENT. The
+  // helpers answer in $reply; what _describe gets is copied to arrays of
+  // our own first (the completion system's functions may use $reply). The
   // function is named as the file (_PROGRAM), which is how an autoloaded
   // #compdef file's function is called.
   const std::string fn = "_" + root.name;
   s << fn << "() {\n"
     << "  local cmd='' cur=${words[CURRENT]} prev=${words[CURRENT-1]} opt='' w\n"
     << "  local -i i npos=0 rc\n"
-    << "  local -a reply names more\n"
+    << "  local -a reply names more opts\n"
     << "  for ((i = 2; i < CURRENT; i++)); do\n"
     << "    w=${words[i]}\n"
     << "    if [[ $w == -- ]]; then _files; return; fi\n"
@@ -298,7 +300,8 @@ std::string ZshScript(const CommandLine& root) {
     << "  fi\n"
     << "  if [[ $cur == -* ]]; then\n"
     << "    __" << p << "_options \"$cmd\"\n"
-    << "    _describe -t options 'option' reply\n"
+    << "    opts=(\"${reply[@]}\")\n"
+    << "    _describe -t options 'option' opts\n"
     << "    return\n"
     << "  fi\n"
     << "  __" << p << "_subcommands \"$cmd\"\n"
@@ -313,7 +316,8 @@ std::string ZshScript(const CommandLine& root) {
     << "    _files\n"
     << "  elif (( ${#names} == 0 )); then\n"
     << "    __" << p << "_options \"$cmd\"\n"
-    << "    _describe -t options 'option' reply\n"
+    << "    opts=(\"${reply[@]}\")\n"
+    << "    _describe -t options 'option' opts\n"
     << "  fi\n"
     << "}\n\n"
     << "# Autoloaded from $fpath this file is the function's body: define, then run.\n"
