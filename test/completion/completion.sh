@@ -6,8 +6,10 @@
 # the zsh script is loaded both ways zsh loads it (autoloaded from $fpath as
 # a #compdef file, and sourced) and its function called with $words and
 # $CURRENT, the completion builtins (compadd, _describe, _files, compset)
-# replaced by functions printing what they were given: what is tested is
-# which words the script offers, not zsh's menu. No root needed.
+# replaced by functions printing what they were given (which words the
+# script offers); then zsh's real completion system, compinit in an
+# interactive zsh in a pty (zsh_compsys.zsh), is sent LINE<TAB> and what the
+# terminal shows is checked. No root needed.
 #
 # Environment: OCID_COMPLETIONS (the build's completions dir), OCID_PLUGIN
 # (set when the device plugin is built: its scripts are checked too).
@@ -118,6 +120,29 @@ assert_eq "zsh: oci-decorator --config-dir <TAB> completes file names" "FILES" \
 assert_eq "zsh: oci-decorator cdi generate --o<TAB> offers cdi generate's options" \
   "--help --inventory --output --output-dir -h -o" "$(zsh_complete "$Z" oci-decorator cdi generate --o)"
 assert_eq "zsh: oci-decorator hook <TAB>" "createRuntime poststop prestart" "$(zsh_complete "$Z" oci-decorator hook '')"
+
+# zsh's real completion system (compinit, an interactive zsh in a pty): what
+# it lists or inserts for LINE<TAB>, from the #compdef file in $fpath.
+# zsh_compsys LINE WORD: the terminal's text up to WORD (empty if it never came).
+zsh_compsys() {
+  timeout 20 zsh -f "$(dirname "${BASH_SOURCE[0]}")/zsh_compsys.zsh" "$DIR" "$1" "$2" 2>&1 | tail -3
+}
+out=$(zsh_compsys 'oci-decorator setup ' podman)
+for e in $ENGINES; do
+  [[ $out == *"$e"* ]] && ok "zsh compsys: oci-decorator setup <TAB> lists $e" \
+    || nok "zsh compsys: oci-decorator setup <TAB> lists $e (terminal: $(tr '\n' '|' <<<"$out"))"
+done
+out=$(zsh_compsys 'oci-decorator --log-level ' warn)
+for l in $LEVELS; do
+  [[ $out == *"$l"* ]] && ok "zsh compsys: oci-decorator --log-level <TAB> lists $l" \
+    || nok "zsh compsys: oci-decorator --log-level <TAB> lists $l (terminal: $(tr '\n' '|' <<<"$out"))"
+done
+out=$(zsh_compsys 'oci-decorator se' setup)
+[[ $out == *"oci-decorator setup"* ]] && ok "zsh compsys: oci-decorator se<TAB> inserts setup" \
+  || nok "zsh compsys: oci-decorator se<TAB> inserts setup (terminal: $(tr '\n' '|' <<<"$out"))"
+out=$(zsh_compsys 'oci-decorator cdi generate --output' output-dir)
+[[ $out == *"--output-dir"* ]] && ok "zsh compsys: cdi generate --output<TAB> lists --output-dir" \
+  || nok "zsh compsys: cdi generate --output<TAB> lists --output-dir (terminal: $(tr '\n' '|' <<<"$out"))"
 
 # --- the device plugin's scripts, where it is built
 if [[ -n ${OCID_PLUGIN:-} ]]; then
