@@ -1,7 +1,8 @@
 // Inventory parsing on arbitrary bytes: the literal scan the hook decides
 // with (QuickActivationFlags), ParseInventoryFiles as the hook loads a
 // config directory (broken files kept, with their salvaged flag), and the
-// activation of a parsed inventory.
+// activation of a parsed inventory. The same bytes also go through the
+// version lock's banner scan, whole and in chunks (version_lock.h).
 //
 // The invariant that matters (decision.cc, LoadIfAsked): a container whose
 // config.json and state mention none of the flags the quick scan found is
@@ -17,6 +18,7 @@
 #include "activation.h"
 #include "fuzz_check.h"
 #include "inventory.h"
+#include "version_lock.h"
 
 namespace {
 
@@ -48,6 +50,11 @@ void CheckInventory(const ocid::Inventory& inv) {
       }
     }
   }
+  const ocid::VersionLock& lock = inv.version_lock;
+  FUZZ_CHECK(lock.configured() == !lock.library.empty());
+  if (lock.configured()) FUZZ_CHECK(lock.module_version[0] == '/');
+  for (const auto& l : lock.library) FUZZ_CHECK(!l.empty() && l[0] == '/');
+  for (const auto& g : lock.features) FUZZ_CHECK(Contains(inv.driver_features, g));
   for (size_t i = 0; i < inv.driver_features.size(); ++i)
     for (size_t j = i + 1; j < inv.driver_features.size(); ++j)
       FUZZ_CHECK(inv.driver_features[i] != inv.driver_features[j]);
@@ -76,6 +83,15 @@ void CheckInventory(const ocid::Inventory& inv) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string bytes(reinterpret_cast<const char*>(data), size);
+
+  // The banner: a valid token or nothing, the same whatever the chunking.
+  std::string version = ocid::LibraryVersionFromBytes(bytes);
+  FUZZ_CHECK(version.empty() || ocid::IsVersionToken(version));
+  ocid::BannerScanner scan;
+  const size_t chunk = 1 + size % 13;
+  for (size_t off = 0; off < bytes.size(); off += chunk)
+    scan.Feed(std::string_view(bytes).substr(off, chunk));
+  FUZZ_CHECK(scan.version() == version);
 
   std::vector<std::string> quick;
   bool quick_ok = ocid::QuickActivationFlags(bytes, &quick);
