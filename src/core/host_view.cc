@@ -110,7 +110,7 @@ bool HostRootView::ReadChunks(const std::string& path, size_t limit, const Chunk
     if (n == 0) return true;
     total += static_cast<size_t>(n);
     if (total > limit) return too_big();
-    sink(std::string_view(buf.data(), static_cast<size_t>(n)));
+    if (!sink(std::string_view(buf.data(), static_cast<size_t>(n)))) return true;
   }
 }
 

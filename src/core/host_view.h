@@ -48,11 +48,12 @@ class HostView {
   // leave HostMatch::resolved empty; "" when unknown.
   virtual std::string Resolve(const std::string& path) const { (void)path; return ""; }
   // Shows the bytes of the regular host file `path` to `sink`, in order, in
-  // chunks of at most 64 KiB. A file of more than `limit` bytes fails
-  // (reading stops there); a missing one, or a dangling link, fails with
-  // err->errnum ENOENT (or ENOTDIR, ELOOP). A view of names only cannot
-  // read: this default fails with ENOTSUP.
-  using ChunkSink = std::function<void(std::string_view)>;
+  // chunks of at most 64 KiB, until the sink returns false (enough seen).
+  // A file of more than `limit` bytes fails (reading stops there); a
+  // missing one, or a dangling link, fails with err->errnum ENOENT (or
+  // ENOTDIR, ELOOP). A view of names only cannot read: this default fails
+  // with ENOTSUP.
+  using ChunkSink = std::function<bool(std::string_view)>;
   virtual bool ReadChunks(const std::string& path, size_t limit, const ChunkSink& sink,
                           Error* err) const;
 };

@@ -60,7 +60,7 @@ bool ReadModuleVersion(const VersionLock& lock, const HostView& host, VersionRep
   std::string bytes;
   Error e;
   if (!host.ReadChunks(lock.module_version, kMaxModuleVersionBytes,
-                       [&](std::string_view c) { bytes.append(c); }, &e)) {
+                       [&](std::string_view c) { return bytes.append(c), true; }, &e)) {
     r->why = Missing(e.errnum)
                  ? "the " + ModuleName(lock.module_version) + " module's version is unknown (" +
                        r->module_path + " does not exist: module not loaded?)"
@@ -87,8 +87,8 @@ bool ReadLibraryVersion(const VersionLock& lock, const HostView& host, VersionRe
   for (const auto& path : lock.library) {
     BannerScanner scan;
     Error e;
-    if (!host.ReadChunks(path, kMaxLibraryBytes, [&](std::string_view c) { scan.Feed(c); },
-                         &e)) {
+    if (!host.ReadChunks(path, kMaxLibraryBytes,
+                         [&](std::string_view c) { return scan.Feed(c); }, &e)) {
       if (Missing(e.errnum)) continue;
       r->library_path = host.Display(path);
       r->why = "the library's version is unknown: " + e.Line();
@@ -138,12 +138,27 @@ bool IsVersionToken(std::string_view s) {
   return true;
 }
 
-void BannerScanner::Feed(std::string_view chunk) {
-  if (found() || chunk.empty()) return;
-  window_.append(chunk);
-  version_ = FindBanner(window_);
-  // Keep what a banner cut by the next boundary could start in.
-  if (window_.size() > kOverlap) window_.erase(0, window_.size() - kOverlap);
+bool BannerScanner::Feed(std::string_view chunk) {
+  if (found()) return false;
+  if (chunk.empty()) return true;
+  // A banner cut by the boundary starts in the tail and ends in the first
+  // kOverlap bytes of the chunk: the seam holds it whole. One found there
+  // comes before any found in the chunk alone (banners cannot overlap).
+  if (!tail_.empty()) {
+    std::string seam = tail_;
+    seam.append(chunk.substr(0, kOverlap));
+    version_ = FindBanner(seam);
+    if (found()) return false;
+  }
+  version_ = FindBanner(chunk);
+  if (found()) return false;
+  if (chunk.size() >= kOverlap) {
+    tail_.assign(chunk.substr(chunk.size() - kOverlap));
+  } else {
+    tail_.append(chunk);
+    if (tail_.size() > kOverlap) tail_.erase(0, tail_.size() - kOverlap);
+  }
+  return true;
 }
 
 std::string LibraryVersionFromBytes(std::string_view bytes) { return FindBanner(bytes); }

@@ -61,12 +61,13 @@ std::string LibraryVersionFromBytes(std::string_view bytes);
 // The same over a file read in chunks: feed each chunk in order.
 class BannerScanner {
  public:
-  void Feed(std::string_view chunk);
+  // Returns whether to go on (false once a banner is found).
+  bool Feed(std::string_view chunk);
   bool found() const { return !version_.empty(); }
   const std::string& version() const { return version_; }
 
  private:
-  std::string window_;   // the tail of the previous chunk, then this one
+  std::string tail_;     // the last bytes seen, where a cut banner may start
   std::string version_;
 };
 

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <functional>
 #include <map>
@@ -53,7 +54,8 @@ class FakeHost : public ocid::HostView {
     return *this;
   }
   size_t chunk_size = 65536;
-  mutable int reads = 0;  // ReadChunks calls
+  mutable int reads = 0;          // ReadChunks calls
+  mutable size_t bytes_read = 0;  // bytes shown to sinks
   bool ReadChunks(const std::string& path, size_t limit, const ChunkSink& sink,
                   Error* err) const override {
     ++reads;
@@ -64,8 +66,10 @@ class FakeHost : public ocid::HostView {
     auto c = contents_.find(path);
     std::string bytes = c == contents_.end() ? "" : c->second;
     if (bytes.size() > limit) return ocid::Fail(err, "host file is too large", path);
-    for (size_t off = 0; off < bytes.size(); off += chunk_size)
-      sink(std::string_view(bytes).substr(off, chunk_size));
+    for (size_t off = 0; off < bytes.size(); off += chunk_size) {
+      bytes_read += std::min(chunk_size, bytes.size() - off);
+      if (!sink(std::string_view(bytes).substr(off, chunk_size))) break;
+    }
     return true;
   }
   bool Match(const std::string& pattern, std::vector<HostMatch>* out,

@@ -251,6 +251,14 @@ TEST_CASE("CheckVersions: match, mismatch, unknown and not configured on a fake 
     CHECK(r.state == VersionState::kUnknown);
     CHECK(r.why.find("not a regular file") != std::string::npos);
   }
+  SUBCASE("reading stops at the banner") {
+    std::string lib = Library(kBanner8, 1000) + std::string(4u << 20, 'x');
+    host.Content("/usr/lib64/libonload.so", lib);
+    host.bytes_read = 0;
+    r = CheckVersions(inv, host);
+    CHECK(r.state == VersionState::kMatch);
+    CHECK(host.bytes_read < 3 * 4096 + 4096);  // the module's line and the first chunks
+  }
   SUBCASE("not configured") {
     inv.version_lock = ocid::VersionLock{};
     r = CheckVersions(inv, host);
