@@ -12,7 +12,8 @@
 #      (every device for the shipped lock: no spec, exit 1; zf and "all" kept
 #      apart for a lock on "onload" only);
 #      the device plugin's resources are unhealthy with the line as why;
-#   5. "enforce": false: the container starts with Onload and a warning logged;
+#   5. "enforce": false: the container starts with Onload and a warning logged
+#      (hook: its log; shim: the runtime's log);
 #   6. no module version (sim-onload.sh's install): starts, plan warns.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 it_setup lib64
@@ -131,6 +132,23 @@ expect_onload all "enforce false" "$HV" /usr/lib64 hook
 assert_contains "[enforce false] the hook logged the mismatch as a warning" \
   "$(grep warn "$T/logs/allow.log")" \
   "libonload.so is 8.1.2.26 ($HV/usr/lib64/libonload.so) but the loaded onload module is 8.1.0.15 ($HV/sys/module/onload/version); allowed (\"enforce\" is false)"
+
+# The shim: the warning goes to the runtime's log, not to stderr (under
+# containerd that is the container's), and the container is created.
+make_bundle shimallow --no-hook --env OCI_ONLOAD=all -- 'true'
+IT_IDS+=("$CID")
+"$T/bin/oci-decorator-runtime" --ocid-config "$T/runtime.json" --ocid-host-root "$HV" \
+  --ocid-config-dir "$CONF_ALLOW" --root "$RUNC_ROOT" --log "$T/logs/runc-$CID.json" \
+  --log-format json create --bundle "$B" "$CID" </dev/null >"$B/out" 2>"$B/err"
+RC=$?
+assert_eq "[shim, enforce false] create exits 0" 0 "$RC"
+assert_eq "[shim, enforce false] nothing on stderr" "" "$(cat "$B/err")"
+assert_contains "[shim, enforce false] the runtime's log has the warning" \
+  "$(jq -r 'select(.level == "warning") | .msg' "$T/logs/runc-$CID.json")" \
+  "oci-decorator: container $CID: inventory $CONF_ALLOW/onload.json: version lock: libonload.so is 8.1.2.26"
+check "[shim, enforce false] config.json now mounts libonload.so" \
+  jq -e '.mounts | map(.destination) | index("/usr/lib64/libonload.so")' "$B/config.json"
+runc --root "$RUNC_ROOT" delete -f "$CID" >/dev/null 2>&1
 
 # --- 6. unknown: sim-onload.sh alone makes no sys/module/onload (lib.sh adds it)
 echo "# --- 6. no module version"
