@@ -123,7 +123,7 @@ CONF_ALLOW=$T/conf-allow
 mkdir -m 0755 "$CONF_ALLOW"
 jq '.version_lock.enforce = false' "$CONF_DIR/onload.json" >"$CONF_ALLOW/onload.json"
 make_bundle allow --host-root "$HV" --config-dir "$CONF_ALLOW" --env OCI_ONLOAD=all \
-  --jq ".hooks.prestart[0].args |= (.[0:1] + [\"--log-file\", \"$T/logs/allow.log\"] + .[1:])" \
+  --jq ".hooks.prestart[0].args |= (.[0:-2] + [\"--log-file\", \"$T/logs/allow.log\"] + .[-2:])" \
   -- "$(onload_probe /usr/lib64)"
 run_container
 assert_eq "[enforce false] container ran" 0 "$RC"
