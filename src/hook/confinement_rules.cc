@@ -32,12 +32,24 @@ std::string CompileHookFilter(std::string* why) {
   for (int sc : refused)
     if (int rc = seccomp_rule_add(ctx.get(), deny, sc, 0); rc != 0)
       return *why = std::string("seccomp_rule_add: ") + std::strerror(-rc), "";
-  // Sockets: AF_UNIX only (a syslog sink is the one socket a logger may want).
-  for (int sc : {SCMP_SYS(socket), SCMP_SYS(socketpair)})
-    if (int rc = seccomp_rule_add(ctx.get(), deny, sc, 1,
-                                  SCMP_A0(SCMP_CMP_NE, static_cast<scmp_datum_t>(AF_UNIX)));
-        rc != 0)
-      return *why = std::string("seccomp_rule_add: ") + std::strerror(-rc), "";
+  // Sockets: exactly what the log sinks need (log.h): an AF_UNIX datagram
+  // socket for journald or syslog. Any other family, any other type (a
+  // stream could reach a daemon's control socket), and socketpair are
+  // refused. The type is compared with SOCK_CLOEXEC|SOCK_NONBLOCK masked
+  // out; other flag bits the kernel refuses itself (EINVAL).
+  auto add = [&](int sc, unsigned count, const scmp_arg_cmp* cmp) -> bool {
+    int rc = seccomp_rule_add_array(ctx.get(), deny, sc, count, cmp);
+    if (rc != 0) *why = std::string("seccomp_rule_add: ") + std::strerror(-rc);
+    return rc == 0;
+  };
+  const scmp_arg_cmp not_unix = SCMP_A0(SCMP_CMP_NE, static_cast<scmp_datum_t>(AF_UNIX));
+  if (!add(SCMP_SYS(socket), 1, &not_unix) || !add(SCMP_SYS(socketpair), 0, nullptr)) return "";
+  const scmp_datum_t type_mask = ~static_cast<uint32_t>(SOCK_CLOEXEC | SOCK_NONBLOCK);
+  for (scmp_datum_t type = 0; type <= 0xf; ++type) {  // every value of SOCK_TYPE_MASK
+    if (type == SOCK_DGRAM) continue;
+    const scmp_arg_cmp other = SCMP_A1(SCMP_CMP_MASKED_EQ, type_mask, type);
+    if (!add(SCMP_SYS(socket), 1, &other)) return "";
+  }
   // Export through a memfd: libseccomp writes the program to an fd.
   int fd = ::memfd_create("ocid-seccomp", MFD_CLOEXEC);
   if (fd < 0) return *why = "memfd_create failed", "";

@@ -12,6 +12,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 namespace {
 
@@ -52,16 +53,39 @@ TEST_CASE("a confined process cannot execute a program") {
   CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
 }
 
-TEST_CASE("a confined process can use AF_UNIX sockets but no network sockets") {
-  CHECK(InConfinedChild([] {
-          int inet = ::socket(AF_INET, SOCK_STREAM, 0);
-          if (inet >= 0 || errno != EPERM) return 1;
-          int inet6 = ::socket(AF_INET6, SOCK_DGRAM, 0);
-          if (inet6 >= 0 || errno != EPERM) return 2;
-          int unix_fd = ::socket(AF_UNIX, SOCK_DGRAM, 0);
-          if (unix_fd < 0) return 3;
-          return 0;
-        }) == 0);
+TEST_CASE("a confined process can open an AF_UNIX datagram socket and no other socket") {
+  // Each refusal is EPERM (the filter's), not the kernel's EINVAL or
+  // EAFNOSUPPORT: every call below succeeds unconfined (checked first).
+  auto attempts = [] {
+    int sv[2];
+    struct {
+      int family, type;
+    } const refused[] = {{AF_INET, SOCK_STREAM},  {AF_INET6, SOCK_DGRAM},
+                         {AF_NETLINK, SOCK_RAW},  {AF_UNIX, SOCK_STREAM},
+                         {AF_UNIX, SOCK_SEQPACKET}, {AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC}};
+    int code = 1;
+    for (const auto& r : refused) {
+      int fd = ::socket(r.family, r.type, 0);
+      if (fd >= 0) ::close(fd);
+      if (fd >= 0 || errno != EPERM) return code;
+      ++code;
+    }
+    if (::socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) == 0 || errno != EPERM) return 20;
+    for (int type : {static_cast<int>(SOCK_DGRAM), SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK}) {
+      int fd = ::socket(AF_UNIX, type, 0);
+      if (fd < 0) return 30;
+      ::close(fd);
+    }
+    return 0;
+  };
+  // Unconfined, the refused calls all work (so EPERM below is the filter's).
+  for (auto [family, type] : {std::pair{AF_INET, SOCK_STREAM}, std::pair{AF_UNIX, SOCK_STREAM},
+                              std::pair{AF_NETLINK, SOCK_RAW}}) {
+    int fd = ::socket(family, type, 0);
+    CHECK(fd >= 0);
+    if (fd >= 0) ::close(fd);
+  }
+  CHECK(InConfinedChild(attempts) == 0);
 }
 
 TEST_CASE("a confined process still does its own file work") {
