@@ -1,13 +1,26 @@
-// The only user of spdlog. Sinks write straight to file descriptors we opened
-// ourselves, because a log file opened by name would follow a planted
-// symlink (threats.md: never write a predictable path as root by name).
+// The only user of spdlog, which formats the text lines on stderr and in the
+// log file. The JSON lines and the two socket targets (journald's native
+// protocol, syslog's datagrams) are small enough to write here directly.
+// Sinks write straight to file descriptors we opened ourselves, because a
+// log file opened by name would follow a planted symlink (threats.md: never
+// write a predictable path as root by name).
+//
+// Nothing here may fail a container: a target that cannot be reached loses
+// its lines (one warning on stderr when it was asked for by name), a
+// datagram too big is cut, a full socket buffer drops the line rather than
+// make a container's start wait on a stuck daemon.
 #include "log.h"
 
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -17,9 +30,20 @@
 namespace ocid::log {
 namespace {
 
-// A mutex sink: the device plugin logs from its gRPC, watch and main
-// threads at once (an uncontended lock costs the hook nothing measurable).
-class FdSink : public spdlog::sinks::base_sink<std::mutex> {
+void WriteAll(int fd, const char* p, size_t left) {
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+}
+
+// Writes are serialized by g_mu in Write(): the device plugin logs from its
+// gRPC, watch and main threads at once (an uncontended lock costs the hook
+// nothing measurable).
+class FdSink : public spdlog::sinks::base_sink<spdlog::details::null_mutex> {
  public:
   explicit FdSink(int fd) : fd_(fd) {}
 
@@ -27,15 +51,7 @@ class FdSink : public spdlog::sinks::base_sink<std::mutex> {
   void sink_it_(const spdlog::details::log_msg& msg) override {
     spdlog::memory_buf_t buf;
     formatter_->format(msg, buf);
-    const char* p = buf.data();
-    size_t left = buf.size();
-    while (left > 0) {
-      ssize_t n = ::write(fd_, p, left);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return;
-      p += n;
-      left -= static_cast<size_t>(n);
-    }
+    WriteAll(fd_, buf.data(), buf.size());
   }
   void flush_() override {}
 
@@ -43,9 +59,20 @@ class FdSink : public spdlog::sinks::base_sink<std::mutex> {
   int fd_;
 };
 
-Level g_level = Level::kInfo;
+// One socket target, connected on first use.
+struct SocketSink {
+  bool wanted = false;
+  bool quiet = false;  // journald by default: absent is normal, say nothing
+  bool tried = false;
+  int fd = -1;
+};
+
+std::mutex g_mu;
+Config g_cfg;
 Level g_stderr_level = Level::kTrace;
+bool g_to_stderr = true, g_to_file = false;
 int g_file_fd = -1;
+SocketSink g_journald, g_syslog;
 std::shared_ptr<spdlog::logger> g_logger;
 std::string g_program = "oci-decorator";
 bool g_stderr_time = false;
@@ -62,26 +89,151 @@ spdlog::level::level_enum ToSpd(Level l) {
   return spdlog::level::info;
 }
 
-// Built on first use, so a container that did not ask never pays for it;
-// under a lock, since the first use may come from two threads at once.
-std::mutex g_logger_mu;
-spdlog::logger& Logger() {
-  std::lock_guard<std::mutex> lock(g_logger_mu);
+const char* LevelName(Level l) {
+  switch (l) {
+    case Level::kTrace: return "trace";
+    case Level::kDebug: return "debug";
+    case Level::kInfo: return "info";
+    case Level::kWarn: return "warning";
+    case Level::kError: return "error";
+    case Level::kOff: return "off";
+  }
+  return "info";
+}
+
+// The text lines, built on first use (under g_mu) so a container that did
+// not ask never pays for it.
+spdlog::logger& TextLogger() {
   if (!g_logger) {
-    auto err = std::make_shared<FdSink>(STDERR_FILENO);
-    err->set_pattern(g_stderr_time ? "%Y-%m-%dT%H:%M:%S.%e%z " + g_program + ": %l: %v"
-                                   : g_program + ": %l: %v");
-    err->set_level(ToSpd(g_stderr_level));
-    std::vector<spdlog::sink_ptr> sinks{err};
-    if (g_file_fd >= 0) {
+    std::vector<spdlog::sink_ptr> sinks;
+    if (g_to_stderr) {
+      auto err = std::make_shared<FdSink>(g_cfg.stderr_fd);
+      err->set_pattern(g_stderr_time ? "%Y-%m-%dT%H:%M:%S.%e%z " + g_program + ": %l: %v"
+                                     : g_program + ": %l: %v");
+      err->set_level(ToSpd(g_stderr_level));
+      sinks.push_back(err);
+    }
+    if (g_to_file) {
       auto file = std::make_shared<FdSink>(g_file_fd);
       file->set_pattern("%Y-%m-%dT%H:%M:%S.%e%z " + g_program + "[%P] %l: %v");
       sinks.push_back(file);
     }
     g_logger = std::make_shared<spdlog::logger>(g_program, sinks.begin(), sinks.end());
-    g_logger->set_level(ToSpd(g_level));
+    g_logger->set_level(ToSpd(g_cfg.level));
   }
   return *g_logger;
+}
+
+std::string Rfc3339Now() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  tm t{};
+  ::gmtime_r(&ts.tv_sec, &t);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", t.tm_year + 1900,
+                t.tm_mon + 1, t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec, ts.tv_nsec / 1000000);
+  return buf;
+}
+
+void JsonString(std::string* out, std::string_view s) {
+  *out += '"';
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      *out += '\\';
+      *out += static_cast<char>(c);
+    } else if (c == '\n') {
+      *out += "\\n";
+    } else if (c < 0x20 || c == 0x7f) {
+      char esc[8];
+      std::snprintf(esc, sizeof esc, "\\u%04x", c);
+      *out += esc;
+    } else {
+      *out += static_cast<char>(c);
+    }
+  }
+  *out += '"';
+}
+
+void JournalField(std::string* out, const char* key, std::string_view value) {
+  if (value.find('\n') == std::string_view::npos) {
+    *out += key;
+    *out += '=';
+    *out += value;
+    *out += '\n';
+    return;
+  }
+  *out += key;
+  *out += '\n';
+  uint64_t n = value.size();
+  for (int i = 0; i < 8; ++i) *out += static_cast<char>((n >> (8 * i)) & 0xff);
+  *out += value;
+  *out += '\n';
+}
+
+// Connects `sink` to `path` once. A datagram socket connected to the
+// daemon's path keeps reaching it wherever the process goes later (a
+// container's mount namespace included).
+void Connect(SocketSink* sink, const std::string& path, const char* what) {
+  if (!sink->wanted || sink->tried) return;
+  sink->tried = true;
+  int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  int e = 0;
+  if (fd < 0) {
+    e = errno;
+  } else if (path.size() >= sizeof addr.sun_path) {
+    e = ENAMETOOLONG;
+  } else {
+    std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) e = errno;
+  }
+  if (e == 0) {
+    sink->fd = fd;
+    return;
+  }
+  if (fd >= 0) ::close(fd);
+  if (sink->quiet) return;
+  std::string line = g_program + ": warning: cannot log to " + what + " at " + path + ": " +
+                     std::strerror(e) + "\n";
+  WriteAll(g_cfg.stderr_fd, line.data(), line.size());
+}
+
+void SendJournal(Level level, std::string_view message, const Fields& fields) {
+  Connect(&g_journald, g_cfg.journald_socket, "journald");
+  if (g_journald.fd < 0) return;
+  size_t max = std::string::npos;
+  for (;;) {
+    std::string d = JournalDatagram(level, g_program, message, fields, max);
+    ssize_t n;
+    do n = ::send(g_journald.fd, d.data(), d.size(), MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    // Too big for one datagram: the message is cut (halved) until it fits.
+    if (n >= 0 || errno != EMSGSIZE || (max != std::string::npos && max < 256)) return;
+    max = std::min(message.size(), max) / 2;
+  }
+}
+
+void SendSyslog(Level level, std::string_view message) {
+  Connect(&g_syslog, g_cfg.syslog_socket, "syslog");
+  if (g_syslog.fd < 0) return;
+  std::string_view m = message;
+  for (;;) {
+    std::string d = SyslogDatagram(level, g_program, static_cast<int>(::getpid()), m,
+                                   static_cast<long long>(::time(nullptr)));
+    ssize_t n;
+    do n = ::send(g_syslog.fd, d.data(), d.size(), MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    if (n >= 0 || errno != EMSGSIZE || m.size() < 256) return;
+    m = m.substr(0, m.size() / 2);
+  }
+}
+
+void CloseSockets() {
+  for (SocketSink* s : {&g_journald, &g_syslog}) {
+    if (s->fd >= 0) ::close(s->fd);
+    *s = SocketSink{};
+  }
 }
 
 }  // namespace
@@ -97,44 +249,187 @@ bool ParseLevel(std::string_view name, Level* out) {
   return true;
 }
 
+bool ParseFormat(std::string_view name, Format* out) {
+  if (name == "text") *out = Format::kText;
+  else if (name == "json") *out = Format::kJson;
+  else return false;
+  return true;
+}
+
+bool ParseTargets(std::string_view list, std::vector<Target>* out, std::string* why) {
+  std::vector<Target> got;
+  for (;;) {
+    size_t comma = list.find(',');
+    std::string_view name = list.substr(0, comma);
+    if (name == "stderr") got.push_back(Target::kStderr);
+    else if (name == "file") got.push_back(Target::kFile);
+    else if (name == "syslog") got.push_back(Target::kSyslog);
+    else if (name == "journald") got.push_back(Target::kJournald);
+    else {
+      *why = "unknown log target \"" + std::string(name) + "\" (stderr, file, syslog, journald)";
+      return false;
+    }
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  out->insert(out->end(), got.begin(), got.end());
+  return true;
+}
+
 void SetProgram(const std::string& name, bool stderr_timestamps) {
+  std::lock_guard<std::mutex> lock(g_mu);
   g_program = name;
   g_stderr_time = stderr_timestamps;
   g_logger.reset();
 }
 
-bool Init(Level level, const std::string& file, std::string* err) {
-  g_level = level;
+bool Init(const Config& config, std::string* err) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_cfg = config;
   g_logger.reset();
-  if (file.empty()) return true;
-  int fd = ::open(file.c_str(),
+  CloseSockets();
+  if (g_file_fd >= 0) ::close(g_file_fd);
+  g_file_fd = -1;
+  // No targets named: the defaults, and the file when one is named.
+  bool file = config.targets.empty() && !config.file.empty();
+  g_to_stderr = config.targets.empty();
+  g_journald.wanted = g_journald.quiet = config.targets.empty();
+  for (Target t : config.targets) {
+    if (t == Target::kStderr) g_to_stderr = true;
+    if (t == Target::kFile) file = true;
+    if (t == Target::kSyslog) g_syslog.wanted = true;
+    if (t == Target::kJournald) g_journald.wanted = true;
+  }
+  g_to_file = false;
+  if (!file) return true;
+  if (config.file.empty()) {
+    *err = "the log target \"file\" needs a log file";
+    return false;
+  }
+  int fd = ::open(config.file.c_str(),
                   O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
   if (fd < 0) {
-    *err = "cannot open log file: " + file + ": " + std::strerror(errno);
+    *err = "cannot open log file: " + config.file + ": " + std::strerror(errno);
     return false;
   }
   struct stat st;
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) {
     ::close(fd);
-    *err = "refusing log file (not a regular file owned by us): " + file;
+    *err = "refusing log file (not a regular file owned by us): " + config.file;
     return false;
   }
   g_file_fd = fd;
+  g_to_file = true;
   return true;
 }
 
+bool Init(Level level, const std::string& file, std::string* err) {
+  Config c;
+  c.level = level;
+  c.file = file;
+  return Init(c, err);
+}
+
 void SetStderrLevel(Level level) {
+  std::lock_guard<std::mutex> lock(g_mu);
   g_stderr_level = level;
   g_logger.reset();
 }
 
-bool Enabled(Level level) {
-  return level >= g_level && g_level != Level::kOff;
+void OpenSinks() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (g_cfg.level == Level::kOff) return;
+  Connect(&g_journald, g_cfg.journald_socket, "journald");
+  Connect(&g_syslog, g_cfg.syslog_socket, "syslog");
 }
 
-void Write(Level level, std::string_view message) {
+bool Enabled(Level level) {
+  return level >= g_cfg.level && g_cfg.level != Level::kOff;
+}
+
+void Write(Level level, std::string_view message) { Write(level, message, Fields{}); }
+
+void Write(Level level, std::string_view message, const Fields& fields) {
   if (!Enabled(level)) return;
-  Logger().log(ToSpd(level), "{}", message);
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (g_cfg.format == Format::kText) {
+    if (g_to_stderr || g_to_file) TextLogger().log(ToSpd(level), "{}", message);
+  } else if (g_to_file || (g_to_stderr && level >= g_stderr_level)) {
+    std::string line = JsonLine(level, g_program, message, fields, Rfc3339Now());
+    if (g_to_stderr && level >= g_stderr_level)
+      WriteAll(g_cfg.stderr_fd, line.data(), line.size());
+    if (g_to_file) WriteAll(g_file_fd, line.data(), line.size());
+  }
+  if (g_journald.wanted) SendJournal(level, message, fields);
+  if (g_syslog.wanted) SendSyslog(level, message);
+}
+
+int SyslogPriority(Level level) {
+  switch (level) {
+    case Level::kError: return 3;
+    case Level::kWarn: return 4;
+    case Level::kInfo: return 6;
+    default: return 7;
+  }
+}
+
+std::string JournalDatagram(Level level, const std::string& program, std::string_view message,
+                            const Fields& fields, size_t max_message) {
+  std::string m(message.substr(0, max_message));
+  if (m.size() < message.size()) m += "...";
+  std::string d;
+  JournalField(&d, "MESSAGE", m);
+  JournalField(&d, "PRIORITY", std::to_string(SyslogPriority(level)));
+  JournalField(&d, "SYSLOG_FACILITY", "3");
+  JournalField(&d, "SYSLOG_IDENTIFIER", program);
+  const std::pair<const char*, const std::string*> named[] = {
+      {"CONTAINER_ID", &fields.container_id}, {"INVENTORY", &fields.inventory},
+      {"FEATURE", &fields.feature},           {"DECISION", &fields.decision},
+      {"REASON", &fields.reason},             {"OCI_DECORATOR_STAGE", &fields.stage}};
+  for (const auto& [key, value] : named)
+    if (!value->empty()) JournalField(&d, key, *value);
+  return d;
+}
+
+std::string SyslogDatagram(Level level, const std::string& program, int pid,
+                           std::string_view message, long long unix_time) {
+  static const char* const kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                        "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  time_t t = static_cast<time_t>(unix_time);
+  tm u{};
+  ::gmtime_r(&t, &u);
+  char head[96];
+  std::snprintf(head, sizeof head, "<%d>%s %2d %02d:%02d:%02d %s[%d]: ",
+                3 * 8 + SyslogPriority(level), kMonths[u.tm_mon % 12], u.tm_mday, u.tm_hour,
+                u.tm_min, u.tm_sec, program.c_str(), pid);
+  std::string d = head;
+  // One datagram is one record: a newline would split it in some readers.
+  for (char c : message) d += c == '\n' ? ' ' : c;
+  return d;
+}
+
+std::string JsonLine(Level level, const std::string& program, std::string_view message,
+                     const Fields& fields, const std::string& time) {
+  std::string out = "{\"time\":";
+  JsonString(&out, time);
+  out += ",\"level\":";
+  JsonString(&out, LevelName(level));
+  out += ",\"program\":";
+  JsonString(&out, program);
+  out += ",\"message\":";
+  JsonString(&out, message);
+  const std::pair<const char*, const std::string*> named[] = {
+      {"container_id", &fields.container_id}, {"inventory", &fields.inventory},
+      {"feature", &fields.feature},           {"decision", &fields.decision},
+      {"reason", &fields.reason},             {"stage", &fields.stage}};
+  for (const auto& [key, value] : named) {
+    if (value->empty()) continue;
+    out += ",\"";
+    out += key;
+    out += "\":";
+    JsonString(&out, *value);
+  }
+  return out + "}\n";
 }
 
 }  // namespace ocid::log

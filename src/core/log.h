@@ -1,38 +1,102 @@
 // Logging. This module is the only owner of spdlog; the rest of the hook
 // builds plain strings and checks Enabled() first so a container that did
 // not ask pays nothing for messages nobody reads.
+//
+// Lines go to targets: stderr, a file, syslog (/dev/log) and journald (its
+// native protocol on /run/systemd/journal/socket), as text or, on stderr
+// and the file, one JSON object per line. The sockets are opened lazily, on
+// the first message that passes the level, or by OpenSinks(); a container
+// that did not ask and logs nothing opens no socket.
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ocid::log {
 
 enum class Level { kTrace, kDebug, kInfo, kWarn, kError, kOff };
+enum class Target { kStderr, kFile, kSyslog, kJournald };
+enum class Format { kText, kJson };
+
+constexpr const char* kJournaldSocket = "/run/systemd/journal/socket";
+constexpr const char* kSyslogSocket = "/dev/log";
 
 // Parses "trace|debug|info|warn|warning|error|off"; false if unknown.
 bool ParseLevel(std::string_view name, Level* out);
+// Parses "text|json".
+bool ParseFormat(std::string_view name, Format* out);
+// Appends the targets of a comma-separated list ("stderr,journald") to *out;
+// false with `why` naming an unknown or empty one.
+bool ParseTargets(std::string_view list, std::vector<Target>* out, std::string* why);
 
-// Logs to stderr, and to `file` when not empty (opened O_APPEND|O_NOFOLLOW,
-// mode 0600, refused if it is not a regular file owned by us).
+// What a line is about, for the structured targets (journald fields, JSON
+// members). Empty members are left out. A decision is "applied", "refused"
+// or "ignored"; `reason` says why for the last two.
+struct Fields {
+  std::string container_id, inventory, feature, decision, reason, stage;
+};
+
+struct Config {
+  Level level = Level::kInfo;
+  // Empty: stderr, plus journald when its socket exists (checked lazily),
+  // plus `file` when one is named.
+  std::vector<Target> targets;
+  Format format = Format::kText;
+  std::string file;  // the file target's path (required by kFile)
+  // Where the sockets are; tests point them into a temporary directory.
+  std::string journald_socket = kJournaldSocket;
+  std::string syslog_socket = kSyslogSocket;
+  int stderr_fd = 2;
+};
+
+// Takes `config` for every later line. The file (when a target) is opened
+// now: O_APPEND|O_NOFOLLOW, mode 0600, refused unless a regular file owned
+// by us; on failure the other targets still apply and `err` says why.
+bool Init(const Config& config, std::string* err);
+// The default targets at `level`, and `file` when not empty.
 bool Init(Level level, const std::string& file, std::string* err);
 
-// The name lines start with ("oci-decorator" by default), and whether
-// stderr lines carry a timestamp (for a long-running program: a hook's
-// lines land in its runtime's log, which has its own).
+// The name lines start with ("oci-decorator" by default; the journald
+// SYSLOG_IDENTIFIER and syslog tag), and whether stderr lines carry a
+// timestamp (for a long-running program: a hook's lines land in its
+// runtime's log, which has its own).
 void SetProgram(const std::string& name, bool stderr_timestamps);
 
-// Messages below `level` go to the log file only, not to stderr. The
+// Messages below `level` go to the other targets only, not to stderr. The
 // runtime shim keeps stderr for errors: under containerd a runtime's stderr
 // during `create` is the container's own.
 void SetStderrLevel(Level level);
 
+// Opens the socket targets now rather than on the first line: the hook
+// calls it in the host's mount namespace before it enters a container's,
+// where the socket paths would be the container's.
+void OpenSinks();
+
 bool Enabled(Level level);
+void Write(Level level, std::string_view message, const Fields& fields);
 void Write(Level level, std::string_view message);
 
 inline void Debug(std::string_view m) { Write(Level::kDebug, m); }
 inline void Info(std::string_view m) { Write(Level::kInfo, m); }
 inline void Warn(std::string_view m) { Write(Level::kWarn, m); }
 inline void Error(std::string_view m) { Write(Level::kError, m); }
+
+// The encodings, pure, for the sinks and their tests.
+// syslog severity: error 3, warn 4, info 6, debug and trace 7.
+int SyslogPriority(Level level);
+// One journald native-protocol datagram: KEY=value\n per field, or
+// KEY\n<64-bit little-endian length>value\n when the value holds a newline.
+// MESSAGE is cut to `max_message` bytes (marked "...") when longer.
+std::string JournalDatagram(Level level, const std::string& program, std::string_view message,
+                            const Fields& fields, size_t max_message = std::string::npos);
+// One RFC 3164 datagram for /dev/log, facility daemon: "<pri>Mmm dd
+// hh:mm:ss program[pid]: message". `unix_time` is in seconds.
+std::string SyslogDatagram(Level level, const std::string& program, int pid,
+                           std::string_view message, long long unix_time);
+// One JSON object and a newline: time, level, program, message, then the
+// non-empty fields. `time` is RFC 3339.
+std::string JsonLine(Level level, const std::string& program, std::string_view message,
+                     const Fields& fields, const std::string& time);
 
 }  // namespace ocid::log
 

@@ -1,0 +1,282 @@
+// The log targets and formats (log.h) and the log settings file
+// (log_config.h). The socket targets are tested against real AF_UNIX
+// datagram sockets bound in a temporary directory.
+#include "log.h"
+#include "log_config.h"
+
+#include <doctest/doctest.h>
+#include <dirent.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "test_tree.h"
+
+namespace {
+
+using ocid::log::Level;
+
+// A bound datagram socket: what journald or syslogd listens on.
+class Receiver {
+ public:
+  explicit Receiver(const std::string& path) {
+    fd_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::strncpy(a.sun_path, path.c_str(), sizeof a.sun_path - 1);
+    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  }
+  ~Receiver() { ::close(fd_); }
+  // The next datagram, or "" when none is waiting.
+  std::string Next() {
+    std::string buf(1 << 20, '\0');
+    ssize_t n = ::recv(fd_, buf.data(), buf.size(), MSG_DONTWAIT);
+    return n < 0 ? "" : buf.substr(0, static_cast<size_t>(n));
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+std::string ReadPipe(int fd) {
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) return out;
+    out.append(buf, static_cast<size_t>(n));
+  }
+}
+
+int OpenFds() {
+  int n = 0;
+  DIR* d = ::opendir("/proc/self/fd");
+  while (::readdir(d)) ++n;
+  ::closedir(d);
+  return n;
+}
+
+// Puts the logger back as the other tests expect it.
+struct RestoreLog {
+  ~RestoreLog() {
+    std::string ignored;
+    ocid::log::SetStderrLevel(Level::kTrace);
+    ocid::log::Init(ocid::log::Config{}, &ignored);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("log config: a good file, every member") {
+  ocid::LogSettings s;
+  std::string why;
+  REQUIRE(ocid::ParseLogConfig(
+      R"({"log_level": "debug", "log_target": "stderr,journald", "log_format": "json",
+          "log_file": "/var/log/x.log"})",
+      "/etc/c.conf", &s, &why));
+  ocid::log::Config c;
+  REQUIRE(ocid::ToLogConfig(s, &c, &why));
+  CHECK(c.level == Level::kDebug);
+  CHECK(c.format == ocid::log::Format::kJson);
+  CHECK(c.file == "/var/log/x.log");
+  CHECK(c.targets ==
+        std::vector<ocid::log::Target>{ocid::log::Target::kStderr, ocid::log::Target::kJournald});
+}
+
+TEST_CASE("log config: broken files are refused, naming the file and why") {
+  const std::pair<const char*, const char*> bad[] = {
+      {"{", "/etc/c.conf: line"},
+      {"[]", "not a JSON object"},
+      {R"({"log_levle": "debug"})", "unknown member \"log_levle\""},
+      {R"({"log_level": 3})", "\"log_level\" is not a non-empty string"},
+      {R"({"log_level": ""})", "\"log_level\" is not a non-empty string"},
+      {R"({"log_level": "loud"})", "unknown log level \"loud\""},
+      {R"({"log_target": "stderr,kafka"})", "unknown log target \"kafka\""},
+      {R"({"log_target": "stderr,"})", "unknown log target \"\""},
+      {R"({"log_format": "xml"})", "unknown log format \"xml\""},
+  };
+  for (const auto& [text, expected] : bad) {
+    CAPTURE(text);
+    ocid::LogSettings s;
+    std::string why;
+    CHECK_FALSE(ocid::ParseLogConfig(text, "/etc/c.conf", &s, &why));
+    CHECK(why.find("/etc/c.conf") != std::string::npos);
+    CHECK(why.find(expected) != std::string::npos);
+    CHECK_FALSE(s.level);
+  }
+}
+
+TEST_CASE("log config: missing is normal, huge or broken is a warning and nothing applies") {
+  ocid::test::TempTree t;
+  ocid::LogSettings s;
+  std::string warning;
+  ocid::ReadLogConfig(t / "absent.conf", &s, &warning);
+  CHECK(warning.empty());
+  CHECK_FALSE(s.level);
+
+  t.File("huge.conf", "{\"log_level\": \"debug\"" + std::string(ocid::kMaxLogConfigBytes, ' ') + "}");
+  ocid::ReadLogConfig(t / "huge.conf", &s, &warning);
+  CHECK(warning.find("ignoring the log config") != std::string::npos);
+  CHECK_FALSE(s.level);
+
+  warning.clear();
+  t.File("bad.conf", R"({"log_level": "debug", "colour": "red"})");
+  ocid::ReadLogConfig(t / "bad.conf", &s, &warning);
+  CHECK(warning.find("unknown member \"colour\"") != std::string::npos);
+  CHECK_FALSE(s.level);
+
+  warning.clear();
+  t.Dir("dir.conf");
+  ocid::ReadLogConfig(t / "dir.conf", &s, &warning);
+  CHECK(warning.find("not a regular file") != std::string::npos);
+
+  warning.clear();
+  t.File("good.conf", R"({"log_level": "debug", "log_target": "syslog"})");
+  ocid::ReadLogConfig(t / "good.conf", &s, &warning);
+  CHECK(warning.empty());
+  CHECK(*s.level == "debug");
+}
+
+TEST_CASE("log config: the command line wins over the file") {
+  ocid::LogSettings file, cli;
+  file.level = "debug";
+  file.target = "journald";
+  cli.target = "stderr";
+  ocid::LogSettings s = ocid::Overlay(file, cli);
+  CHECK(*s.level == "debug");
+  CHECK(*s.target == "stderr");
+}
+
+TEST_CASE("journald datagram: plain fields, and the binary-safe form for a newline") {
+  ocid::log::Fields f;
+  f.container_id = "c1";
+  f.inventory = "onload";
+  f.decision = "refused";
+  f.reason = "line one\nline two";
+  std::string d = ocid::log::JournalDatagram(Level::kError, "oci-decorator", "container c1: no", f);
+  std::string expected =
+      "MESSAGE=container c1: no\nPRIORITY=3\nSYSLOG_FACILITY=3\n"
+      "SYSLOG_IDENTIFIER=oci-decorator\nCONTAINER_ID=c1\nINVENTORY=onload\nDECISION=refused\n"
+      "REASON\n";
+  expected += std::string("\x11\0\0\0\0\0\0\0", 8) + "line one\nline two\n";
+  CHECK(d == expected);
+  // A cut message says so.
+  std::string cut = ocid::log::JournalDatagram(Level::kInfo, "p", "abcdefgh", {}, 3);
+  CHECK(cut.rfind("MESSAGE=abc...\nPRIORITY=6\n", 0) == 0);
+}
+
+TEST_CASE("syslog datagram: daemon facility, identifier, pid, one line") {
+  std::string d = ocid::log::SyslogDatagram(Level::kWarn, "oci-decorator", 42, "a\nb", 0);
+  CHECK(d == "<28>Jan  1 00:00:00 oci-decorator[42]: a b");
+}
+
+TEST_CASE("json line: one object per line with the fields that are set") {
+  ocid::log::Fields f;
+  f.container_id = "c\"1";
+  f.decision = "applied";
+  std::string line = ocid::log::JsonLine(Level::kInfo, "oci-decorator", "x\ny\x01", f,
+                                         "2026-01-01T00:00:00.000Z");
+  REQUIRE(line.back() == '\n');
+  CHECK(line.find('\n') == line.size() - 1);
+  nlohmann::json j = nlohmann::json::parse(line);
+  CHECK(j["time"] == "2026-01-01T00:00:00.000Z");
+  CHECK(j["level"] == "info");
+  CHECK(j["program"] == "oci-decorator");
+  CHECK(j["message"] == "x\ny\x01");
+  CHECK(j["container_id"] == "c\"1");
+  CHECK(j["decision"] == "applied");
+  CHECK_FALSE(j.contains("inventory"));
+}
+
+TEST_CASE("targets: each gets the lines at or above its level; sockets open lazily") {
+  RestoreLog restore;
+  ocid::test::TempTree t;
+  Receiver journal(t / "journal"), syslog(t / "log");
+  int p[2];
+  REQUIRE(::pipe2(p, O_CLOEXEC | O_NONBLOCK) == 0);
+  ocid::log::Config c;
+  c.level = Level::kInfo;
+  std::string why;
+  REQUIRE(ocid::log::ParseTargets("stderr,journald", &c.targets, &why));
+  REQUIRE(ocid::log::ParseTargets("syslog", &c.targets, &why));
+  c.journald_socket = t / "journal";
+  c.syslog_socket = t / "log";
+  c.stderr_fd = p[1];
+  c.format = ocid::log::Format::kJson;
+  int before = OpenFds();
+  REQUIRE(ocid::log::Init(c, &why));
+  ocid::log::SetStderrLevel(Level::kError);
+
+  ocid::log::Debug("below every level");
+  CHECK(OpenFds() == before);  // nothing passed the level: no socket
+  CHECK(journal.Next().empty());
+  CHECK(ReadPipe(p[0]).empty());
+
+  ocid::log::Fields f;
+  f.container_id = "c1";
+  f.decision = "applied";
+  ocid::log::Write(Level::kInfo, "container c1: applied", f);
+  CHECK(OpenFds() == before + 2);
+  std::string d = journal.Next();
+  CHECK(d.find("MESSAGE=container c1: applied\n") != std::string::npos);
+  CHECK(d.find("DECISION=applied\n") != std::string::npos);
+  CHECK(d.find("PRIORITY=6\n") != std::string::npos);
+  CHECK(syslog.Next().find("oci-decorator[" + std::to_string(::getpid()) +
+                           "]: container c1: applied") != std::string::npos);
+  CHECK(ReadPipe(p[0]).empty());  // stderr: errors only
+
+  ocid::log::Error("bad");
+  CHECK(journal.Next().find("PRIORITY=3\n") != std::string::npos);
+  CHECK(syslog.Next().rfind("<27>", 0) == 0);
+  nlohmann::json j = nlohmann::json::parse(ReadPipe(p[0]));
+  CHECK(j["message"] == "bad");
+  CHECK(j["level"] == "error");
+  ::close(p[0]);
+  ::close(p[1]);
+}
+
+TEST_CASE("journald: a message too big for one datagram is cut, not lost") {
+  RestoreLog restore;
+  ocid::test::TempTree t;
+  Receiver journal(t / "journal");
+  ocid::log::Config c;
+  c.targets = {ocid::log::Target::kJournald};
+  c.journald_socket = t / "journal";
+  std::string why;
+  REQUIRE(ocid::log::Init(c, &why));
+  ocid::log::Info(std::string(4 << 20, 'm'));
+  std::string d = journal.Next();
+  REQUIRE_FALSE(d.empty());
+  CHECK(d.rfind("MESSAGE=mmm", 0) == 0);
+  CHECK(d.find("...\nPRIORITY=6\n") != std::string::npos);
+  CHECK(d.size() < (4u << 20));
+}
+
+TEST_CASE("an unreachable socket target loses its lines and says so once, nothing more") {
+  RestoreLog restore;
+  ocid::test::TempTree t;
+  int p[2];
+  REQUIRE(::pipe2(p, O_CLOEXEC | O_NONBLOCK) == 0);
+  ocid::log::Config c;
+  c.targets = {ocid::log::Target::kSyslog};
+  c.syslog_socket = t / "nobody";
+  c.stderr_fd = p[1];
+  std::string why;
+  REQUIRE(ocid::log::Init(c, &why));
+  ocid::log::Info("one");
+  ocid::log::Info("two");
+  std::string err = ReadPipe(p[0]);
+  CHECK(err == "oci-decorator: warning: cannot log to syslog at " + (t / "nobody") +
+                   ": No such file or directory\n");
+  // journald by default (no targets named) is quiet when absent.
+  c.targets.clear();
+  c.journald_socket = t / "nobody";
+  REQUIRE(ocid::log::Init(c, &why));
+  ocid::log::Info("three");
+  CHECK(ReadPipe(p[0]) == "oci-decorator: info: three\n");
+  ::close(p[0]);
+  ::close(p[1]);
+}
