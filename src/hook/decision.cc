@@ -32,6 +32,15 @@ std::vector<std::string> DeclaredFlags(const std::vector<InventoryFile>& files) 
   return all;
 }
 
+// An inventory's name, as `cdi generate --inventory` takes it: its file
+// name without the directory and ".json".
+std::string InventoryName(const std::string& file) {
+  std::string name = file.substr(file.rfind('/') + 1);
+  if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0)
+    name.resize(name.size() - 5);
+  return name;
+}
+
 bool BytesMention(const RequestScan& scan, std::string_view bytes) {
   FlagScanner s(scan.flags);
   s.Feed(bytes);
@@ -147,8 +156,20 @@ void ReportBroken(const InventorySet& set, bool activated) {
 
 void ReportIgnored(const std::string& id, const Plan& plan) {
   // The request quotes an env value or annotation of the container's choosing.
-  for (const auto& i : plan.ignored)
-    log::Warn(Printable("container " + id + ": ignoring request " + i));
+  for (const auto& i : plan.ignored) {
+    log::Fields f{Printable(id), "", "", "ignored", Printable(i), ""};
+    log::Write(log::Level::kWarn, Printable("container " + id + ": ignoring request " + i), f);
+  }
+}
+
+log::Fields DecisionFields(const Plan& plan) {
+  log::Fields f;
+  f.container_id = Printable(plan.container_id);
+  for (const auto& a : plan.activated) {
+    f.inventory += (f.inventory.empty() ? "" : ",") + InventoryName(a.file);
+    for (const auto& feature : a.features) f.feature += (f.feature.empty() ? "" : ",") + feature;
+  }
+  return f;
 }
 
 void ReportWarnings(const std::string& id, const Plan& plan) {

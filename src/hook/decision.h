@@ -17,6 +17,7 @@
 #include "error.h"
 #include "host_view.h"
 #include "inventory.h"
+#include "log.h"
 #include "oci_state.h"
 #include "options.h"
 #include "plan.h"
@@ -85,5 +86,9 @@ void ReportIgnored(const std::string& id, const Plan& plan);
 // Logs the plan's warnings (a version lock not checked, or a mismatch
 // allowed): the container starts, and the operator should know.
 void ReportWarnings(const std::string& id, const Plan& plan);
+
+// The container id and what was activated (inventory names, features;
+// comma-separated when more than one), for a decision's log fields.
+log::Fields DecisionFields(const Plan& plan);
 
 }  // namespace ocid

@@ -52,6 +52,19 @@ int Failed(const std::string& id, const Error& e) {
   return kExitFailure;
 }
 
+// A container that asked, refused: the same line, with the decision and its
+// reason as fields (journald, JSON), and the inventories when planned.
+int Refused(const std::string& id, const Error& e, const std::string& stage,
+            const Plan* plan = nullptr) {
+  log::Fields f = plan ? DecisionFields(*plan) : log::Fields{};
+  f.container_id = Printable(id);
+  f.decision = "refused";
+  f.reason = e.Line();
+  f.stage = stage;
+  log::Write(log::Level::kError, "container " + f.container_id + ": " + f.reason, f);
+  return kExitFailure;
+}
+
 // Whether the image's file (O_PATH `path_fd`, whose fstat is `st`) may be
 // shown to the container. The hook reads it as host root, and its words
 // end up in a world-readable file inside the container: so it must be the
@@ -366,37 +379,49 @@ int RunHook(const Options& opts, const std::string& stage, int stdin_fd, bool co
   }
 
   bool asked = false;
-  if (!LoadIfAsked(opts, scan, scanner.mentioned(), &l, &asked, &err))
-    return Failed(l.state.id, err);
-  if (!asked) {
-    OCID_DEBUG("container " + l.state.id + ": did not ask");
+  bool loaded = LoadIfAsked(opts, scan, scanner.mentioned(), &l, &asked, &err);
+  if (loaded && !asked) {
+    if (log::Enabled(log::Level::kDebug))
+      log::Write(log::Level::kDebug, Printable("container " + l.state.id + ": did not ask"),
+                 log::Fields{Printable(l.state.id), "", "", "", "", stage});
     return 0;
   }
+  // It may have asked: the log sockets are opened here, in the host's mount
+  // namespace, before anything enters the container's (log.h).
+  log::OpenSinks();
+  if (!loaded) return Refused(l.state.id, err, stage);
 
   std::unique_ptr<HostRootView> host;
   Plan plan;
   if (!PlanFor(opts, l, /*resolve_paths=*/false, &host, &plan, &err))
-    return Failed(l.state.id, err);
+    return Refused(l.state.id, err, stage);
   ReportBroken(l.inventories, plan.Active());
   ReportIgnored(l.state.id, plan);
   ReportWarnings(l.state.id, plan);
   if (!plan.Active()) {
-    OCID_DEBUG("container " + l.state.id + ": not activated");
+    OCID_DEBUG(Printable("container " + l.state.id + ": not activated"));
     return 0;
   }
   if (!confined)
-    return Failed(plan.container_id,
-                  Error{"refusing to apply: the hook could not confine itself (seccomp)", "", 0});
+    return Refused(plan.container_id,
+                   Error{"refusing to apply: the hook could not confine itself (seccomp)", "", 0},
+                   stage, &plan);
   if (plan.pid <= 0)
-    return Failed(plan.container_id, Error{"OCI state has no \"pid\" (needed to apply)", "", 0});
+    return Refused(plan.container_id,
+                   Error{"OCI state has no \"pid\" (needed to apply)", "", 0}, stage, &plan);
   if (!plan.preload.empty() && !IsSafeContainerId(plan.container_id))
-    return Failed(plan.container_id,
-                  Error{"container id is not usable as a directory name", plan.container_id});
+    return Refused(plan.container_id,
+                   Error{"container id is not usable as a directory name", plan.container_id},
+                   stage, &plan);
 
   Executor exec(opts, plan, *host);
-  if (!exec.Run(&err)) return Failed(plan.container_id, err);
+  if (!exec.Run(&err)) return Refused(plan.container_id, err, stage, &plan);
   // Summary quotes the request, an env value of the container's choosing.
-  log::Info(Printable("container " + plan.container_id + ": applied " + Summary(plan)));
+  log::Fields f = DecisionFields(plan);
+  f.decision = "applied";
+  f.stage = stage;
+  log::Write(log::Level::kInfo,
+             Printable("container " + plan.container_id + ": applied " + Summary(plan)), f);
   return 0;
 }
 

@@ -26,13 +26,15 @@
 #include "error.h"
 #include "hook.h"
 #include "log.h"
+#include "log_config.h"
 #include "runtime_shim.h"
 #include "version.h"
 
 namespace {
 
-const char* const kGlobalOptionsWithValue[] = {"--config-dir", "--host-root", "--state-dir",
-                                               "--log-level", "--log-file"};
+const char* const kGlobalOptionsWithValue[] = {
+    "--config-dir", "--host-root",   "--state-dir", "--log-level",
+    "--log-file",   "--log-target", "--log-format", "--config"};
 const std::set<std::string> kSubcommands = {"hook",  "check",   "plan",      "cdi",
                                              "setup", "runtime", "completion"};
 
@@ -56,7 +58,8 @@ std::string SubcommandIn(int argc, char** argv) {
 
 struct Cli {
   ocid::Options opts;
-  std::string level = "info", log_file, stage = "prestart", bundle;
+  std::string level = "info", log_file, log_format, log_config, stage = "prestart", bundle;
+  std::vector<std::string> log_targets;
   ocid::CdiOptions cdi;
   ocid::CheckOptions check;
   ocid::SetupOptions setup;
@@ -139,22 +142,51 @@ void AddGlobals(CLI::App& app, Cli& c) {
   app.add_option("--log-level", c.level, "trace, debug, info, warn, error or off")
       ->check(ocid::cli::Suggests({"trace", "debug", "info", "warn", "error", "off"}))
       ->capture_default_str();
-  app.add_option("--log-file", c.log_file, "Also log to FILE (appended, O_NOFOLLOW, 0600)");
+  app.add_option("--log-file", c.log_file,
+                 "The file target's FILE (appended, O_NOFOLLOW, 0600); alone, the default "
+                 "targets and FILE");
+  app.add_option("--log-target", c.log_targets,
+                 "stderr, file, syslog or journald; repeatable or comma-separated (default: "
+                 "stderr, and journald when its socket exists)")
+      ->check(ocid::cli::Suggests({"stderr", "file", "syslog", "journald"}));
+  app.add_option("--log-format", c.log_format, "text (default) or json, for stderr and the file")
+      ->check(ocid::cli::Suggests({"text", "json"}));
+  app.add_option("--config", c.log_config,
+                 "Log settings file (default " + std::string(OCID_DEFAULT_LOG_CONFIG) + ")");
   app.require_subcommand(1);
 }
 
-void InitLogging(const Cli& c) {
-  // A logging problem is reported but never fails a container: the hook
-  // runs for every container on the host, most of which did not ask.
-  ocid::log::Level lvl = ocid::log::Level::kInfo;
-  if (!ocid::log::ParseLevel(c.level, &lvl))
-    std::fprintf(stderr, "oci-decorator: warning: unknown --log-level %s, using info\n",
-                 c.level.c_str());
-  std::string err;
-  if (!ocid::log::Init(lvl, c.log_file, &err)) {
-    std::fprintf(stderr, "oci-decorator: warning: %s; logging to stderr only\n", err.c_str());
-    ocid::log::Init(lvl, "", &err);
+// The log settings: the config file's, then the command line's. Given
+// options only, so that a file's value is not replaced by a default.
+ocid::LogSettings CommandLineLogSettings(const CLI::App& app, const Cli& c) {
+  auto given = [&](const char* name) { return app.get_option(name)->count() > 0; };
+  ocid::LogSettings s;
+  if (given("--log-level")) s.level = c.level;
+  if (given("--log-file")) s.file = c.log_file;
+  if (given("--log-format")) s.format = c.log_format;
+  if (given("--log-target")) {
+    std::string list;
+    for (const auto& t : c.log_targets) list += (list.empty() ? "" : ",") + t;
+    s.target = list;
   }
+  return s;
+}
+
+void InitLogging(const CLI::App& app, const Cli& c) {
+  // A logging problem is reported but never fails a container: the hook
+  // runs for every container on the host, most of which did not ask. The
+  // config file is one small read (log_config.h).
+  ocid::LogSettings file;
+  std::string warning;
+  ocid::ReadLogConfig(c.log_config.empty() ? OCID_DEFAULT_LOG_CONFIG : c.log_config, &file,
+                      &warning);
+  if (!warning.empty()) std::fprintf(stderr, "oci-decorator: warning: %s\n", warning.c_str());
+  ocid::log::Config config;
+  std::string why;
+  if (!ocid::ToLogConfig(ocid::Overlay(file, CommandLineLogSettings(app, c)), &config, &why))
+    std::fprintf(stderr, "oci-decorator: warning: %s; using the default for it\n", why.c_str());
+  if (!ocid::log::Init(config, &why))
+    std::fprintf(stderr, "oci-decorator: warning: %s; not logging to a file\n", why.c_str());
 }
 
 int Main(int argc, char** argv) {
@@ -209,11 +241,14 @@ int Main(int argc, char** argv) {
     if (given("--host-root")) shim.host_root = c.opts.host_root;
     if (given("--log-level")) shim.log_level = c.level;
     if (given("--log-file")) shim.log_file = c.log_file;
+    ocid::LogSettings log = CommandLineLogSettings(app, c);
+    if (log.target) shim.log_target = log.target;
+    if (log.format) shim.log_format = log.format;
     return ocid::RunShim(shim, c.runtime_args, saved_env.data());
   }
 
   if (sub == "completion") return ocid::cli::PrintCompletion(app, "oci-decorator", c.shell);
-  InitLogging(c);
+  InitLogging(app, c);
   if (sub == "hook") {
     // Confined before any input is read (confinement.h). If the kernel
     // cannot confine us, the hook still answers containers that did not ask,

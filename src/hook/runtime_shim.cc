@@ -115,20 +115,31 @@ class Shim {
   int Failed(const Error& e) {
     std::string line = (inv_.container_id.empty() ? "" : "container " + inv_.container_id + ": ") +
                        e.Line();
-    log::Error(line);
+    // For a container that asked, a decision (log.h fields); before that,
+    // the shim's own settings failed.
+    log::Fields f;
+    if (asked_) {
+      f = planned_;
+      f.container_id = Printable(inv_.container_id);
+      f.decision = "refused";
+      f.reason = e.Line();
+      f.stage = "create";
+    }
+    log::Write(log::Level::kError, line, f);
     RuntimeLog("error", line);
     return kExitFailure;
   }
 
  private:
   void InitLogging() {
-    log::Level level = log::Level::kInfo;
-    log::ParseLevel(settings_.log_level, &level);  // validated already
+    // Validated already (ValidateShimSettings).
+    log::Config config;
+    log::ParseLevel(settings_.log_level, &config.level);
+    log::ParseFormat(settings_.log_format, &config.format);
     std::string e;
-    if (!log::Init(level, settings_.log_file, &e)) {
-      log::Init(level, "", &e);
-      RuntimeLog("warning", e);
-    }
+    if (!settings_.log_target.empty()) log::ParseTargets(settings_.log_target, &config.targets, &e);
+    config.file = settings_.log_file;
+    if (!log::Init(config, &e)) RuntimeLog("warning", e);
   }
 
   bool EditIfAsked(Error* err) {
@@ -139,7 +150,9 @@ class Shim {
     opts.config_dir = settings_.config_dir;
     opts.host_root = settings_.host_root;
     bool asked = false, dir_unreadable = false;
-    if (!LoadIfAsked(opts, "", &c, &asked, &dir_unreadable, err)) {
+    bool loaded = LoadIfAsked(opts, "", &c, &asked, &dir_unreadable, err);
+    asked_ = asked;
+    if (!loaded) {
       if (!dir_unreadable) return false;
       // As in the hook: without inventories nobody can have asked, and a
       // container that did not ask must not be harmed.
@@ -156,6 +169,7 @@ class Shim {
     {
       std::unique_ptr<HostRootView> host;
       if (!PlanFor(opts, c, /*resolve_paths=*/true, &host, &plan, err)) return false;
+      planned_ = DecisionFields(plan);
       ReportBroken(c.inventories, plan.Active());
       ReportIgnored(c.state.id, plan);
       ReportWarnings(c.state.id, plan);
@@ -174,7 +188,10 @@ class Shim {
     // but the bundle directory.
     if (bytes != c.config_bytes && !WriteFileAtomic(c.config_path, bytes, 0644, err)) return false;
     std::string line = "container " + c.state.id + ": edited " + c.config_path + ": " + Summary(plan);
-    log::Info(line);
+    log::Fields f = planned_;
+    f.decision = "applied";
+    f.stage = "create";
+    log::Write(log::Level::kInfo, line, f);
     RuntimeLog("info", line);
     return true;
   }
@@ -229,6 +246,8 @@ class Shim {
   char** env_;
   mode_t umask_;
   ShimSettings settings_;
+  bool asked_ = false;
+  log::Fields planned_;  // what the plan activates, once planned
 };
 
 }  // namespace
@@ -258,10 +277,13 @@ bool TakeShimOptions(std::vector<std::string>* args, ShimOptions* opts, Error* e
                                         : name == "--ocid-config"     ? &opts->config_file
                                         : name == "--ocid-log-level"  ? &opts->log_level
                                         : name == "--ocid-log-file"   ? &opts->log_file
+                                        : name == "--ocid-log-target" ? &opts->log_target
+                                        : name == "--ocid-log-format" ? &opts->log_format
                                                                       : nullptr;
     if (!field)
       return Fail(err, "unknown shim option (known: --ocid-runtime, --ocid-config-dir, "
-                       "--ocid-host-root, --ocid-config, --ocid-log-level, --ocid-log-file)",
+                       "--ocid-host-root, --ocid-config, --ocid-log-level, --ocid-log-file, "
+                       "--ocid-log-target, --ocid-log-format)",
                   name);
     if (value.empty()) return Fail(err, "shim option has an empty value", name);
     *field = value;
@@ -290,6 +312,8 @@ bool ResolveShimSettings(const ShimOptions& opts, const std::string& default_fil
   if (opts.host_root) s.host_root = *opts.host_root;
   if (opts.log_level) s.log_level = *opts.log_level;
   if (opts.log_file) s.log_file = *opts.log_file;
+  if (opts.log_target) s.log_target = *opts.log_target;
+  if (opts.log_format) s.log_format = *opts.log_format;
   if (!ValidateShimSettings(s, err)) return false;
   *out = s;
   return true;

@@ -39,7 +39,8 @@ bool IsShimProgramName(const char* argv0);
 // from the config file or the defaults.
 struct ShimOptions {
   std::optional<std::string> config_file;
-  std::optional<std::string> runtime, config_dir, host_root, log_level, log_file;
+  std::optional<std::string> runtime, config_dir, host_root, log_level, log_file, log_target,
+      log_format;
   mode_t umask = 022;  // the engine's umask, given back to the runtime
 };
 

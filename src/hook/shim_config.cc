@@ -37,10 +37,13 @@ bool ParseShimConfig(std::string_view bytes, const std::string& where, ShimSetti
                          : key == "host_root"  ? &s.host_root
                          : key == "log_level"  ? &s.log_level
                          : key == "log_file"   ? &s.log_file
+                         : key == "log_target" ? &s.log_target
+                         : key == "log_format" ? &s.log_format
                                                : nullptr;
     if (!field)
       return Fail(err, "shim config: unknown member \"" + key +
-                           "\" (known: runtime, config_dir, host_root, log_level, log_file)",
+                           "\" (known: runtime, config_dir, host_root, log_level, log_file, "
+                           "log_target, log_format)",
                   where);
     if (!value.is_string() || value.get_ref<const std::string&>().empty())
       return Fail(err, "shim config: \"" + key + "\" is not a non-empty string", where);
@@ -56,6 +59,13 @@ bool ValidateShimSettings(const ShimSettings& s, Error* err) {
   log::Level level;
   if (!log::ParseLevel(s.log_level, &level))
     return Fail(err, "unknown log level (trace, debug, info, warn, error, off)", s.log_level);
+  std::vector<log::Target> targets;
+  std::string why;
+  if (!s.log_target.empty() && !log::ParseTargets(s.log_target, &targets, &why))
+    return Fail(err, why, s.log_target);
+  log::Format format;
+  if (!log::ParseFormat(s.log_format, &format))
+    return Fail(err, "unknown log format (text, json)", s.log_format);
   if (s.config_dir.empty()) return Fail(err, "the config directory is empty");
   if (s.host_root.empty()) return Fail(err, "the host root is empty");
   return true;

@@ -6,7 +6,8 @@
 // and options the engine passes (runtime_shim.h). The file is a JSON object
 // with any of these string members and nothing else:
 //   {"runtime": "/usr/sbin/runc", "config_dir": "...", "host_root": "/",
-//    "log_level": "info", "log_file": "/var/log/oci-decorator.log"}
+//    "log_level": "info", "log_file": "/var/log/oci-decorator.log",
+//    "log_target": "file,journald", "log_format": "json"}
 #pragma once
 #include <string>
 #include <string_view>
@@ -24,7 +25,9 @@ struct ShimSettings {
   std::string config_dir = OCID_DEFAULT_CONFIG_DIR;
   std::string host_root = "/";
   std::string log_level = "info";
-  std::string log_file;  // "" = none
+  std::string log_file;    // "" = none
+  std::string log_target;  // "" = the defaults (log.h)
+  std::string log_format = "text";
 };
 
 // Overrides *settings with the members present in the file's bytes. Unknown
@@ -33,7 +36,7 @@ bool ParseShimConfig(std::string_view bytes, const std::string& where, ShimSetti
                      Error* err);
 
 // Checks what cannot be used: a runtime that is not an absolute path (the
-// shim never searches PATH), an unknown log level.
+// shim never searches PATH), an unknown log level, target or format.
 bool ValidateShimSettings(const ShimSettings& s, Error* err);
 
 // One line for a runtime's --log file in its --log-format, as runc's logrus

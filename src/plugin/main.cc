@@ -22,7 +22,8 @@
 int main(int argc, char** argv) try {
   ocid::PluginOptions opts;
   ocid::KubernetesOptions k8s;
-  std::string level = "info", log_file, allocate = "both";
+  std::string level = "info", log_file, log_format = "text", allocate = "both";
+  std::vector<std::string> log_targets;
 
   CLI::App app{"oci-decorator-device-plugin: vendor inventories as Kubernetes and Nomad devices"};
   app.set_version_flag("--version", OCID_VERSION);
@@ -41,7 +42,16 @@ int main(int argc, char** argv) try {
   app.add_option("--log-level", level, "trace, debug, info, warn, error or off")
       ->check(ocid::cli::Suggests({"trace", "debug", "info", "warn", "error", "off"}))
       ->capture_default_str();
-  app.add_option("--log-file", log_file, "Also log to FILE (appended, O_NOFOLLOW, 0600)");
+  app.add_option("--log-file", log_file,
+                 "The file target's FILE (appended, O_NOFOLLOW, 0600); alone, the default "
+                 "targets and FILE");
+  app.add_option("--log-target", log_targets,
+                 "stderr, file, syslog or journald; repeatable or comma-separated (default: "
+                 "stderr, and journald when its socket exists)")
+      ->check(ocid::cli::Suggests({"stderr", "file", "syslog", "journald"}));
+  app.add_option("--log-format", log_format, "text or json, for stderr and the file")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
 
   CLI::App* kube = app.add_subcommand("kubernetes", "Serve the kubelet device plugin API v1beta1");
   kube->add_option("--kubelet-dir", k8s.kubelet_dir, "The kubelet's device plugin directory")
@@ -85,13 +95,20 @@ int main(int argc, char** argv) try {
       {"both", ocid::AllocateMode::kBoth}};
   k8s.allocate = modes.at(allocate);
 
-  ocid::log::Level lvl = ocid::log::Level::kInfo;
-  if (!ocid::log::ParseLevel(level, &lvl))
+  ocid::log::Config log_config;
+  if (!ocid::log::ParseLevel(level, &log_config.level))
     std::fprintf(stderr, "oci-decorator-device-plugin: warning: unknown --log-level %s, using info\n",
                  level.c_str());
-  ocid::log::SetProgram("oci-decorator-device-plugin", true);
+  ocid::log::ParseFormat(log_format, &log_config.format);  // checked by CLI11
+  log_config.file = log_file;
   std::string err;
-  if (!ocid::log::Init(lvl, log_file, &err)) {
+  for (const auto& t : log_targets)
+    if (!ocid::log::ParseTargets(t, &log_config.targets, &err)) {
+      std::fprintf(stderr, "oci-decorator-device-plugin: %s\n", err.c_str());
+      return 2;
+    }
+  ocid::log::SetProgram("oci-decorator-device-plugin", true);
+  if (!ocid::log::Init(log_config, &err)) {
     std::fprintf(stderr, "oci-decorator-device-plugin: %s\n", err.c_str());
     return 2;
   }
