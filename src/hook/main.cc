@@ -60,6 +60,10 @@ struct Cli {
   ocid::Options opts;
   std::string level = "info", log_file, log_format, log_config, stage = "prestart", bundle;
   std::vector<std::string> log_targets;
+  // The log options, to tell given from defaulted without a lookup by name
+  // (CLI11's get_option costs as much as the option did).
+  CLI::Option *level_opt = nullptr, *file_opt = nullptr, *target_opt = nullptr,
+              *format_opt = nullptr;
   ocid::CdiOptions cdi;
   ocid::CheckOptions check;
   ocid::SetupOptions setup;
@@ -139,18 +143,19 @@ void AddGlobals(CLI::App& app, Cli& c) {
       ->capture_default_str();
   app.add_option("--state-dir", c.opts.state_dir, "Per-container state on the host")
       ->capture_default_str();
-  app.add_option("--log-level", c.level, "trace, debug, info, warn, error or off")
-      ->check(ocid::cli::Suggests({"trace", "debug", "info", "warn", "error", "off"}))
-      ->capture_default_str();
-  app.add_option("--log-file", c.log_file,
+  c.level_opt = app.add_option("--log-level", c.level, "trace, debug, info, warn, error or off")
+                    ->check(ocid::cli::Suggests({"trace", "debug", "info", "warn", "error", "off"}))
+                    ->capture_default_str();
+  c.file_opt = app.add_option("--log-file", c.log_file,
                  "The file target's FILE (appended, O_NOFOLLOW, 0600); alone, the default "
                  "targets and FILE");
-  app.add_option("--log-target", c.log_targets,
+  c.target_opt = app.add_option("--log-target", c.log_targets,
                  "stderr, file, syslog or journald; repeatable or comma-separated (default: "
                  "stderr, and journald when its socket exists)")
-      ->check(ocid::cli::Suggests({"stderr", "file", "syslog", "journald"}));
-  app.add_option("--log-format", c.log_format, "text (default) or json, for stderr and the file")
-      ->check(ocid::cli::Suggests({"text", "json"}));
+                     ->check(ocid::cli::Suggests({"stderr", "file", "syslog", "journald"}));
+  c.format_opt =
+      app.add_option("--log-format", c.log_format, "text (default) or json, for stderr and the file")
+          ->check(ocid::cli::Suggests({"text", "json"}));
   app.add_option("--config", c.log_config,
                  "Log settings file (default " + std::string(OCID_DEFAULT_LOG_CONFIG) + ")");
   app.require_subcommand(1);
@@ -158,13 +163,12 @@ void AddGlobals(CLI::App& app, Cli& c) {
 
 // The log settings: the config file's, then the command line's. Given
 // options only, so that a file's value is not replaced by a default.
-ocid::LogSettings CommandLineLogSettings(const CLI::App& app, const Cli& c) {
-  auto given = [&](const char* name) { return app.get_option(name)->count() > 0; };
+ocid::LogSettings CommandLineLogSettings(const Cli& c) {
   ocid::LogSettings s;
-  if (given("--log-level")) s.level = c.level;
-  if (given("--log-file")) s.file = c.log_file;
-  if (given("--log-format")) s.format = c.log_format;
-  if (given("--log-target")) {
+  if (c.level_opt->count() > 0) s.level = c.level;
+  if (c.file_opt->count() > 0) s.file = c.log_file;
+  if (c.format_opt->count() > 0) s.format = c.log_format;
+  if (c.target_opt->count() > 0) {
     std::string list;
     for (const auto& t : c.log_targets) list += (list.empty() ? "" : ",") + t;
     s.target = list;
@@ -172,7 +176,7 @@ ocid::LogSettings CommandLineLogSettings(const CLI::App& app, const Cli& c) {
   return s;
 }
 
-void InitLogging(const CLI::App& app, const Cli& c) {
+void InitLogging(const Cli& c) {
   // A logging problem is reported but never fails a container: the hook
   // runs for every container on the host, most of which did not ask. The
   // config file is one small read (log_config.h).
@@ -183,7 +187,7 @@ void InitLogging(const CLI::App& app, const Cli& c) {
   if (!warning.empty()) std::fprintf(stderr, "oci-decorator: warning: %s\n", warning.c_str());
   ocid::log::Config config;
   std::string why;
-  if (!ocid::ToLogConfig(ocid::Overlay(file, CommandLineLogSettings(app, c)), &config, &why))
+  if (!ocid::ToLogConfig(ocid::Overlay(file, CommandLineLogSettings(c)), &config, &why))
     std::fprintf(stderr, "oci-decorator: warning: %s; using the default for it\n", why.c_str());
   if (!ocid::log::Init(config, &why))
     std::fprintf(stderr, "oci-decorator: warning: %s; not logging to a file\n", why.c_str());
@@ -241,14 +245,14 @@ int Main(int argc, char** argv) {
     if (given("--host-root")) shim.host_root = c.opts.host_root;
     if (given("--log-level")) shim.log_level = c.level;
     if (given("--log-file")) shim.log_file = c.log_file;
-    ocid::LogSettings log = CommandLineLogSettings(app, c);
+    ocid::LogSettings log = CommandLineLogSettings(c);
     if (log.target) shim.log_target = log.target;
     if (log.format) shim.log_format = log.format;
     return ocid::RunShim(shim, c.runtime_args, saved_env.data());
   }
 
   if (sub == "completion") return ocid::cli::PrintCompletion(app, "oci-decorator", c.shell);
-  InitLogging(app, c);
+  InitLogging(c);
   if (sub == "hook") {
     // Confined before any input is read (confinement.h). If the kernel
     // cannot confine us, the hook still answers containers that did not ask,
