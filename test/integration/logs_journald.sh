@@ -7,6 +7,8 @@
 #     (a policy requiring an annotation) -> DECISION=refused with REASON,
 #     PRIORITY=3; an ignored request -> DECISION=ignored; a container that
 #     did not ask -> no datagram at all;
+#   - the runtime shim: log_target journald in its runtime.json, applied
+#     and refused with OCI_DECORATOR_STAGE=create;
 #   - the global config file (/etc/oci-decorator/oci-decorator.conf) sends
 #     the lines to syslog (/dev/log) with the hooks' entries unchanged;
 #   - --log-format json: the hook's stderr is one JSON object per line.
@@ -134,6 +136,39 @@ run_container
 assert_eq "[not asked] container runs" 0 "$RC"
 assert_eq "[not asked] nothing received at the default level" "" "$(received ".CONTAINER_ID == \"$CID\"")"
 assert_eq "[not asked] no datagram at all" "$BEFORE" "$(wc -l <"$JOURNAL")"
+
+# --- the runtime shim: log_target from its runtime.json
+echo "# --- the runtime shim (oci-decorator-runtime), log_target journald"
+mkdir -p "$T/bin"
+ln -s "$OCID_BIN" "$T/bin/oci-decorator-runtime"
+echo "{\"runtime\": \"$(command -v runc)\", \"log_target\": \"journald\"}" >"$T/runtime.json"
+# shim_create CONFIG_DIR: `create` through the shim (the edit happens there), then delete.
+shim_create() {
+  IT_IDS+=("$CID")
+  "$T/bin/oci-decorator-runtime" --ocid-config "$T/runtime.json" --ocid-host-root "$HOST_ROOT" \
+    --ocid-config-dir "$1" --root "$RUNC_ROOT" create --bundle "$B" "$CID" </dev/null >"$B/out" 2>"$B/err"
+  RC=$?
+  ERR=$(cat "$B/err")
+  runc --root "$RUNC_ROOT" delete -f "$CID" >/dev/null 2>&1
+}
+make_bundle shimapplied --no-hook --env OCI_ONLOAD=all -- 'echo RAN'
+shim_create "$CONF_DIR"
+assert_eq "[shim applied] create succeeds" 0 "$RC"
+[[ $RC -eq 0 ]] || info "stderr: $ERR"
+REC=$(received ".CONTAINER_ID == \"$CID\"")
+info "received: $REC"
+assert_eq "[shim applied] DECISION" applied "$(jq -r .DECISION <<<"$REC")"
+assert_eq "[shim applied] OCI_DECORATOR_STAGE" create "$(jq -r .OCI_DECORATOR_STAGE <<<"$REC")"
+assert_eq "[shim applied] INVENTORY" onload "$(jq -r .INVENTORY <<<"$REC")"
+assert_contains "[shim applied] MESSAGE" "$(jq -r .MESSAGE <<<"$REC")" "container $CID: edited $B/config.json"
+make_bundle shimrefused --no-hook --annotation oci-decorator/OCI_ONLOAD=all -- 'echo NO'
+shim_create "$CONF_POLICY"
+check "[shim refused] create fails" test "$RC" -ne 0
+REC=$(received ".CONTAINER_ID == \"$CID\"")
+info "received: $REC"
+assert_eq "[shim refused] DECISION" refused "$(jq -r .DECISION <<<"$REC")"
+assert_contains "[shim refused] REASON" "$(jq -r .REASON <<<"$REC")" "activation_policy.require_annotations"
+assert_eq "[shim refused] PRIORITY" 3 "$(jq -r .PRIORITY <<<"$REC")"
 
 # --- the global config file picks syslog; the hooks' entries do not change
 echo "# --- /etc/oci-decorator/oci-decorator.conf: syslog at /dev/log"

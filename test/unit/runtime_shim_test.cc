@@ -177,6 +177,24 @@ TEST_CASE("ResolveShimSettings: defaults < config file < options") {
     t.File("runtime.json", R"({"log_level": "loud"})");
     CHECK_FALSE(ocid::ResolveShimSettings({}, t / "runtime.json", &s, &err));
   }
+  SUBCASE("log targets and format: from the file, options win, unknown ones refused") {
+    t.File("runtime.json", R"({"log_target": "file,journald", "log_format": "json"})");
+    REQUIRE(ocid::ResolveShimSettings({}, t / "runtime.json", &s, &err));
+    CHECK(s.log_target == "file,journald");
+    CHECK(s.log_format == "json");
+    ShimOptions o;
+    Args a = {"--ocid-log-target=syslog", "--ocid-log-format", "text", "create", "id"};
+    REQUIRE(ocid::TakeShimOptions(&a, &o, &err));
+    REQUIRE(ocid::ResolveShimSettings(o, t / "runtime.json", &s, &err));
+    CHECK(s.log_target == "syslog");
+    CHECK(s.log_format == "text");
+    t.File("runtime.json", R"({"log_target": "stderr,kafka"})");
+    CHECK_FALSE(ocid::ResolveShimSettings({}, t / "runtime.json", &s, &err));
+    CHECK(err.Line().find("unknown log target \"kafka\"") != std::string::npos);
+    t.File("runtime.json", R"({"log_format": "xml"})");
+    CHECK_FALSE(ocid::ResolveShimSettings({}, t / "runtime.json", &s, &err));
+    CHECK(err.Line().find("unknown log format") != std::string::npos);
+  }
 }
 
 TEST_CASE("RuntimeLogLine: runc's json and text formats") {
