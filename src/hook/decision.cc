@@ -173,7 +173,11 @@ log::Fields DecisionFields(const Plan& plan) {
 }
 
 void ReportWarnings(const std::string& id, const Plan& plan) {
-  for (const auto& w : plan.warnings) log::Warn(Printable("container " + id + ": " + w));
+  for (const auto& w : plan.warnings) {
+    log::Fields f;
+    f.container_id = Printable(id);
+    log::Write(log::Level::kWarn, Printable("container " + id + ": " + w), f);
+  }
 }
 
 }  // namespace ocid

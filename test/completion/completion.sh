@@ -54,7 +54,12 @@ assert_eq "bash: oci-decorator <TAB> offers the subcommands (not the hidden comp
 assert_eq "bash: oci-decorator setup <TAB> offers the engines" "$ENGINES" \
   "$(bash_complete oci-decorator setup '')"
 assert_eq "bash: oci-decorator setup c<TAB>" "containerd crio" "$(bash_complete oci-decorator setup c)"
-assert_eq "bash: oci-decorator --log<TAB>" "--log-file --log-level" "$(bash_complete oci-decorator --log)"
+assert_eq "bash: oci-decorator --log<TAB>" "--log-file --log-format --log-level --log-target" \
+  "$(bash_complete oci-decorator --log)"
+assert_eq "bash: oci-decorator --log-target <TAB> offers the targets" "file journald stderr syslog" \
+  "$(bash_complete oci-decorator --log-target '')"
+assert_eq "bash: oci-decorator --log-format <TAB> offers the formats" "json text" \
+  "$(bash_complete oci-decorator --log-format '')"
 assert_eq "bash: oci-decorator --log-level <TAB> offers the levels" "$LEVELS" \
   "$(bash_complete oci-decorator --log-level '')"
 assert_eq "bash: oci-decorator --log-level=<TAB> ('=' breaks words)" "$LEVELS" \
