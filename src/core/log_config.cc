@@ -37,11 +37,11 @@ bool ParseLogConfig(std::string_view bytes, const std::string& where, LogSetting
   return true;
 }
 
-void ReadLogConfig(const std::string& path, LogSettings* out, std::string* warning) {
+void ReadLogConfig(const std::string& path, bool named, LogSettings* out, std::string* warning) {
   std::string bytes;
   Error err;
   if (!ReadFileAt(AT_FDCWD, path, kMaxLogConfigBytes, &bytes, &err)) {
-    if (err.errnum != ENOENT) *warning = "ignoring the log config: " + err.Line();
+    if (named || err.errnum != ENOENT) *warning = "ignoring the log config: " + err.Line();
     return;
   }
   std::string why;

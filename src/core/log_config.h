@@ -28,9 +28,10 @@ bool ParseLogConfig(std::string_view bytes, const std::string& where, LogSetting
                     std::string* why);
 
 // Reads and parses `path`. A missing file leaves *out empty and is no
-// warning; an unreadable, oversized or broken one sets `warning` (and
-// leaves *out empty): the defaults apply.
-void ReadLogConfig(const std::string& path, LogSettings* out, std::string* warning);
+// warning unless `named` (given on the command line); an unreadable,
+// oversized or broken one sets `warning` (and leaves *out empty): the
+// defaults apply.
+void ReadLogConfig(const std::string& path, bool named, LogSettings* out, std::string* warning);
 
 // Members of `over` replace those of `base`.
 LogSettings Overlay(const LogSettings& base, const LogSettings& over);

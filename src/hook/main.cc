@@ -182,8 +182,8 @@ void InitLogging(const Cli& c) {
   // config file is one small read (log_config.h).
   ocid::LogSettings file;
   std::string warning;
-  ocid::ReadLogConfig(c.log_config.empty() ? OCID_DEFAULT_LOG_CONFIG : c.log_config, &file,
-                      &warning);
+  const bool named = !c.log_config.empty();
+  ocid::ReadLogConfig(named ? c.log_config : OCID_DEFAULT_LOG_CONFIG, named, &file, &warning);
   if (!warning.empty()) std::fprintf(stderr, "oci-decorator: warning: %s\n", warning.c_str());
   ocid::log::Config config;
   std::string why;

@@ -113,29 +113,33 @@ TEST_CASE("log config: missing is normal, huge or broken is a warning and nothin
   ocid::test::TempTree t;
   ocid::LogSettings s;
   std::string warning;
-  ocid::ReadLogConfig(t / "absent.conf", &s, &warning);
+  ocid::ReadLogConfig(t / "absent.conf", false, &s, &warning);
   CHECK(warning.empty());
   CHECK_FALSE(s.level);
+  // Named on the command line (--config), a missing file is worth a warning.
+  ocid::ReadLogConfig(t / "absent.conf", true, &s, &warning);
+  CHECK(warning.find("absent.conf") != std::string::npos);
+  warning.clear();
 
   t.File("huge.conf", "{\"log_level\": \"debug\"" + std::string(ocid::kMaxLogConfigBytes, ' ') + "}");
-  ocid::ReadLogConfig(t / "huge.conf", &s, &warning);
+  ocid::ReadLogConfig(t / "huge.conf", false, &s, &warning);
   CHECK(warning.find("ignoring the log config") != std::string::npos);
   CHECK_FALSE(s.level);
 
   warning.clear();
   t.File("bad.conf", R"({"log_level": "debug", "colour": "red"})");
-  ocid::ReadLogConfig(t / "bad.conf", &s, &warning);
+  ocid::ReadLogConfig(t / "bad.conf", false, &s, &warning);
   CHECK(warning.find("unknown member \"colour\"") != std::string::npos);
   CHECK_FALSE(s.level);
 
   warning.clear();
   t.Dir("dir.conf");
-  ocid::ReadLogConfig(t / "dir.conf", &s, &warning);
+  ocid::ReadLogConfig(t / "dir.conf", false, &s, &warning);
   CHECK(warning.find("not a regular file") != std::string::npos);
 
   warning.clear();
   t.File("good.conf", R"({"log_level": "debug", "log_target": "syslog"})");
-  ocid::ReadLogConfig(t / "good.conf", &s, &warning);
+  ocid::ReadLogConfig(t / "good.conf", true, &s, &warning);
   CHECK(warning.empty());
   CHECK(*s.level == "debug");
 }
