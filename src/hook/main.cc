@@ -17,6 +17,7 @@
 #include <exception>
 #include <functional>
 #include <set>
+#include <string_view>
 
 #include "cdi.h"
 #include "check_cmd.h"
@@ -54,6 +55,22 @@ std::string SubcommandIn(int argc, char** argv) {
     return a;
   }
   return "";
+}
+
+// Whether CLI11 gets the log routing options (--log-target, --log-format,
+// --config). For `hook` only when the command line names one, or asks for
+// help: a hooks.d entry rarely does (the config file is for that), and
+// registering them cost the not-asked path 15% more instructions
+// (bench/ab.sh), as building every subcommand did.
+bool WantsLogRouting(const std::string& sub, int argc, char** argv) {
+  if (sub != "hook") return true;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    for (std::string_view o : {"--log-target", "--log-format", "--config", "--help", "-h"})
+      if (a.substr(0, o.size()) == o && (a.size() == o.size() || a[o.size()] == '='))
+        return true;
+  }
+  return false;
 }
 
 struct Cli {
@@ -135,7 +152,7 @@ void AddRuntime(CLI::App& app, Cli& c) {
   s->add_option("args", c.runtime_args, "The runtime's arguments, after --");
 }
 
-void AddGlobals(CLI::App& app, Cli& c) {
+void AddGlobals(CLI::App& app, Cli& c, bool log_routing) {
   app.set_version_flag("--version", std::string("oci-decorator ") + OCID_VERSION);
   app.add_option("--config-dir", c.opts.config_dir, "Inventory directory")->capture_default_str();
   app.add_option("--host-root", c.opts.host_root,
@@ -149,15 +166,17 @@ void AddGlobals(CLI::App& app, Cli& c) {
   c.file_opt = app.add_option("--log-file", c.log_file,
                  "The file target's FILE (appended, O_NOFOLLOW, 0600); alone, the default "
                  "targets and FILE");
-  c.target_opt = app.add_option("--log-target", c.log_targets,
-                 "stderr, file, syslog or journald; repeatable or comma-separated (default: "
-                 "stderr, and journald when its socket exists)")
-                     ->check(ocid::cli::Suggests({"stderr", "file", "syslog", "journald"}));
-  c.format_opt =
-      app.add_option("--log-format", c.log_format, "text (default) or json, for stderr and the file")
-          ->check(ocid::cli::Suggests({"text", "json"}));
-  app.add_option("--config", c.log_config,
-                 "Log settings file (default " + std::string(OCID_DEFAULT_LOG_CONFIG) + ")");
+  if (log_routing) {
+    c.target_opt = app.add_option("--log-target", c.log_targets,
+                                  "stderr, file, syslog or journald; repeatable or comma-separated "
+                                  "(default: stderr, and journald when its socket exists)")
+                       ->check(ocid::cli::Suggests({"stderr", "file", "syslog", "journald"}));
+    c.format_opt =
+        app.add_option("--log-format", c.log_format, "text (default) or json, for stderr and the file")
+            ->check(ocid::cli::Suggests({"text", "json"}));
+    app.add_option("--config", c.log_config,
+                   "Log settings file (default " + std::string(OCID_DEFAULT_LOG_CONFIG) + ")");
+  }
   app.require_subcommand(1);
 }
 
@@ -167,8 +186,8 @@ ocid::LogSettings CommandLineLogSettings(const Cli& c) {
   ocid::LogSettings s;
   if (c.level_opt->count() > 0) s.level = c.level;
   if (c.file_opt->count() > 0) s.file = c.log_file;
-  if (c.format_opt->count() > 0) s.format = c.log_format;
-  if (c.target_opt->count() > 0) {
+  if (c.format_opt && c.format_opt->count() > 0) s.format = c.log_format;
+  if (c.target_opt && c.target_opt->count() > 0) {
     std::string list;
     for (const auto& t : c.log_targets) list += (list.empty() ? "" : ",") + t;
     s.target = list;
@@ -221,7 +240,7 @@ int Main(int argc, char** argv) {
   CLI::App app{"OCI runtime hook that brings vendor user-space stacks (Onload, "
                "TCPDirect, RDMA, ...) into containers that ask for them",
                "oci-decorator"};
-  AddGlobals(app, c);
+  AddGlobals(app, c, WantsLogRouting(sub, argc, argv));
   const bool all = kSubcommands.count(sub) == 0 || sub == "completion";
   const std::pair<const char*, std::function<void(CLI::App&, Cli&)>> builders[] = {
       {"hook", AddHook}, {"check", AddCheck}, {"plan", AddPlan},
