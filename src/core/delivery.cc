@@ -21,6 +21,7 @@ bool DeliveryOf(const Plan& plan, const std::string& host_path_root, Delivery* o
     }
     out->env.emplace_back("LD_PRELOAD", value);
   }
+  for (const auto& e : plan.env) out->env.push_back(e);
   for (const auto& m : plan.mounts) {
     std::string host = UnderRoot(host_path_root, m.resolved.empty() ? m.source : m.resolved);
     if (m.type == FileType::kCharDevice || m.type == FileType::kBlockDevice) {

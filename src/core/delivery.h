@@ -35,7 +35,7 @@ struct DeliveredDevice {
 struct Delivery {
   std::vector<DeliveredDevice> devices;
   std::vector<DeliveredMount> mounts;            // parents before children
-  std::vector<std::pair<std::string, std::string>> env;  // LD_PRELOAD
+  std::vector<std::pair<std::string, std::string>> env;  // LD_PRELOAD, profile
 };
 
 // "/host" + "/usr/lib" -> "/host/usr/lib"; "/" leaves the path alone.

@@ -93,6 +93,7 @@ class InventoryParser {
     if (!j.is_object()) return Bad("", "the file is not a JSON object");
     out->file = file_;
     const json* inventory = nullptr;
+    const json* profiles = nullptr;  // parsed once the prefixes are known
     for (const auto& [k, v] : j.items()) {
       if (k == "version") {
         if (v.is_string()) out->version = v.get<std::string>();
@@ -113,6 +114,15 @@ class InventoryParser {
         if (!ParsePolicy(v, &out->policy)) return false;
       } else if (k == "version_lock") {
         if (!ParseVersionLock(v, &out->version_lock)) return false;
+      } else if (k == "profiles") {
+        profiles = &v;
+      } else if (k == "profile_dir") {
+        std::string why;
+        if (!v.is_string()) return Bad(k, "must be a string");
+        if (!CheckPathSyntax(v.get<std::string>(), true, false, &why)) return Bad(k, why);
+        out->profile_dir = v.get<std::string>();
+      } else if (k == "profile_prefixes") {
+        if (!ParsePrefixes(v, &out->profile_prefixes)) return false;
       } else if (k == "driver_feature") {
         if (!ParseFeatureList(v, &out->driver_features)) return false;
       } else if (k == "inventory") {
@@ -121,6 +131,7 @@ class InventoryParser {
         return Bad(k, "unknown key");
       }
     }
+    if (profiles && !ParseProfiles(*profiles, out->profile_prefixes, &out->profiles)) return false;
     if (out->activation_flag.empty()) return Bad("activation_flag", "is missing");
     if (out->driver_features.empty()) return Bad("driver_feature", "is missing");
     if (!inventory) return Bad("inventory", "is missing");
@@ -229,6 +240,48 @@ class InventoryParser {
     }
     if (out->module_version.empty()) return Bad(key + ".module_version", "is missing");
     if (out->library.empty()) return Bad(key + ".library", "is missing");
+    return true;
+  }
+
+  bool ParsePrefixes(const json& v, std::vector<std::string>* out) {
+    const std::string key = "profile_prefixes";
+    if (!v.is_array() || v.empty()) return Bad(key, "must be a non-empty list of prefixes");
+    out->clear();
+    for (const auto& e : v) {
+      std::string p = e.is_string() ? e.get<std::string>() : "";
+      bool ok = !p.empty() && p.size() <= 32 && !(p[0] >= '0' && p[0] <= '9');
+      for (char c : p) ok = ok && ((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
+      // The loader's and libc's own variables are never a profile's to set.
+      bool loader = p.rfind("LD_", 0) == 0 || std::string("LD_").rfind(p, 0) == 0;
+      if (!ok || loader)
+        return Bad(key, "has an invalid prefix \"" + p + "\" (A-Z 0-9 _, not LD_)");
+      out->push_back(p);
+    }
+    return true;
+  }
+
+  bool ParseProfiles(const json& v, const std::vector<std::string>& prefixes,
+                     std::map<std::string, EnvList>* out) {
+    if (!v.is_object()) return Bad("profiles", "must be an object of name: {variable: value}");
+    for (const auto& [name, vars] : v.items()) {
+      if (IsCommentKey(name)) continue;
+      std::string key = "profiles." + name;
+      if (!IsProfileName(name))
+        return Bad(key, "is not a valid profile name ([A-Za-z0-9_.-], 1 to 64, no leading '.')");
+      if (!vars.is_object()) return Bad(key, "must be an object of variable: value");
+      EnvList env;
+      for (const auto& [var, val] : vars.items()) {
+        if (!IsProfileVariable(var, prefixes))
+          return Bad(key + "." + var, "is not a variable profiles may set (prefixes in "
+                                       "profile_prefixes, then A-Z 0-9 _)");
+        if (!val.is_string() || !IsProfileValue(val.get<std::string>()))
+          return Bad(key + "." + var, "must be a string without NUL or newline (at most 4096 bytes)");
+        env.emplace_back(var, val.get<std::string>());
+      }
+      if (env.size() > kMaxProfileVars)
+        return Bad(key, "sets more than " + std::to_string(kMaxProfileVars) + " variables");
+      (*out)[name] = std::move(env);
+    }
     return true;
   }
 

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "env_profile.h"
 #include "error.h"
 #include "version_lock.h"
 
@@ -66,7 +67,14 @@ struct Inventory {
   std::string activation_flag;
   std::string cdi_kind;                  // "" = derived from the file name
   ActivationPolicy policy;
-  VersionLock version_lock;                  // not configured() = none
+  VersionLock version_lock;
+  // Environment profiles (env_profile.h): inline ones, the host directory
+  // of .opf files ("" = none) and the variable prefixes they may set.
+  std::map<std::string, EnvList> profiles;
+  std::string profile_dir;
+  std::vector<std::string> profile_prefixes = {"EF_"};
+  bool HasProfiles() const { return !profiles.empty() || !profile_dir.empty(); }
+  ProfileSources Profiles() const { return {file, profiles, profile_dir, profile_prefixes}; }                  // not configured() = none
   std::vector<std::string> driver_features;  // declared order
   std::vector<Feature> features;             // in driver_feature order
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "device_rule.h"
+#include "env_profile.h"
 #include "host_view.h"
 #include "preload.h"
 
@@ -33,6 +34,8 @@ struct ActivatedInventory {
   std::string activation_flag;
   std::vector<std::string> features;
   std::string requested_by;   // "env OCI_ONLOAD=all"
+  std::string profile;        // the environment profile selected, "" = none
+  std::string profile_by;     // "env OCI_ONLOAD_PROFILE=latency"
 };
 
 struct Plan {
@@ -47,11 +50,16 @@ struct Plan {
   // them. Set when device_rules is not empty.
   std::vector<DeviceRule> container_device_rules;
   std::vector<std::string> preload;         // absolute container paths
+  // The selected profiles' variables (env_profile.h), to set where the
+  // delivery mode can: the container's own value of a variable wins in the
+  // runtime shim; hook mode cannot set any (HookModeWarnings).
+  EnvList env;
   HostCredentials process;                  // who the image's preload is read for
   std::vector<std::string> skipped;         // optional entries not found
   std::vector<std::string> ignored;         // requests an activation policy ignores
   std::vector<std::string> warnings;        // one line each: version lock not checked, or
-                                            // a mismatch allowed ("enforce": false)
+                                            // a mismatch allowed ("enforce": false); what
+                                            // the container asked for and will not get
 
   bool Active() const { return !activated.empty(); }
 };

@@ -13,11 +13,17 @@ std::string PlanToJson(const Plan& plan) {
   j["container"] = {{"id", plan.container_id}, {"pid", plan.pid}, {"rootfs", plan.rootfs}};
   j["active"] = plan.Active();
   j["activated"] = ordered::array();
-  for (const auto& a : plan.activated)
-    j["activated"].push_back({{"file", a.file},
-                              {"activation_flag", a.activation_flag},
-                              {"features", a.features},
-                              {"requested_by", a.requested_by}});
+  for (const auto& a : plan.activated) {
+    ordered one = {{"file", a.file},
+                   {"activation_flag", a.activation_flag},
+                   {"features", a.features},
+                   {"requested_by", a.requested_by}};
+    if (!a.profile.empty()) {
+      one["profile"] = a.profile;
+      one["profile_requested_by"] = a.profile_by;
+    }
+    j["activated"].push_back(std::move(one));
+  }
   j["mounts"] = ordered::array();
   j["devices"] = ordered::array();
   for (const auto& m : plan.mounts) {
@@ -43,6 +49,8 @@ std::string PlanToJson(const Plan& plan) {
   for (const auto& r : plan.device_rules) j["cgroup_rules"].push_back(DeviceRuleToV1(r));
   j["preload"] = plan.preload;
   j["preload_file"] = plan.preload.empty() ? "" : "/etc/ld.so.preload";
+  j["env"] = ordered::object();
+  for (const auto& [k, v] : plan.env) j["env"][k] = v;
   j["skipped"] = plan.skipped;
   if (!plan.ignored.empty()) j["ignored"] = plan.ignored;
   if (!plan.warnings.empty()) j["warnings"] = plan.warnings;

@@ -80,9 +80,10 @@ class Planner {
       if (!a.active) continue;
       if (!CheckVersionLock(inv, a.features)) return false;
       plan_->activated.push_back(ActivatedInventory{inv.file, inv.activation_flag,
-                                                    a.features, a.source});
+                                                    a.features, a.source, "", ""});
       for (const auto& name : a.features)
         if (!PlanFeature(inv, *inv.FindFeature(name))) return false;
+      if (inv.HasProfiles() && !PlanProfile(inv, annotations)) return false;
     }
     if (plan_->Active() && st.annotations_pruned)
       return Fail(err_, "OCI state: annotations over " + std::to_string(kStateAnnotationBytes) +
@@ -99,7 +100,7 @@ class Planner {
         return Fail(err_, "inventory " + inv.file + " has no feature \"" + name + "\"");
     if (!CheckVersionLock(inv, features)) return false;
     plan_->activated.push_back(ActivatedInventory{inv.file, inv.activation_flag, features,
-                                                  "inventory plan"});
+                                                  "inventory plan", "", ""});
     for (const auto& name : features)
       if (!PlanFeature(inv, *inv.FindFeature(name))) return false;
     return Finish();
@@ -155,6 +156,58 @@ class Planner {
       case VersionState::kUnknown:
         plan_->warnings.push_back(prefix + r.why + "; not checked");
         return true;
+    }
+    return true;
+  }
+
+  // The profile a container that activated `inv` names with
+  // <flag>_PROFILE (env) or oci-decorator/<flag>_PROFILE (annotation), from
+  // the sources its activation policy accepts; both may name it, not
+  // differently.
+  bool PlanProfile(const Inventory& inv, const std::map<std::string, std::string>& annotations) {
+    const std::string var = inv.activation_flag + "_PROFILE";
+    const std::string key = std::string(kAnnotationPrefix) + var;
+    std::string name, by, v;
+    auto consider = [&](bool accepted, const std::string& what, const std::string& value) {
+      if (IsOffValue(value)) return true;
+      if (!accepted) {
+        plan_->ignored.push_back(what + " (" + inv.file + " does not accept this source)");
+        return true;
+      }
+      if (!name.empty() && name != value)
+        return Fail(err_, "the container names two profiles for " + inv.activation_flag + ": " +
+                              by + " and " + what);
+      name = value;
+      by = what;
+      return true;
+    };
+    if (LookupEnv(in_.config->env, var, &v) &&
+        !consider(inv.policy.accept_env, "env " + var + "=" + v, v))
+      return false;
+    auto it = annotations.find(key);
+    if (it != annotations.end() &&
+        !consider(inv.policy.accept_annotation, "annotation " + key + "=" + it->second,
+                  it->second))
+      return false;
+    if (name.empty()) return true;
+    ProfileSources src = inv.Profiles();
+    EnvList env;
+    if (!ResolveProfile(src, name, HostProfileReader(*in_.host),
+                        [&] { return AvailableProfiles(src, *in_.host); }, &env, err_))
+      return false;
+    plan_->activated.back().profile = name;
+    plan_->activated.back().profile_by = by;
+    return MergeEnv(env, inv.file + " profile " + name);
+  }
+
+  bool MergeEnv(const EnvList& env, const std::string& from) {
+    for (const auto& [k, v] : env) {
+      auto same = std::find_if(plan_->env.begin(), plan_->env.end(),
+                               [&k = k](const auto& e) { return e.first == k; });
+      if (same == plan_->env.end()) plan_->env.emplace_back(k, v);
+      else if (same->second != v)
+        return Fail(err_, "two profiles set " + k + " differently: " + same->second + " and " +
+                              v + " (" + from + ")");
     }
     return true;
   }
@@ -317,6 +370,19 @@ bool BuildInventoryPlan(const Inventory& inv, const std::vector<std::string>& fe
   PlanInputs in{nullptr, nullptr, nullptr, &host};
   Planner p(in, out, err);
   return p.RunInventory(inv, features);
+}
+
+std::vector<std::string> HookModeWarnings(const Plan& plan) {
+  std::vector<std::string> out;
+  for (const auto& a : plan.activated) {
+    if (a.profile.empty()) continue;
+    std::string vars;
+    for (const auto& [k, v] : plan.env) vars += (vars.empty() ? "" : " ") + k + "=" + v;
+    out.push_back("profile \"" + a.profile + "\" (" + a.profile_by +
+                  ") not applied: a hook cannot change the container's environment; use the "
+                  "runtime shim or CDI, or set these in the container: " + vars);
+  }
+  return out;
 }
 
 bool BuildPlan(const PlanInputs& in, Plan* out, Error* err) {

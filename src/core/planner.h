@@ -36,4 +36,9 @@ bool BuildPlan(const PlanInputs& in, Plan* out, Error* err);
 bool BuildInventoryPlan(const Inventory& inv, const std::vector<std::string>& features,
                         const HostView& host, Plan* out, Error* err);
 
+// What a plan asks for that hook mode cannot give: the profile's variables
+// (a prestart hook cannot change the environment of the process). One line
+// per activated profile, naming it and what to do instead.
+std::vector<std::string> HookModeWarnings(const Plan& plan);
+
 }  // namespace ocid

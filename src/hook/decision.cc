@@ -132,6 +132,7 @@ ConfigInterest InterestOf(const InventorySet& set) {
   };
   for (const auto& inv : set.inventories) {
     flag(inv.activation_flag);
+    if (inv.HasProfiles()) flag(inv.activation_flag + "_PROFILE");
     for (const auto& [k, v] : inv.policy.require_annotations) in.annotation_keys.insert(k);
   }
   for (const auto& b : set.broken) flag(b.activation_flag);

@@ -416,6 +416,12 @@ int RunHook(const Options& opts, const std::string& stage, int stdin_fd, bool co
 
   Executor exec(opts, plan, *host);
   if (!exec.Run(&err)) return Refused(plan.container_id, err, stage, &plan);
+  // The profile names a request of the container's choosing.
+  for (const auto& w : HookModeWarnings(plan)) {
+    log::Fields wf;
+    wf.container_id = Printable(plan.container_id);
+    log::Write(log::Level::kWarn, Printable("container " + plan.container_id + ": " + w), wf);
+  }
   // Summary quotes the request, an env value of the container's choosing.
   log::Fields f = DecisionFields(plan);
   f.decision = "applied";
@@ -447,6 +453,8 @@ int RunPlan(const Options& opts, const std::string& bundle) {
       !PlanFor(opts, l, /*resolve_paths=*/true, &host, &plan, &err))
     return Failed("", err);
   for (const auto& broken : l.inventories.broken) log::Warn("ignoring " + broken.error.Line());
+  // `plan` shows what the hook would do.
+  for (auto& w : HookModeWarnings(plan)) plan.warnings.push_back(std::move(w));
   for (const auto& w : plan.warnings) log::Warn(w);
   std::fputs(PlanToJson(plan).c_str(), stdout);
   return 0;

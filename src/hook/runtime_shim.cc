@@ -91,6 +91,8 @@ std::string Summary(const Plan& plan) {
   s += "; " + std::to_string(plan.mounts.size() - devices) + " mounts, " +
        std::to_string(devices) + " devices";
   for (const auto& p : plan.preload) s += ", LD_PRELOAD " + p;
+  for (const auto& a : plan.activated)
+    if (!a.profile.empty()) s += ", profile " + a.profile;
   return s;
 }
 
@@ -179,9 +181,18 @@ class Shim {
         OCID_DEBUG("container " + c.state.id + ": not activated");
         return true;
       }
-      if (!EditSpec(plan, host->root_path(), &bytes, err)) {
+      std::vector<std::string> kept;
+      if (!EditSpec(plan, host->root_path(), &bytes, err, &kept)) {
         if (err->path == kConfigName) err->path = c.config_path;
         return false;
+      }
+      if (!kept.empty()) {
+        std::string names;
+        for (const auto& k : kept) names += (names.empty() ? "" : " ") + k;
+        std::string line = "container " + c.state.id + ": profile variables the container sets "
+                           "itself kept at its values: " + names;
+        log::Info(Printable(line));
+        RuntimeLog("info", Printable(line));
       }
     }
     // Replaced atomically, never through a symlink: the shim writes nowhere

@@ -65,11 +65,13 @@ bool IntIs(const ordered* v, int64_t n) {
 
 class Editor {
  public:
-  Editor(const Plan& plan, const std::string& host_root, Error* err)
-      : plan_(plan), host_root_(host_root), err_(err) {}
+  Editor(const Plan& plan, const std::string& host_root, std::vector<std::string>* kept,
+         Error* err)
+      : plan_(plan), host_root_(host_root), kept_(kept), err_(err) {}
 
   bool Run(ordered* spec) {
-    return AddMounts(spec) && AddDevices(spec) && AddDeviceRules(spec) && AddPreload(spec);
+    return AddMounts(spec) && AddDevices(spec) && AddDeviceRules(spec) && AddPreload(spec) &&
+           AddProfileEnv(spec);
   }
 
  private:
@@ -217,8 +219,34 @@ class Editor {
     return true;
   }
 
+  // The profile's variables, each unless the container sets it itself:
+  // the container's own value wins (and is reported in *kept_).
+  bool AddProfileEnv(ordered* spec) {
+    if (plan_.env.empty()) return true;
+    auto pit = spec->find("process");
+    if (pit == spec->end() || !pit->is_object())
+      return Fail(err_, "no \"process\" object to set the profile's variables in", kWhere);
+    ordered* env = nullptr;
+    if (!Member(&*pit, "env", false, "process.env", &env, err_)) return false;
+    std::vector<std::string> own;
+    for (const auto& e : *env) {
+      if (!e.is_string()) return Fail(err_, "\"process.env\" has an entry that is not a string", kWhere);
+      const std::string& s = e.get_ref<const std::string&>();
+      own.push_back(s.substr(0, s.find('=')));
+    }
+    for (const auto& [k, v] : plan_.env) {
+      if (std::find(own.begin(), own.end(), k) != own.end()) {
+        if (kept_) kept_->push_back(k);
+        continue;
+      }
+      env->push_back(k + "=" + v);
+    }
+    return true;
+  }
+
   const Plan& plan_;
   const std::string& host_root_;
+  std::vector<std::string>* kept_;
   Error* err_;
 };
 
@@ -235,12 +263,14 @@ std::string Dump(const ordered& spec, const std::string& original) {
 }  // namespace
 
 bool EditSpec(const Plan& plan, const std::string& host_root_path, std::string* config_json,
-              Error* err) {
+              Error* err, std::vector<std::string>* kept_env) {
   ordered spec = ordered::parse(*config_json, nullptr, /*allow_exceptions=*/false);
   if (spec.is_discarded()) return Fail(err, "not valid JSON", kWhere);
   if (!spec.is_object()) return Fail(err, "not a JSON object", kWhere);
-  Editor editor(plan, host_root_path, err);
+  std::vector<std::string> kept;
+  Editor editor(plan, host_root_path, &kept, err);
   if (!editor.Run(&spec)) return false;
+  if (kept_env) *kept_env = std::move(kept);
   try {
     *config_json = Dump(spec, *config_json);
   } catch (const nlohmann::json::exception& e) {

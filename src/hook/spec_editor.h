@@ -13,7 +13,9 @@
 //                             type, major:minor and permission bits, uid/gid 0
 //   linux.resources.devices   {"allow": true, type, major, minor, "rwm"}
 //   process.env               LD_PRELOAD: the preload list appended to the
-//                             container's own value (space separated), or set
+//                             container's own value (space separated), or set;
+//                             the profile's variables (Plan::env), except those
+//                             the container sets itself: its own value wins
 //
 // Everything else is kept as it was, key order included. Editing twice adds
 // nothing the second time. A path the container already mounts (or lists as
@@ -24,6 +26,7 @@
 // safely (securejoin) and creates the device nodes itself.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "error.h"
 #include "plan.h"
@@ -33,8 +36,10 @@ namespace ocid {
 // `host_root_path` is the absolute host root the plan's paths are relative
 // to ("/" or, for a simulated install, its directory), as resolved by
 // HostRootView. `config_json` holds config.json on entry and the edited
-// config.json on success; on failure it is left unchanged.
+// config.json on success; on failure it is left unchanged. `kept_env`, when
+// given, receives the profile variables left alone because the container
+// sets them itself.
 bool EditSpec(const Plan& plan, const std::string& host_root_path, std::string* config_json,
-              Error* err);
+              Error* err, std::vector<std::string>* kept_env = nullptr);
 
 }  // namespace ocid

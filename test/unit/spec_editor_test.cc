@@ -256,3 +256,20 @@ TEST_CASE("EditSpec: a host path that is not UTF-8 is an error, not a throw") {
   CHECK_FALSE(EditSpec(p, "/", &json, &err));
   CHECK(json == kMinimal);
 }
+
+TEST_CASE("EditSpec: the profile's variables are added; the container's own win") {
+  Plan p = OnloadPlan();
+  p.env = {{"EF_POLL_USEC", "100000"}, {"EF_TCP_FASTSTART_INIT", "0"}, {"EF_SPIN", "1"}};
+  std::string json =
+      R"({"process":{"env":["LD_PRELOAD=/mine.so","EF_POLL_USEC=7","EF_SPIN"]},"root":{"path":"r"}})";
+  Error err;
+  std::vector<std::string> kept;
+  REQUIRE_MESSAGE(EditSpec(p, "/", &json, &err, &kept), err.Line());
+  CHECK(json.find(R"("env":["LD_PRELOAD=/mine.so /usr/lib64/libonload.so","EF_POLL_USEC=7",)"
+                  R"("EF_SPIN","EF_TCP_FASTSTART_INIT=0"])") != std::string::npos);
+  CHECK(kept == std::vector<std::string>{"EF_POLL_USEC", "EF_SPIN"});
+  // Editing again adds nothing.
+  std::string again = json;
+  REQUIRE(EditSpec(p, "/", &again, &err, &kept));
+  CHECK(again == json);
+}
