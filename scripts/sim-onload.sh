@@ -106,11 +106,23 @@ write_script "$HOSTROOT/usr/sbin/onload_tool" 'echo "SIMULATED onload_tool $* (s
 
 # --- profiles ----------------------------------------------------------------
 P=$HOSTROOT/usr/libexec/onload/profiles
-for prof in latency latency-best throughput; do
-  printf '# SIMULATED Onload profile "%s" for oci-decorator tests (not the real Onload)\nonload_set EF_POLL_USEC 100000\n' \
-    "$prof" >"$P/$prof.opf"
-  chmod 0644 "$P/$prof.opf"
-done
+# latency and throughput are straight-line (oci-decorator uses them as
+# profiles); latency-best has an `if` over sysfs like the real one, which
+# oci-decorator refuses to use (a profile is parsed, never executed).
+sim_profile() {  # NAME BODY
+  printf '# SIMULATED Onload profile "%s" for oci-decorator tests (not the real Onload)\n%s\n' \
+    "$1" "$2" >"$P/$1.opf"
+  chmod 0644 "$P/$1.opf"
+}
+sim_profile latency 'onload_set EF_POLL_USEC 100000
+onload_set EF_TCP_FASTSTART_INIT 0
+onload_set EF_TCP_FASTSTART_IDLE 0'
+sim_profile latency-best 'onload_import latency
+if [ -e /sys/class/net/sfc0 ]; then
+  onload_set EF_INT_DRIVEN 0
+fi'
+sim_profile throughput 'onload_set EF_POLL_USEC 100000
+onload_set EF_TCP_SNDBUF_MODE 1'
 
 cat >"$HOSTROOT/etc/SIMULATED-ONLOAD-README" <<EOF
 SIMULATED Onload installation created by oci-decorator's scripts/sim-onload.sh.

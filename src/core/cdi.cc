@@ -82,6 +82,41 @@ bool ContainerEdits(const Plan& plan, const std::string& host_root,
   return true;
 }
 
+// "<feature>-<profile>" for each feature that preloads and each profile the
+// inventory offers: the feature's edits plus the profile's variables. A
+// profile that does not resolve (an .opf that is not straight-line) gets no
+// device, with a warning.
+void AddProfileDevices(const Inventory& inv, const HostView& host, std::vector<CdiDevice>* devices,
+                       std::vector<std::string>* warnings) {
+  if (!inv.HasProfiles()) return;
+  ProfileSources src = inv.Profiles();
+  std::vector<std::string> names = AvailableProfiles(src, host);
+  std::vector<CdiDevice> added;
+  for (const auto& name : names) {
+    EnvList env;
+    Error e;
+    if (!ResolveProfile(src, name, HostProfileReader(host), [&] { return names; }, &env, &e)) {
+      warnings->push_back("profile \"" + name + "\" gets no CDI device: " + e.Line());
+      continue;
+    }
+    for (const auto& d : *devices) {
+      const Feature* f = inv.FindFeature(d.name);
+      if (!f || f->preload.empty()) continue;
+      CdiDevice pd;
+      pd.name = d.name + "-" + name;
+      std::string why;
+      if (!CheckCdiDeviceName(pd.name, &why)) {
+        warnings->push_back("profile \"" + name + "\" gets no CDI device: " + why);
+        continue;
+      }
+      pd.plan = d.plan;
+      pd.plan.env = env;
+      added.push_back(std::move(pd));
+    }
+  }
+  for (auto& d : added) devices->push_back(std::move(d));
+}
+
 }  // namespace
 
 bool CheckCdiKind(const std::string& kind, std::string* why) {
@@ -187,6 +222,7 @@ bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string&
   } else {
     out->warnings.push_back("no CDI device \"all\": not every feature is available");
   }
+  AddProfileDevices(inv, host, &devices, &out->warnings);
   if (devices.empty())
     return Fail(err, "inventory " + inv.file + ": no CDI device can be generated on this host");
   for (const auto& d : devices) out->devices.push_back(d.name);

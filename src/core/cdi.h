@@ -14,7 +14,13 @@
 //   mounts       {hostPath: the resolved host file, containerPath, options
 //                ro,nosuid,nodev,bind};
 //   env          LD_PRELOAD=<container paths, space separated>, only for
-//                devices whose features preload something.
+//                devices whose features preload something; for a profile
+//                device, also the profile's variables.
+// An inventory with profiles (env_profile.h) adds, for each feature that
+// preloads and each profile that resolves, a device "<feature>-<profile>"
+// (onload-latency): the feature's edits plus the profile's variables. The
+// engine applies a spec's env over the container's own: a variable the
+// container sets itself is REPLACED (podman 4.3), LD_PRELOAD included.
 // cdiVersion is the lowest that carries what is emitted: 0.3.0, or 0.5.0
 // when a device node needs hostPath (a --host-root other than /). podman
 // 4.3's CDI library accepts 0.3.0 to 0.5.0, newer engines accept these too.

@@ -7,6 +7,7 @@
 #include <sys/sysmacros.h>
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -364,4 +365,26 @@ TEST_CASE("cdi: a preload path LD_PRELOAD cannot carry is refused") {
   Error err;
   CHECK_FALSE(BuildCdiSpec(Parse(json), Host(), "/", &spec, &err));
   CHECK(Contains(err.Line(), "LD_PRELOAD"));
+}
+
+TEST_CASE("cdi: one device per profile per feature that preloads, with the profile's env") {
+  std::string json = kInventory;
+  json.replace(json.find("\"activation_flag\""), 0,
+               R"("profiles": {"latency": {"EF_POLL_USEC": "100000"}},
+                  "profile_dir": "/usr/libexec/onload/profiles", )");
+  FakeHost h = Host();
+  h.Content("/usr/libexec/onload/profiles/throughput.opf", "onload_set EF_POLL_USEC 1\n")
+      .Content("/usr/libexec/onload/profiles/latency-best.opf", "if [ -e /sys ]; then\n");
+  CdiSpec spec = Build(Parse(json), h, "/");
+  CHECK(spec.devices == std::vector<std::string>{"onload", "zf", "all", "onload-latency",
+                                                 "onload-throughput"});
+  auto j = nlohmann::json::parse(spec.json);
+  CHECK(j["devices"][3]["containerEdits"]["env"] ==
+        nlohmann::json::array({"LD_PRELOAD=/usr/lib64/libonload.so", "EF_POLL_USEC=100000"}));
+  CHECK(j["devices"][4]["containerEdits"]["env"] ==
+        nlohmann::json::array({"LD_PRELOAD=/usr/lib64/libonload.so", "EF_POLL_USEC=1"}));
+  CHECK(j["devices"][3]["containerEdits"]["mounts"] == j["devices"][0]["containerEdits"]["mounts"]);
+  REQUIRE(spec.warnings.size() == 1);
+  CHECK(Contains(spec.warnings[0], "profile \"latency-best\" gets no CDI device"));
+  CHECK(Contains(spec.warnings[0], "latency-best.opf:1:"));
 }
