@@ -90,6 +90,7 @@ void AddProfileDevices(const Inventory& inv, const HostView& host, std::vector<C
                        std::vector<std::string>* warnings) {
   if (!inv.HasProfiles()) return;
   ProfileSources src = inv.Profiles();
+  src.display = [&host](const std::string& p) { return host.Display(p); };
   std::vector<std::string> names = AvailableProfiles(src, host);
   std::vector<CdiDevice> added;
   for (const auto& name : names) {

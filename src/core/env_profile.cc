@@ -68,10 +68,10 @@ class Resolver {
   bool Load(const std::string& name, bool import, bool* found) {
     *found = false;
     if (std::find(stack_.begin(), stack_.end(), name) != stack_.end())
-      return Fail(err_, "profile import cycle: " + Chain() + " -> " + name, src_.dir);
+      return Fail(err_, "profile import cycle: " + Chain() + " -> " + name, Shown(src_.dir));
     if (stack_.size() > static_cast<size_t>(kMaxImportDepth))
       return Fail(err_, "profile imports nest deeper than " + std::to_string(kMaxImportDepth) +
-                            ": " + Chain() + " -> " + name, src_.dir);
+                            ": " + Chain() + " -> " + name, Shown(src_.dir));
     std::string bytes, path;
     for (const char* ext : {".opf", ".opf-fragment"}) {
       if (!import && std::string(ext) != ".opf") break;
@@ -82,6 +82,7 @@ class Resolver {
     }
     if (!*found) return true;
     std::vector<OpfStatement> statements;
+    path = Shown(path);
     if (!ParseOpf(bytes, path, src_.prefixes, &statements, err_)) return false;
     stack_.push_back(name);
     for (const auto& s : statements) {
@@ -94,7 +95,7 @@ class Resolver {
       if (!sub_found)
         return Fail(err_, path + ":" + std::to_string(s.line) + ": onload_import " + s.name +
                               ": no " + s.name + ".opf or " + s.name + ".opf-fragment in " +
-                              src_.dir);
+                              Shown(src_.dir));
     }
     stack_.pop_back();
     return true;
@@ -111,6 +112,10 @@ class Resolver {
   }
 
  private:
+  std::string Shown(const std::string& path) const {
+    return src_.display ? src_.display(path) : path;
+  }
+
   std::string Chain() const {
     std::string s;
     for (const auto& n : stack_) s += (s.empty() ? "" : " -> ") + n;

@@ -69,6 +69,8 @@ struct ProfileSources {
   std::map<std::string, EnvList> inline_profiles;
   std::string dir;                            // host directory, "" = none
   std::vector<std::string> prefixes;          // allowed variable prefixes
+  // How to name a file of `dir` in messages (HostView::Display); unset = as is.
+  std::function<std::string(const std::string&)> display;
 };
 
 // Reads a host file for ResolveProfile: true with the bytes; false with

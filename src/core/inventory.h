@@ -74,7 +74,9 @@ struct Inventory {
   std::string profile_dir;
   std::vector<std::string> profile_prefixes = {"EF_"};
   bool HasProfiles() const { return !profiles.empty() || !profile_dir.empty(); }
-  ProfileSources Profiles() const { return {file, profiles, profile_dir, profile_prefixes}; }                  // not configured() = none
+  ProfileSources Profiles() const {
+    return {file, profiles, profile_dir, profile_prefixes, nullptr};
+  }                  // not configured() = none
   std::vector<std::string> driver_features;  // declared order
   std::vector<Feature> features;             // in driver_feature order
 

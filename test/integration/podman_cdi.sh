@@ -26,7 +26,7 @@ it_add_cleanup cdi_cleanup
 EMPTY_HOOKS=$T/empty-hooks.d
 mkdir -p "$EMPTY_HOOKS"
 
-jq --arg k "$KIND" '.cdi_kind = $k' "$SRC/config/onload.json" >"$CONF_DIR/onload.json" \
+jq --arg k "$KIND" '.cdi_kind = $k | del(.profiles, .profile_dir)' "$SRC/config/onload.json" >"$CONF_DIR/onload.json" \
   || die "jq edit of the inventory failed"
 ocid() { "$OCID_BIN" --host-root "$HOST_ROOT" --config-dir "$CONF_DIR" "$@"; }
 
