@@ -78,8 +78,11 @@ void InventoryRows(const InventoryCheck& i, std::vector<Row>* rows) {
     std::string detail = f.plan_ok ? "plan builds: " + std::to_string(f.mounts) + " mounts, " +
                                          std::to_string(f.devices) + " device rules"
                                    : "";
-    if (f.state == CheckState::kFail || f.state == CheckState::kWarn)
-      detail = Join(f.reasons, "; ");
+    if (f.state == CheckState::kFail || f.state == CheckState::kWarn) {
+      std::vector<std::string> all = f.reasons;
+      all.insert(all.end(), f.warnings.begin(), f.warnings.end());
+      detail = Join(all, "; ");
+    }
     rows->push_back({f.state, "feature", f.name, detail});
     for (const auto& e : f.entries) {
       if (e.state == CheckState::kFail || e.state == CheckState::kInfo)
@@ -203,6 +206,7 @@ ordered InventoryJson(const InventoryCheck& i) {
     features.push_back({{"name", f.name},
                         {"state", CheckStateName(f.state)},
                         {"reasons", f.reasons},
+                        {"warnings", f.warnings},
                         {"plan_builds", f.plan_ok},
                         {"mounts", f.mounts},
                         {"device_rules", f.devices},

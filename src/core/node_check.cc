@@ -113,7 +113,7 @@ FeatureCheck CheckFeature(const Inventory& inv, const Feature& f, const HostView
         c.reasons.push_back(ec.reason);
     } else if (ec.state == CheckState::kWarn) {
       Worsen(&c.state, CheckState::kWarn);
-      c.reasons.push_back(ec.reason);
+      c.warnings.push_back(ec.reason);
     }
     c.entries.push_back(std::move(ec));
   }
@@ -149,8 +149,11 @@ void CheckVersion(const Inventory& inv, const HostView& host, InventoryCheck* ic
     // says it when the plan failed on it.
     bool said = false;
     for (const auto& why : f.reasons) said = said || why.find(ic->version.why) != std::string::npos;
+    // Only an enforced mismatch stops a container; the rest is a warning.
+    std::vector<std::string>* to =
+        ic->version_state == CheckState::kFail ? &f.reasons : &f.warnings;
     if (!said)
-      f.reasons.push_back(ic->version.why + (ic->version.state == VersionState::kMismatch
+      to->push_back(ic->version.why + (ic->version.state == VersionState::kMismatch
                                                  ? (lock.enforce ? " (enforced: refused)"
                                                                  : " (not enforced: allowed)")
                                                  : ""));

@@ -62,7 +62,8 @@ struct EntryCheck {
 struct FeatureCheck {
   std::string name;
   CheckState state = CheckState::kOk;
-  std::vector<std::string> reasons;  // why WARN or FAIL, one line each
+  std::vector<std::string> reasons;   // why FAIL, one line each
+  std::vector<std::string> warnings;  // why WARN: the feature still serves
   bool plan_ok = false;
   size_t mounts = 0, devices = 0;    // in the plan, when it builds
   bool needs_nic = false;

@@ -97,7 +97,7 @@ chmod 0600 "$H/usr/lib64/libonload.so"
 run_check --json
 assert_eq "[0600 library] exit 0" 0 "$RC"
 assert_contains "[0600 library] feature onload warns, naming the file and mode" \
-  "$(json 'j["inventories"][0]["features"][0]["state"] + " " + j["inventories"][0]["features"][0]["reasons"][0]')" \
+  "$(json 'j["inventories"][0]["features"][0]["state"] + " " + j["inventories"][0]["features"][0]["warnings"][0]')" \
   "warn $H/usr/lib64/libonload.so: only its owner or group can read it (mode 0600, owner 0:0)"
 chmod 0755 "$H/usr/lib64/libonload.so"
 

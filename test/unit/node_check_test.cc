@@ -161,8 +161,9 @@ TEST_CASE("check: a library only root can read is a warning naming it") {
   CheckReport r = Report(h, Node());
   const auto& onload = Feature(r, "onload");
   CHECK(onload.state == CheckState::kWarn);
-  REQUIRE(!onload.reasons.empty());
-  CHECK(Contains(onload.reasons[0], "/usr/lib64/libonload.so: only its owner or group can read it (mode 0600, owner 0:0)"));
+  CHECK(onload.reasons.empty());
+  REQUIRE(!onload.warnings.empty());
+  CHECK(Contains(onload.warnings[0], "/usr/lib64/libonload.so: only its owner or group can read it (mode 0600, owner 0:0)"));
   CHECK(r.ready);
   CHECK(Contains(ocid::CheckTable(r), "WARN  libraries"));
 }
@@ -633,7 +634,8 @@ TEST_CASE("check: the version lock") {
     CheckReport r = Report(VersionHost("8.1.0.15", "8.1.2.26"), Node(), {Locked(false)});
     CHECK(r.ready);
     CHECK(Feature(r, "onload").state == CheckState::kWarn);
-    CHECK(Contains(Feature(r, "onload").reasons.back(), "(not enforced: allowed)"));
+    CHECK(Feature(r, "onload").reasons.empty());
+    CHECK(Contains(Feature(r, "onload").warnings.back(), "(not enforced: allowed)"));
   }
   SUBCASE("unknown (no module loaded): a warning, still ready") {
     CheckReport r = Report(VersionHost("", "8.1.2.26"), Node(), {Locked(true)});
@@ -643,6 +645,16 @@ TEST_CASE("check: the version lock") {
     CHECK(Contains(ocid::CheckTable(r), "WARN  version"));
     nlohmann::json j = nlohmann::json::parse(ocid::CheckJson(r));
     CHECK(j["inventories"][0]["version_lock"]["state"] == "unknown");
+    CHECK(j["inventories"][0]["features"][0]["warnings"].size() == 1);
+  }
+  SUBCASE("unknown on a feature that fails for another reason: the verdict names only the failure") {
+    NodeFacts n = Node();
+    n.nics.clear();
+    CheckReport r = Report(VersionHost("", "8.1.2.26"), n, {Locked(true)});
+    CHECK_FALSE(r.ready);
+    CHECK(Feature(r, "onload").state == CheckState::kFail);
+    CHECK_FALSE(Feature(r, "onload").warnings.empty());
+    for (const auto& why : r.reasons) CHECK_FALSE(Contains(why, "version lock"));
   }
   SUBCASE("not configured: no row, JSON says so") {
     CheckReport r = Report(Host(), Node());
