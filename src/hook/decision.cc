@@ -159,7 +159,7 @@ void ReportIgnored(const std::string& id, const Plan& plan) {
   // The request quotes an env value or annotation of the container's choosing.
   for (const auto& i : plan.ignored) {
     log::Fields f{Printable(id), "", "", "ignored", Printable(i), ""};
-    log::Write(log::Level::kWarn, Printable("container " + id + ": ignoring request " + i), f);
+    log::Write(log::Level::kWarn, Printable("container " + id + ": ignored: request " + i), f);
   }
 }
 

@@ -61,7 +61,7 @@ int Refused(const std::string& id, const Error& e, const std::string& stage,
   f.decision = "refused";
   f.reason = e.Line();
   f.stage = stage;
-  log::Write(log::Level::kError, "container " + f.container_id + ": " + f.reason, f);
+  log::Write(log::Level::kError, "container " + f.container_id + ": refused: " + f.reason, f);
   return kExitFailure;
 }
 

@@ -115,8 +115,10 @@ class Shim {
 
   // One line on stderr and in the runtime's log.
   int Failed(const Error& e) {
+    // A container that asked is refused, and its line says so; before that
+    // the shim's own settings failed, which is no decision about it.
     std::string line = (inv_.container_id.empty() ? "" : "container " + inv_.container_id + ": ") +
-                       e.Line();
+                       (asked_ ? "refused: " : "") + e.Line();
     // For a container that asked, a decision (log.h fields); before that,
     // the shim's own settings failed.
     log::Fields f;

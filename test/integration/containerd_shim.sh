@@ -202,7 +202,7 @@ write_shim_config "$HOST_MISSING"
 run_ctr missing --env OCI_ONLOAD=all
 assert_eq "[missing file] ctr run exits 1" 1 "$RC"
 assert_match "[missing file] ctr's error carries the shim's line" "$ERR" \
-  "OCI runtime create failed: oci-decorator: container $CID: required binaries entry of feature \"onload\" not found on the host .*: $HOST_MISSING/usr/bin/onload"
+  "OCI runtime create failed: oci-decorator: container $CID: refused: required binaries entry of feature \"onload\" not found on the host .*: $HOST_MISSING/usr/bin/onload"
 info "ctr's error: $ERR"
 assert_eq "[missing file] no container left" "" "$(ctr_ container ls -q)"
 run_ctr missing-plain

@@ -105,7 +105,7 @@ check_not "[missing] crun run fails" test "$RC" -eq 0
 assert_not_contains "[missing] the container process never ran" "$OUT" "SHOULD-NOT-RUN"
 assert_contains "[missing] crun names the failing hook" "$(cat "$B/err")" "error executing hook"
 assert_contains "[missing] the hook's line names the entry and the inventory" "$HOOKERR" \
-  "oci-decorator: error: container $CID: required binaries entry of feature \"onload\" not found on the host (inventory $CONF_DIR/onload.json): "
+  "oci-decorator: error: container $CID: refused: required binaries entry of feature \"onload\" not found on the host (inventory $CONF_DIR/onload.json): "
 assert_match "[missing] the hook's line ends with the missing host path" "$HOOKERR" "\): ($HOST_MISS)?/usr/bin/onload\$"
 assert_eq "[missing] exactly one line from the hook" 1 "$(grep -c . <<<"$HOOKERR")"
 check_not "[missing] no state dir entry left" test -e "$STATE_DIR/$CID"

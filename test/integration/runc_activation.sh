@@ -183,7 +183,7 @@ assert_eq "[policy: env only] container runs" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
 expect_onload none "policy: env only"
 assert_contains "[policy: env only] the hook logs the ignored request" \
-  "$(cat "$T/logs/$CID.log" 2>/dev/null)" "ignoring request env OCI_ONLOAD=all"
+  "$(cat "$T/logs/$CID.log" 2>/dev/null)" "ignored: request env OCI_ONLOAD=all"
 # The annotation with the required one: activated.
 make_bundle polanno --config-dir "$CONF_POLICY" --annotation oci-decorator/OCI_ONLOAD=all \
   --annotation "$ALLOWED" -- "$(onload_probe)"

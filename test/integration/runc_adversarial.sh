@@ -127,7 +127,7 @@ check_full() {
 #   STARTED_CHECK  check_full (default) or check_sim
 # adv NAME STARTED [make_bundle options...]
 # adv NAME REFUSED LINE [make_bundle options...]
-#   LINE: the hook's line after "container ID: ", exactly, up to its end;
+#   LINE: the hook's line after "container ID: refused: ", exactly, up to its end;
 #   "re:ERE" for a regular expression instead.
 CASE_NO=0
 RESULTS=()
@@ -198,10 +198,10 @@ adv() {
     assert_eq "[$CASE] runc's error carries exactly one line from the hook" 1 "$hook_lines"
     if [[ $line == re:* ]]; then
       assert_match "[$CASE] the hook's line: ${line#re:}" "$ERR" \
-        "oci-decorator: error: container $CID: ${line#re:}\\\\n\""
+        "oci-decorator: error: container $CID: refused: ${line#re:}\\\\n\""
     else
       assert_contains "[$CASE] the hook's line: $line" "$ERR" \
-        "oci-decorator: error: container $CID: $line\\n\""
+        "oci-decorator: error: container $CID: refused: $line\\n\""
     fi
   fi
   post_case
@@ -560,7 +560,7 @@ info "hook exit $HRC in ${dt}s: $HERR"
 check_not "[$CASE] REFUSED (hook exit non-zero)" test "$HRC" -eq 0
 check "[$CASE] the hook returned within 20 s" test "$HRC" -ne 124
 assert_eq "[$CASE] one line on stderr, naming the reason" \
-  "oci-decorator: error: container $CID: the container shares the host's mount namespace; refusing to mount" "$HERR"
+  "oci-decorator: error: container $CID: refused: the container shares the host's mount namespace; refusing to mount" "$HERR"
 assert_eq "[$CASE] nothing on stdout" "" "$(cat "$B/hook.out")"
 assert_eq "[$CASE] host marker dirs and the SIMULATED install unchanged" "$m0" "$(marker_snapshot "${MARKERS[@]}")"
 assert_eq "[$CASE] host mountinfo identical" "$mi0" "$(host_mountinfo)"

@@ -121,7 +121,7 @@ mkdir -p "$AROOTFS$BROOTFS"
 joined "made-up rootfs"
 check_not "[made-up rootfs] REFUSED (hook exit non-zero)" test "$HRC" -eq 0
 assert_eq "[made-up rootfs] one line naming the reason" \
-  "oci-decorator: error: container $CID: refusing: the rootfs in the container's mount namespace is not the bundle's rootfs (joined mount namespace?): $BROOTFS" \
+  "oci-decorator: error: container $CID: refused: refusing: the rootfs in the container's mount namespace is not the bundle's rootfs (joined mount namespace?): $BROOTFS" \
   "$HERR"
 assert_eq "[made-up rootfs] no mount added to A's namespace" "" "$A_MOUNTS_ADDED"
 check_not "[made-up rootfs] nothing created in A's copy of the path" test -e "$AROOTFS$BROOTFS/usr/lib64"

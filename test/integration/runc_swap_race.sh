@@ -103,12 +103,12 @@ for run in $(seq 1 "$RUNS"); do
     grep -q '^DONE$' <<<"$OUT" || { bad_refusals=$((bad_refusals + 1)); nok "run $run: started but the probe did not finish: $(head -c 300 <<<"$OUT$ERR" | tr '\n' '|')"; }
   else
     refused=$((refused + 1))
-    line=$(grep -o "oci-decorator: error: container $CID: [^\\]*" <<<"$ERR")
+    line=$(grep -o "oci-decorator: error: container $CID: refused: [^\\]*" <<<"$ERR")
     if [[ -z $line || $(grep -o 'oci-decorator: ' <<<"$ERR" | wc -l) -ne 1 ]]; then
       bad_refusals=$((bad_refusals + 1))
       nok "run $run: refused without exactly one line from the hook: $(head -c 400 <<<"$ERR" | tr '\n' '|')"
     else
-      reason=${line#"oci-decorator: error: container $CID: "}
+      reason=${line#"oci-decorator: error: container $CID: refused: "}
       REASONS[$reason]=$((${REASONS[$reason]:-0} + 1))
       grep -qE ": $SWAPPED_RE" <<<"$reason" && met_link=$((met_link + 1))
     fi

@@ -45,7 +45,7 @@ run_container
 check "[mismatch] runc run fails" test "$RC" -ne 0
 # runc's log quotes the hook's stderr: \" for ".
 assert_contains "[mismatch] runc's error carries the one line" "${ERR//\\\"/\"}" \
-  "stderr: oci-decorator: error: container $CID: $LINE_MISMATCH"
+  "stderr: oci-decorator: error: container $CID: refused: $LINE_MISMATCH"
 assert_eq "[mismatch] the hook wrote one line" 1 "$(grep -c 'oci-decorator: ' <<<"$ERR")"
 assert_not_contains "[mismatch] the container did not run" "$OUT" "DONE"
 assert_eq "[mismatch] image dir unchanged (no mountpoint created)" "$before" "$(tree_snapshot "$ROOTFS")"
@@ -67,7 +67,7 @@ IT_IDS+=("$CID")
 RC=$?
 ERR=$(cat "$B/err")
 assert_eq "[shim mismatch] create exits 1" 1 "$RC"
-assert_eq "[shim mismatch] one line on stderr" "oci-decorator: error: container $CID: $LINE_MISMATCH" "$ERR"
+assert_eq "[shim mismatch] one line on stderr" "oci-decorator: error: container $CID: refused: $LINE_MISMATCH" "$ERR"
 assert_eq "[shim mismatch] config.json unchanged" "$sum" "$(sha256sum <"$B/config.json")"
 check_not "[shim mismatch] no container was created" quiet runc --root "$RUNC_ROOT" state "$CID"
 
