@@ -42,15 +42,31 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 
 // One resource for `features` of `inv`: its plan, its delivery, its health.
 // Its plan's warnings (the version lock not checked...) go to `warnings`, once.
+// With `profile` set, a resource of an inventory with profiles whose
+// features preload also carries the profile's variables (an unknown or
+// unusable profile makes it unhealthy, saying why).
 ClusterResource Resource(const Inventory& inv, const std::vector<std::string>& features,
                          const HostView& host, const std::string& host_path_root,
-                         std::vector<std::string>* warnings) {
+                         const std::string& profile, std::vector<std::string>* warnings) {
   ClusterResource r;
   r.inventory = inv.file;
   r.features = features;
   Plan plan;
   Error e;
-  if (!BuildInventoryPlan(inv, features, host, &plan, &e) ||
+  bool preloads = false;
+  for (const auto& name : features)
+    if (const Feature* f = inv.FindFeature(name); f && !f->preload.empty()) preloads = true;
+  auto add_profile = [&] {
+    if (profile.empty() || !inv.HasProfiles() || !preloads) return true;
+    ProfileSources src = inv.Profiles();
+    src.display = [&host](const std::string& p) { return host.Display(p); };
+    if (!ResolveProfile(src, profile, HostProfileReader(host),
+                        [&] { return AvailableProfiles(src, host); }, &plan.env, &e))
+      return false;
+    r.profile = profile;
+    return true;
+  };
+  if (!BuildInventoryPlan(inv, features, host, &plan, &e) || !add_profile() ||
       !DeliveryOf(plan, host_path_root, &r.delivery, &e)) {
     r.healthy = false;
     r.why = e.Line();
@@ -91,7 +107,7 @@ bool CheckK8sResourceName(const std::string& name, std::string* why) {
 
 void BuildClusterView(const InventorySet& set, const HostView& host,
                       const std::string& host_path_root, const ClusterView* previous,
-                      ClusterView* out) {
+                      ClusterView* out, const std::string& profile) {
   *out = ClusterView{};
   std::set<std::string> k8s_names, nomad_names;
   // Names are first come, first served, in file-name order: a name two
@@ -125,20 +141,22 @@ void BuildClusterView(const InventorySet& set, const HostView& host,
       bool k8s_ok = claim(k8s_names, k8s, inv.file, "resource");
       bool nomad_ok = claim(nomad_names, nomad_vendor + "/" + f.name, inv.file, "Nomad device");
       if (!k8s_ok && !nomad_ok) continue;
-      ClusterResource r = Resource(inv, {f.name}, host, host_path_root, &out->warnings);
+      ClusterResource r = Resource(inv, {f.name}, host, host_path_root, profile, &out->warnings);
       r.k8s_name = k8s_ok ? k8s : "";
       if (nomad_ok) {
         r.nomad_vendor = nomad_vendor;
         r.nomad_type = f.name;
       }
-      r.cdi_device = kind + "=" + f.name;
+      // The CDI device of the same edits (cdi.h: "<feature>-<profile>").
+      r.cdi_device = kind + "=" + f.name + (r.profile.empty() ? "" : "-" + r.profile);
       out->resources.push_back(std::move(r));
     }
     if (inv.features.size() > 1) {
       std::string type;
       for (const Feature& f : inv.features) type += f.name;
       if (!claim(nomad_names, nomad_vendor + "/" + type, inv.file, "Nomad device")) continue;
-      ClusterResource r = Resource(inv, inv.driver_features, host, host_path_root, &out->warnings);
+      ClusterResource r =
+          Resource(inv, inv.driver_features, host, host_path_root, profile, &out->warnings);
       r.nomad_vendor = nomad_vendor;
       r.nomad_type = type;
       r.cdi_device = kind + "=all";

@@ -34,7 +34,8 @@ struct ClusterResource {
   std::string k8s_name;               // "amd.com/onload"; "" for a group
   std::string nomad_vendor;           // "amd"
   std::string nomad_type;             // "onload", "onloadzf"
-  std::string cdi_device;             // "amd.com/onload=onload"
+  std::string cdi_device;             // "amd.com/onload=onload", "...=onload-latency"
+  std::string profile;                // the profile its delivery carries, "" = none
   bool healthy = false;
   std::string why;                    // one line, when unhealthy
   Delivery delivery;                  // when healthy
@@ -50,11 +51,17 @@ struct ClusterView {
 // name (63 characters at most, alphanumeric at both ends, '-', '_', '.').
 bool CheckK8sResourceName(const std::string& name, std::string* why);
 
+// Profiles: the plugin cannot see a pod's environment, so `profile` (the
+// plugin's --profile, the Nomad config's "profile") applies to every
+// resource whose inventory has profiles and whose features preload: its
+// delivery carries the profile's variables, its CDI device is the profile's
+// ("amd.com/onload=onload-latency"). A profile that does not resolve makes
+// those resources unhealthy, saying why.
 // Builds the view of `set` on `host`; host paths in deliveries are named
 // under `host_path_root`. `previous` (may be null) is the last view, which
 // keeps a now broken inventory's resources (unhealthy).
 void BuildClusterView(const InventorySet& set, const HostView& host,
                       const std::string& host_path_root, const ClusterView* previous,
-                      ClusterView* out);
+                      ClusterView* out, const std::string& profile = "");
 
 }  // namespace ocid

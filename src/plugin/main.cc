@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "completion.h"
+#include "env_profile.h"
 #include "kubelet_plugin.h"
 #include "log.h"
 #include "nomad_plugin.h"
@@ -35,6 +36,13 @@ int main(int argc, char** argv) try {
       ->capture_default_str();
   app.add_option("--host-path-root", opts.host_path_root,
                  "What the host calls --host-root in the paths handed out (default: --host-root)");
+  app.add_option("--profile", opts.profile,
+                 "Environment profile every resource of an inventory with profiles delivers "
+                 "(e.g. latency; the plugin cannot see a pod's OCI_ONLOAD_PROFILE)")
+      ->check([](const std::string& v) {
+        return ocid::IsProfileName(v) ? std::string()
+                                      : "not a profile name ([A-Za-z0-9_.-], 1 to 64): " + v;
+      });
   app.add_option("--recheck-interval", opts.recheck_seconds,
                  "Seconds between periodic health re-checks")
       ->check(CLI::Range(1, 86400))

@@ -6,6 +6,9 @@
 #include <map>
 #include <msgpack.hpp>
 
+#include "env_profile.h"
+#include "error.h"
+
 namespace ocid {
 namespace {
 
@@ -124,6 +127,21 @@ bool AsPeriod(const std::string& key, const msgpack::object& o, std::chrono::sec
   return true;
 }
 
+// A profile name (env_profile.h), or "" for none.
+bool AsProfile(const std::string& key, const msgpack::object& v, std::string* out, std::string* err) {
+  if (v.type != msgpack::type::STR) {
+    *err = KeyError(key, std::string("expected a string, got ") + TypeName(v));
+    return false;
+  }
+  std::string s(v.via.str.ptr, v.via.str.size);
+  if (!s.empty() && !IsProfileName(s)) {
+    *err = KeyError(key, "\"" + Printable(s) + "\" is not a profile name ([A-Za-z0-9_.-], 1 to 64)");
+    return false;
+  }
+  *out = s;
+  return true;
+}
+
 // Applies one key onto *cfg.
 bool ApplyKey(const std::string& key, const msgpack::object& v, NomadConfig* cfg, bool* host_path_root_set,
               std::string* err) {
@@ -137,6 +155,7 @@ bool ApplyKey(const std::string& key, const msgpack::object& v, NomadConfig* cfg
   if (key == "mount_onload") return AsBool(key, v, &cfg->mount_onload, err);
   if (key == "fingerprint_period") return AsPeriod(key, v, &cfg->fingerprint_period, err);
   if (key == "slots") return AsInt(key, v, 1, 100000, &cfg->slots, err);
+  if (key == "profile") return AsProfile(key, v, &cfg->profile, err);
   *err = "unknown config key \"" + key + "\"";
   return false;
 }
@@ -184,6 +203,7 @@ NomadConfig NomadConfigFrom(const PluginOptions& opts) {
   c.host_root = opts.host_root;
   c.host_path_root = opts.host_path_root.empty() ? opts.host_root : opts.host_path_root;
   c.fingerprint_period = std::chrono::seconds(opts.recheck_seconds);
+  c.profile = opts.profile;
   return c;
 }
 
@@ -191,7 +211,7 @@ const std::vector<NomadConfigKey>& NomadConfigKeys() {
   static const std::vector<NomadConfigKey> keys = {
       {"config_dir", "string"},  {"host_root", "string"},   {"host_path_root", "string"},
       {"set_preload", "bool"},   {"mount_onload", "bool"},  {"fingerprint_period", "string"},
-      {"slots", "number"},
+      {"slots", "number"},       {"profile", "string"},
   };
   return keys;
 }
@@ -255,6 +275,7 @@ PluginOptions WatchOptions(const NomadConfig& cfg, const PluginOptions& base) {
   o.host_root = cfg.host_root;
   o.host_path_root = cfg.host_path_root;
   o.recheck_seconds = static_cast<int>(cfg.fingerprint_period.count());
+  o.profile = cfg.profile;
   return o;
 }
 

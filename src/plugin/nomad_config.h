@@ -29,6 +29,8 @@ struct NomadConfig {
   std::chrono::seconds fingerprint_period{60};
   // Virtual devices advertised per group: tasks sharing one host's Onload.
   int slots = 64;
+  // The environment profile the devices deliver (cluster.h); "" = none.
+  std::string profile;
 };
 
 // The defaults: the command line's options (Nomad usually passes none).

@@ -19,6 +19,9 @@ struct PluginOptions {
   // Seconds between periodic health re-checks (changes seen by inotify are
   // acted on at once).
   int recheck_seconds = 60;
+  // The environment profile every resource of an inventory with profiles
+  // delivers (cluster.h); "" = none.
+  std::string profile;
 };
 
 enum class AllocateMode { kCdi, kMounts, kBoth };

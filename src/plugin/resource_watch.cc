@@ -137,7 +137,7 @@ void ResourceWatch::Rebuild() {
       r.delivery = Delivery{};
     }
   } else {
-    BuildClusterView(set, *host, opts_.host_path_root, &previous, &next);
+    BuildClusterView(set, *host, opts_.host_path_root, &previous, &next, opts_.profile);
   }
 
   // What changed, one line each.

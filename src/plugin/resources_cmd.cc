@@ -20,6 +20,7 @@ nlohmann::ordered_json ToJson(const ClusterResource& r) {
   if (!r.k8s_name.empty()) j["kubernetes"] = r.k8s_name;
   if (!r.nomad_type.empty()) j["nomad"] = r.nomad_vendor + "/" + r.nomad_type;
   j["cdi"] = r.cdi_device;
+  if (!r.profile.empty()) j["profile"] = r.profile;
   j["healthy"] = r.healthy;
   if (!r.healthy) j["why"] = r.why;
   ordered mounts = ordered::array(), devices = ordered::array(), env = ordered::object();
@@ -53,7 +54,7 @@ int RunResources(const PluginOptions& opts, bool json) {
   InventorySet set;
   if (!LoadInventoryDir(opts.config_dir, &set, &err)) log::Warn(err.Line());
   ClusterView view;
-  BuildClusterView(set, *host, opts.host_path_root, nullptr, &view);
+  BuildClusterView(set, *host, opts.host_path_root, nullptr, &view, opts.profile);
   for (const auto& w : view.warnings) log::Warn(w);
 
   bool all_healthy = !view.resources.empty();

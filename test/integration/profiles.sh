@@ -13,6 +13,10 @@
 #      untouched, config.json byte-identical;
 #   4. hook mode (runc prestart hook): the container starts, has no EF_*,
 #      the hook logs a warning naming the profile; `plan` shows it;
+#   6. device plugin: `--profile latency` puts the profile into what the
+#      preloading resources deliver and names their CDI device onload-latency;
+#      an .opf with `if` makes them unhealthy with its line; a bad name is
+#      refused at start;
 #   5. podman CDI: `--device KIND=onload-latency` gives the EF_*; what
 #      podman 4.3 does to a container's own EF_* and LD_PRELOAD of the same
 #      name (the spec's value replaces them) is asserted, as documented.
@@ -142,6 +146,25 @@ make_bundle hook-notasked --env OCI_ONLOAD_PROFILE=latency-best -- "$PROBE"
 run_container
 assert_eq "[hook not asked] runs" 0 "$RC"
 assert_not_contains "[hook not asked] no libonload" "$(field DYN)" "SIMULATED libonload"
+
+# --- device plugin ---------------------------------------------------------------------
+echo "# --- 6. device plugin: --profile is the plugin's choice"
+if [[ -n ${OCID_PLUGIN:-} ]]; then
+  res=$("$OCID_PLUGIN" --host-root "$HOST_ROOT" --config-dir "$CONF_DIR" --profile latency resources --json 2>/dev/null)
+  assert_eq "[plugin latency] onload delivers LD_PRELOAD and the profile, CDI device onload-latency" \
+    "amd.com/onload=onload-latency /usr/lib64/libonload.so 100000 0" \
+    "$(jq -r '.[] | select(.kubernetes == "amd.com/onload") | "\(.cdi) \(.env.LD_PRELOAD) \(.env.EF_POLL_USEC) \(.env.EF_TCP_FASTSTART_INIT)"' <<<"$res")"
+  assert_eq "[plugin latency] zf preloads nothing: no profile" "amd.com/onload=zf {}" \
+    "$(jq -c -r '.[] | select(.kubernetes == "amd.com/zf") | "\(.cdi) \(.env)"' <<<"$res")"
+  res=$("$OCID_PLUGIN" --host-root "$HOST_ROOT" --config-dir "$CONF_DIR" --profile latency-best resources --json 2>/dev/null)
+  assert_contains "[plugin latency-best] onload is unhealthy, with the line" \
+    "$(jq -r '.[] | select(.kubernetes == "amd.com/onload") | .why' <<<"$res")" "latency-best.opf:3:"
+  out=$("$OCID_PLUGIN" --host-root "$HOST_ROOT" --config-dir "$CONF_DIR" --profile ../x resources 2>&1)
+  check_not "[plugin ../x] refused at start" test "$?" -eq 0
+  assert_contains "[plugin ../x] says why" "$out" "not a profile name"
+else
+  info "SKIPPED section 6: the device plugin is not built (OCID_PLUGIN unset)"
+fi
 
 # --- podman CDI ------------------------------------------------------------------------
 if ! command -v podman >/dev/null 2>&1; then

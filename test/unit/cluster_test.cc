@@ -188,3 +188,40 @@ TEST_CASE("cluster: Kubernetes resource names") {
   CHECK_FALSE(CheckK8sResourceName("amd.com/a/b", &why));
   CHECK_FALSE(CheckK8sResourceName("amd..com/a", &why));
 }
+
+TEST_CASE("cluster: a plugin-level profile goes to the preloading resources, and their CDI device") {
+  std::string json = kOnload;
+  json.replace(json.find("\"driver_feature\""), 0,
+               R"("profiles": {"latency": {"EF_POLL_USEC": "100000"}}, )");
+  InventorySet set = Load({{"/c/onload.json", json}, {"/c/rdma.json", kRdma}});
+  ClusterView v;
+  BuildClusterView(set, Host(), "/", nullptr, &v, "latency");
+  const ClusterResource* onload = Find(v, "onload");
+  REQUIRE(onload);
+  CHECK(onload->healthy);
+  CHECK(onload->profile == "latency");
+  CHECK(onload->cdi_device == "amd.com/onload=onload-latency");
+  CHECK(onload->delivery.env ==
+        std::vector<std::pair<std::string, std::string>>{{"LD_PRELOAD", "/usr/lib64/libonload.so"},
+                                                         {"EF_POLL_USEC", "100000"}});
+  const ClusterResource* zf = Find(v, "zf");
+  REQUIRE(zf);
+  CHECK(zf->profile.empty());  // preloads nothing
+  CHECK(zf->cdi_device == "amd.com/onload=zf");
+  CHECK(zf->delivery.env.empty());
+  const ClusterResource* group = Find(v, "onloadzf");
+  REQUIRE(group);
+  CHECK(group->profile == "latency");
+  const ClusterResource* rdma = Find(v, "rdma");
+  REQUIRE(rdma);
+  CHECK(rdma->healthy);  // no profiles: not affected
+
+  ClusterView bad;
+  BuildClusterView(set, Host(), "/", nullptr, &bad, "nope");
+  const ClusterResource* b = Find(bad, "onload");
+  REQUIRE(b);
+  CHECK_FALSE(b->healthy);
+  CHECK(b->why.find("unknown profile \"nope\"") != std::string::npos);
+  CHECK(b->why.find("available: latency") != std::string::npos);
+  CHECK(Find(bad, "zf")->healthy);
+}

@@ -230,3 +230,20 @@ TEST_CASE("go durations") {
     CHECK(err.find("invalid duration") == 0);
   }
 }
+
+TEST_CASE("nomad config: profile names a profile, or none") {
+  NomadConfig c = Defaults();
+  Pack p;
+  p.Map(1).Str("profile").Str("latency");
+  CHECK(Decode(p.b, &c) == "");
+  CHECK(c.profile == "latency");
+  CHECK(ocid::WatchOptions(c, ocid::PluginOptions{}).profile == "latency");
+  Pack bad;
+  bad.Map(1).Str("profile").Str("../x");
+  CHECK(Decode(bad.b, &c) == "config key \"profile\": \"../x\" is not a profile name ([A-Za-z0-9_.-], 1 to 64)");
+  CHECK(c.profile == "latency");
+  Pack none;
+  none.Map(1).Str("profile").Str("");
+  CHECK(Decode(none.b, &c) == "");
+  CHECK(c.profile.empty());
+}
