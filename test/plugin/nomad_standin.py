@@ -115,6 +115,7 @@ def mp(v):
 
 
 ALL_KEYS = ["config_dir", "fingerprint_period", "host_path_root", "host_root", "mount_onload",
+            "profile",
             "set_preload", "slots"]
 
 
@@ -303,7 +304,8 @@ def scenario(a):
     c.eq("ConfigSchema: an object of the config keys", sorted(ALL_KEYS), sorted(attrs.keys()))
     c.eq("ConfigSchema: types", {"config_dir": "string", "host_root": "string", "host_path_root": "string",
                                  "set_preload": "bool", "mount_onload": "bool",
-                                 "fingerprint_period": "string", "slots": "number"},
+                                 "fingerprint_period": "string", "slots": "number",
+                                 "profile": "string"},
          {k: v.Attr.type for k, v in attrs.items()})
     time.sleep(0.5)
     c.check("stdin at EOF (/dev/null) does not stop the plugin", p.proc.poll() is None)
