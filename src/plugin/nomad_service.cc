@@ -25,7 +25,8 @@ constexpr milliseconds kPoll{250};
 
 bool SameWatch(const NomadConfig& a, const NomadConfig& b) {
   return a.config_dir == b.config_dir && a.host_root == b.host_root &&
-         a.host_path_root == b.host_path_root && a.fingerprint_period == b.fingerprint_period;
+         a.host_path_root == b.host_path_root && a.fingerprint_period == b.fingerprint_period &&
+         a.profile == b.profile;  // the profile is in the view the watch builds
 }
 
 // SetConfig refuses a host root that is not a directory now, naming the
@@ -198,7 +199,7 @@ grpc::Status BasePluginService::SetConfig(grpc::ServerContext*, const base::SetC
             ", host_path_root " + cfg.host_path_root + ", set_preload " +
             (cfg.set_preload ? "true" : "false") + ", mount_onload " + (cfg.mount_onload ? "true" : "false") +
             ", fingerprint_period " + std::to_string(cfg.fingerprint_period.count()) + "s, slots " +
-            std::to_string(cfg.slots));
+            std::to_string(cfg.slots) + (cfg.profile.empty() ? "" : ", profile " + cfg.profile));
   return grpc::Status::OK;
 }
 

@@ -482,6 +482,23 @@ def scenario(a):
         c.check("mount_onload=false: devices and LD_PRELOAD, no mounts",
                 rj["mounts"] == [] and len(rj["devices"]) == 3 and "LD_PRELOAD" in rj["envs"], rj)
 
+    # A third SetConfig names a profile: Reserve hands out its EF_* with LD_PRELOAD.
+    _, e = rpc_error(lambda: api.call(p.channel, BASE + ".BasePlugin", "SetConfig",
+                                      msgpack_config=cty_config(config_dir=a.config_dir, host_root=a.host_root,
+                                                                slots=2, profile="latency")))
+    c.check("SetConfig profile=latency: OK", e is None, e and e.details())
+    rj = {}
+    for _ in range(50):
+        res, e = rpc_error(lambda: api.call(p.channel, DEVICE + ".DevicePlugin", "Reserve",
+                                            device_ids=["amd-onload-0"]))
+        rj = reservation_json(res) if e is None else {}
+        if rj.get("envs", {}).get("EF_POLL_USEC"):
+            break
+        time.sleep(0.2)
+    c.eq("profile=latency: Reserve envs are LD_PRELOAD and the profile's EF_*",
+         {"LD_PRELOAD": "/usr/lib64/libonload.so", "EF_POLL_USEC": "100000", "EF_TCP_FASTSTART_INIT": "0",
+          "EF_TCP_FASTSTART_IDLE": "0"}, rj.get("envs"))
+
     # Shutdown ends the streams and the process.
     d = os.path.dirname(p.socket)
     api.call(p.channel, "plugin.GRPCController", "Shutdown")
