@@ -123,7 +123,7 @@ echo "# --- 4. --runtime=ocid-missing (no /usr/bin/onload on its host root)"
 run_docker missing --runtime=ocid-missing -e OCI_ONLOAD=all
 assert_eq "[missing file] docker run exits 125 (daemon error)" 125 "$RC"
 assert_match "[missing file] docker's error carries the shim's line" "$ERR" \
-  "OCI runtime create failed: oci-decorator: container [0-9a-f]{64}: required binaries entry of feature \"onload\" not found on the host .*: $HOST_MISSING/usr/bin/onload"
+  "OCI runtime create failed: oci-decorator: container [0-9a-f]{64}: refused: required binaries entry of feature \"onload\" not found on the host .*: $HOST_MISSING/usr/bin/onload"
 info "docker's error: $ERR"
 assert_eq "[missing file] no container left" "" "$(dk ps -aq)"
 run_docker missing-plain --runtime=ocid-missing
