@@ -29,6 +29,8 @@
 #   OLD_BIN [unset]: a second hook binary (say, a build of the previous commit)
 #     timed beside OCID_BIN in sections a and b, same inputs, interleaved: what a
 #     change costs on the not-asked and the activated path, in one run
+#   OLD_CONFIG_DIR [the same copy of config/]: the inventories OLD_BIN reads (an
+#     older binary may refuse keys the current config/ has)
 #   RESULTS [bench/results/latest.md]   KEEP_WORKDIR [0]
 set -euo pipefail
 
@@ -230,6 +232,9 @@ prepare() {
   log "work dir $W: simulated Onload host root, busybox rootfs"
   "$REPO/scripts/sim-onload.sh" "$W/host" 2>"$W/sim-onload.log" ||
     { cat "$W/sim-onload.log" >&2; die "sim-onload.sh failed"; }
+  # A loaded module of the simulated library's version, so the activated
+  # runs pay for the whole version lock check (a match), as on a real host.
+  mkdir -p "$W/host/sys/module/onload" && echo 0.0.0-sim >"$W/host/sys/module/onload/version"
   "$REPO/scripts/make-rootfs.sh" "$W/rootfs" >/dev/null
   cp "$REPO"/config/*.json "$W/config.d/"
   mkdir -p "$W/config-onload.d" && cp "$REPO/config/onload.json" "$W/config-onload.d/"
@@ -326,7 +331,7 @@ section_a() {
     "$TAG" "$SLEEP_PID" "$W/inactive" >"$W/state-inactive.json"
   local hook=(--stdin "$W/state-inactive.json") old=()
   [[ -z ${OLD_BIN:-} ]] ||
-    old=(:: --name "OLD_BIN hook" "${hook[@]}" "$OLD_BIN" --config-dir "$W/config.d" --state-dir "$STATE" hook prestart)
+    old=(:: --name "OLD_BIN hook" "${hook[@]}" "$OLD_BIN" --config-dir "${OLD_CONFIG_DIR:-$W/config.d}" --state-dir "$STATE" hook prestart)
   "$HOOKBENCH" --runs "$RUNS_INACTIVE" --warmup "$WARMUP" --tsv "$W/a.tsv" \
     --name /bin/true "${hook[@]}" /bin/true :: \
     --name "oci-decorator hook" "${hook[@]}" \
@@ -426,7 +431,7 @@ section_b() {
   [[ -z ${OLD_BIN:-} ]] ||
     old=(:: --name "OLD_BIN hook" --setup "$h/new-container.sh {n} $cfg $TMPFS/act"
          --teardown "$h/del-container.sh {n} $TMPFS/act" --stdin "$TMPFS/act/{n}/state.json"
-         "$OLD_BIN" "${hook[@]:1}")
+         "$OLD_BIN" --config-dir "${OLD_CONFIG_DIR:-$W/config.d}" "${hook[@]:3}")
   "$HOOKBENCH" --runs "$RUNS_ACTIVE" --warmup "$WARMUP" --tsv "$W/b.tsv" \
     --name /bin/true --setup "$h/new-container.sh {n} $cfg $TMPFS/act" \
       --teardown "$h/del-container.sh {n} $TMPFS/act" --stdin "$TMPFS/act/{n}/state.json" /bin/true :: \
