@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <memory>
 
 #include "files.h"
 #include "rootfs_path.h"
@@ -101,16 +102,19 @@ bool HostRootView::ReadChunks(const std::string& path, size_t limit, const Chunk
   // sysfs files report 4096 whatever they hold: the size is checked again
   // on what is read.
   if (static_cast<uint64_t>(st.st_size) > limit) return too_big();
-  std::vector<char> buf(65536);
+  // Sized to the file (sysfs: its one page), never zero-filled: this runs
+  // on every activated start, for the module's version and the library.
+  const size_t cap = std::clamp<size_t>(static_cast<size_t>(st.st_size), 4096, 65536);
+  std::unique_ptr<char[]> buf(new char[cap]);
   size_t total = 0;
   for (;;) {
-    ssize_t n = ::read(fd.get(), buf.data(), buf.size());
+    ssize_t n = ::read(fd.get(), buf.get(), cap);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return Fail(err, "cannot read host file", Display(path), errno);
     if (n == 0) return true;
     total += static_cast<size_t>(n);
     if (total > limit) return too_big();
-    if (!sink(std::string_view(buf.data(), static_cast<size_t>(n)))) return true;
+    if (!sink(std::string_view(buf.get(), static_cast<size_t>(n)))) return true;
   }
 }
 
