@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -45,11 +46,23 @@ bool CheckSegment(const std::string& s, const char* what, bool (*first)(char),
 
 // One device's containerEdits, from the plan's Delivery (delivery.h). Sets
 // *host_path_used when a device node needs hostPath (cdiVersion 0.5.0).
+// With a `preload_host_file`, the preload goes there (its content in
+// *preload_bytes) and is mounted at /etc/ld.so.preload, not in the env.
 bool ContainerEdits(const Plan& plan, const std::string& host_root,
-                    nlohmann::ordered_json* edits, bool* host_path_used, Error* err) {
+                    const std::string& preload_host_file, nlohmann::ordered_json* edits,
+                    bool* host_path_used, std::string* preload_bytes, Error* err) {
   using ordered = nlohmann::ordered_json;
   Delivery d;
   if (!DeliveryOf(plan, host_root, &d, err)) return false;
+  bool preload_file = !plan.preload.empty() && !preload_host_file.empty();
+  if (preload_file) {
+    // DeliveryOf checked the paths (no space or ':', which ld.so splits on).
+    for (const auto& p : plan.preload) *preload_bytes += p + "\n";
+    d.env.erase(std::remove_if(d.env.begin(), d.env.end(),
+                               [](const auto& kv) { return kv.first == "LD_PRELOAD"; }),
+                d.env.end());
+    d.mounts.push_back({preload_host_file, "/etc/ld.so.preload", true});
+  }
   ordered e = ordered::object();
   if (!d.env.empty()) {
     ordered env = ordered::array();
@@ -150,14 +163,30 @@ std::string CdiFileName(const Inventory& inv) {
   return "oci-decorator-" + InventoryStem(inv.file) + ".json";
 }
 
-bool CdiSpecJson(const std::string& kind, const std::vector<CdiDevice>& devices,
-                 const std::string& host_root, std::string* out, Error* err) {
+std::string CdiPreloadFileName(const std::string& spec_file_name, const std::string& device) {
+  std::string stem = spec_file_name;
+  if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0) stem.resize(stem.size() - 5);
+  return stem + "." + device + ".preload";
+}
+
+bool CdiSpecJson(const std::string& kind, const std::string& spec_file_name,
+                 const std::vector<CdiDevice>& devices, const std::string& host_root,
+                 const std::string& spec_dir, std::string* out,
+                 std::vector<CdiFileToWrite>* preload_files, Error* err) {
   using ordered = nlohmann::ordered_json;
   bool host_path_used = false;
   ordered devs = ordered::array();
   for (const auto& d : devices) {
     ordered edits;
-    if (!ContainerEdits(d.plan, host_root, &edits, &host_path_used, err)) return false;
+    CdiFileToWrite pf;
+    std::string host_file;
+    if (!spec_dir.empty()) {
+      pf.name = CdiPreloadFileName(spec_file_name, d.name);
+      host_file = UnderRoot(spec_dir, "/" + pf.name);
+    }
+    if (!ContainerEdits(d.plan, host_root, host_file, &edits, &host_path_used, &pf.bytes, err))
+      return false;
+    if (!pf.bytes.empty()) preload_files->push_back(std::move(pf));
     devs.push_back({{"name", d.name}, {"containerEdits", std::move(edits)}});
   }
   ordered j;
@@ -185,7 +214,7 @@ void AddWarnings(const Plan& plan, std::vector<std::string>* out) {
 }  // namespace
 
 bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string& host_root,
-                  CdiSpec* out, Error* err) {
+                  const std::string& spec_dir, CdiSpec* out, Error* err) {
   *out = CdiSpec{};
   out->inventory = inv.file;
   out->kind = CdiKindOf(inv);
@@ -226,8 +255,18 @@ bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string&
   AddProfileDevices(inv, host, &devices, &out->warnings);
   if (devices.empty())
     return Fail(err, "inventory " + inv.file + ": no CDI device can be generated on this host");
-  for (const auto& d : devices) out->devices.push_back(d.name);
-  return CdiSpecJson(out->kind, devices, host_root, &out->json, err);
+  for (const auto& d : devices) {
+    out->devices.push_back(d.name);
+    if (spec_dir.empty() && !d.plan.preload.empty()) out->preload_in_env = true;
+  }
+  return CdiSpecJson(out->kind, out->file_name, devices, host_root, spec_dir, &out->json,
+                     &out->preload_files, err);
+}
+
+std::vector<CdiFileToWrite> CdiFilesOf(const CdiSpec& spec) {
+  std::vector<CdiFileToWrite> files = spec.preload_files;
+  files.push_back({spec.file_name, spec.json});
+  return files;
 }
 
 int RunCdiGenerate(const Options& opts, const CdiOptions& cdi) {
@@ -271,26 +310,55 @@ int RunCdiGenerate(const Options& opts, const CdiOptions& cdi) {
   if (!HostRootView::Open(opts.host_root, &host, &err)) return failed(err);
   host->set_resolve_paths(true);
   for (const Inventory* inv : selected) {
+    std::string dest = to_dir ? cdi.output_dir + "/" + CdiFileName(*inv) : cdi.output;
+    bool to_stdout = dest.empty() || dest == "-";
+    // The preload files go next to the spec; the spec names them by an
+    // absolute path, as the engine on this host will open them.
+    std::string dir;
+    if (!to_stdout) {
+      std::error_code ec;
+      dir = std::filesystem::absolute(std::filesystem::path(dest).parent_path(), ec)
+                .lexically_normal()
+                .string();
+      if (ec) {
+        rc = failed(Error{"cannot make the output directory absolute", dest, ec.value()});
+        continue;
+      }
+      while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    }
     CdiSpec spec;
-    bool built = BuildCdiSpec(*inv, *host, host->root_path(), &spec, &err);
+    bool built = BuildCdiSpec(*inv, *host, host->root_path(), dir, &spec, &err);
     for (const auto& w : spec.warnings) log::Warn(inv->file + ": " + w);
     if (!built) {
       rc = failed(err);
       continue;
     }
-    std::string dest = to_dir ? cdi.output_dir + "/" + spec.file_name : cdi.output;
-    if (dest.empty() || dest == "-") {
+    if (to_stdout) {
+      if (spec.preload_in_env)
+        log::Warn(inv->file + ": a spec on stdout preloads through env LD_PRELOAD, which "
+                  "replaces a container's own LD_PRELOAD; write it with --output-dir DIR "
+                  "(or --output FILE) to preload through /etc/ld.so.preload instead");
       std::fputs(spec.json.c_str(), stdout);
       std::fflush(stdout);
       continue;
     }
-    if (!WriteFileAtomic(dest, spec.json, 0644, &err)) {
-      rc = failed(err);
-      continue;
+    bool wrote = true;
+    for (const auto& f : CdiFilesOf(spec)) {
+      std::string path = f.name == spec.file_name ? dest : dir + "/" + f.name;
+      if (!WriteFileAtomic(path, f.bytes, 0644, &err)) {
+        rc = failed(err);
+        wrote = false;
+        break;
+      }
     }
+    if (!wrote) continue;
     std::string names;
     for (const auto& d : spec.devices) names += (names.empty() ? "" : ", ") + d;
-    log::Info("wrote " + dest + ": kind " + spec.kind + ", devices " + names);
+    log::Info("wrote " + dest + ": kind " + spec.kind + ", devices " + names +
+              (spec.preload_files.empty()
+                   ? std::string()
+                   : " (and " + std::to_string(spec.preload_files.size()) +
+                         " preload file(s) in " + dir + ")"));
   }
   return rc;
 }

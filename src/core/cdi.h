@@ -13,14 +13,24 @@
 //                (Onload's majors are dynamic);
 //   mounts       {hostPath: the resolved host file, containerPath, options
 //                ro,nosuid,nodev,bind};
-//   env          LD_PRELOAD=<container paths, space separated>, only for
-//                devices whose features preload something; for a profile
-//                device, also the profile's variables.
+//   mounts       for a device whose features preload something, also
+//                {hostPath: <spec dir>/oci-decorator-<stem>.<device>.preload,
+//                containerPath: /etc/ld.so.preload, ro,nosuid,nodev,bind}:
+//                the preload file (one container path a line) is written
+//                next to the spec, before it. glibc loads /etc/ld.so.preload
+//                AND LD_PRELOAD, so a container's own LD_PRELOAD is kept
+//                (an env LD_PRELOAD would replace it); an image's own
+//                /etc/ld.so.preload is hidden (the hook merges it, CDI
+//                cannot). CDI registries read only *.json and *.yaml.
+//                Without a directory (a spec on stdout) the device carries
+//                env LD_PRELOAD=<container paths, space separated> instead;
+//   env          for a profile device, the profile's variables.
 // An inventory with profiles (env_profile.h) adds, for each feature that
 // preloads and each profile that resolves, a device "<feature>-<profile>"
 // (onload-latency): the feature's edits plus the profile's variables. The
 // engine applies a spec's env over the container's own: a variable the
-// container sets itself is REPLACED (podman 4.3), LD_PRELOAD included.
+// container sets itself is REPLACED (podman 4.3): the profile's EF_*, and
+// LD_PRELOAD in a spec written without a directory.
 // cdiVersion is the lowest that carries what is emitted: 0.3.0, or 0.5.0
 // when a device node needs hostPath (a --host-root other than /). podman
 // 4.3's CDI library accepts 0.3.0 to 0.5.0, newer engines accept these too.
@@ -64,11 +74,25 @@ struct CdiDevice {
   Plan plan;
 };
 
+// A file written with a spec, in the spec's directory.
+struct CdiFileToWrite {
+  std::string name;   // oci-decorator-onload.onload.preload
+  std::string bytes;
+};
+
+// "oci-decorator-<stem>.<device>.preload".
+std::string CdiPreloadFileName(const std::string& spec_file_name, const std::string& device);
+
 // Renders one spec. `host_root` ("/" for the real host) prefixes every host
-// path, as HostView::Display does. Fails on a host path that is not UTF-8
-// or a preload path LD_PRELOAD cannot carry (space or ':').
-bool CdiSpecJson(const std::string& kind, const std::vector<CdiDevice>& devices,
-                 const std::string& host_root, std::string* out, Error* err);
+// path, as HostView::Display does. `spec_dir` is the absolute host
+// directory the spec goes to: each preloading device's preload file goes
+// there too (appended to *preload_files), mounted at /etc/ld.so.preload;
+// "" = no directory: env LD_PRELOAD. Fails on a host path that is not UTF-8
+// or a preload path that cannot be listed (space or ':').
+bool CdiSpecJson(const std::string& kind, const std::string& spec_file_name,
+                 const std::vector<CdiDevice>& devices, const std::string& host_root,
+                 const std::string& spec_dir, std::string* out,
+                 std::vector<CdiFileToWrite>* preload_files, Error* err);
 
 struct CdiSpec {
   std::string inventory;              // file
@@ -77,16 +101,25 @@ struct CdiSpec {
   std::vector<std::string> devices;   // names, in the spec's order
   std::vector<std::string> warnings;  // devices left out, and why; plan warnings
   std::string json;
+  std::vector<CdiFileToWrite> preload_files;  // written in the spec's directory
+  bool preload_in_env = false;  // no directory: a device preloads through env LD_PRELOAD
 };
 
-// The spec of one inventory on `host` (see the header comment).
+// The spec of one inventory on `host` (see the header comment), to be
+// written into `spec_dir` ("" = no directory: stdout).
 bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string& host_root,
-                  CdiSpec* out, Error* err);
+                  const std::string& spec_dir, CdiSpec* out, Error* err);
+
+// Every file to write into the spec's directory, in order: the preload
+// files, then the spec (so an engine never reads a spec whose preload file
+// is missing). Both `cdi generate` and the device plugin write these.
+std::vector<CdiFileToWrite> CdiFilesOf(const CdiSpec& spec);
 
 struct CdiOptions {
   std::string inventory;    // file stem to select; "" = all
   std::string output;       // file, or "-" for stdout; needs one inventory
   std::string output_dir;   // writes <dir>/oci-decorator-<stem>.json
+                            // (and its .preload files)
 };
 
 // `cdi generate`: loads the inventories under --config-dir, builds their

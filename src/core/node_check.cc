@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "cdi.h"
+#include "delivery.h"
 #include "planner.h"
 
 namespace ocid {
@@ -160,32 +161,54 @@ void CheckVersion(const Inventory& inv, const HostView& host, InventoryCheck* ic
   }
 }
 
+// Why the preload files `spec` writes in `dir` are not all there with
+// their content ("" when they are).
+std::string PreloadFilesProblem(const CdiSpec& spec, const std::string& dir,
+                                const NodeFacts& node) {
+  for (const auto& want : spec.preload_files) {
+    const CdiFile* have = nullptr;
+    for (const auto& f : node.cdi_preload_files)
+      if (f.dir == dir && f.name == want.name) have = &f;
+    const std::string path = dir + "/" + want.name;
+    if (!have) return "its preload file " + path + " is missing: run `oci-decorator cdi generate` again";
+    if (!have->error.empty()) return "its preload file is unreadable: " + have->error.Line();
+    if (have->bytes != want.bytes)
+      return "its preload file " + path +
+             " differs from what `oci-decorator cdi generate` writes now: run it again";
+  }
+  return "";
+}
+
 void CheckCdi(const Inventory& inv, const HostView& host, const std::string& host_root,
               const NodeFacts& node, std::vector<bool>* used, InventoryCheck* out) {
   const std::string name = CdiFileName(inv);
-  CdiSpec spec;
-  Error err;
-  bool built = false, tried = false;
   for (size_t i = 0; i < node.cdi_files.size(); ++i) {
     const CdiFile& f = node.cdi_files[i];
     if (f.name != name) continue;
     (*used)[i] = true;
-    if (!tried) {
-      built = BuildCdiSpec(inv, host, host_root, &spec, &err);
-      tried = true;
-    }
+    // What `cdi generate --output-dir <this dir>` writes: its preload files
+    // named under the directory as the host names it.
+    CdiSpec spec;
+    Error err;
+    bool built = BuildCdiSpec(inv, host, host_root, UnderRoot(host_root, f.dir), &spec, &err);
     CdiCheck c;
     c.path = f.dir + "/" + f.name;
     c.inventory = inv.file;
+    std::string problem;
     if (!f.error.empty()) {
       c.state = "unreadable";
       c.reason = f.error.Line();
-    } else if (built && f.bytes == spec.json) {
-      c.state = "current";
-    } else {
+    } else if (!built) {
       c.state = "stale";
-      c.reason = built ? "differs from what `oci-decorator cdi generate` writes now: run it again"
-                       : "`oci-decorator cdi generate` writes no spec now: " + err.Line();
+      c.reason = "`oci-decorator cdi generate` writes no spec now: " + err.Line();
+    } else if (f.bytes != spec.json) {
+      c.state = "stale";
+      c.reason = "differs from what `oci-decorator cdi generate` writes now: run it again";
+    } else if (problem = PreloadFilesProblem(spec, f.dir, node); !problem.empty()) {
+      c.state = "stale";
+      c.reason = problem;
+    } else {
+      c.state = "current";
     }
     out->cdi.push_back(std::move(c));
   }

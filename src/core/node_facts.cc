@@ -64,7 +64,11 @@ CgroupLayout ReadCgroupLayout(const HostFiles& files) {
   return CgroupLayout::kUnknown;
 }
 
-bool ReadCdiFiles(const HostFiles& files, std::vector<CdiFile>* out, Error* err) {
+namespace {
+
+// Our files (oci-decorator-*<suffix>) in the CDI directories.
+bool ReadOurCdiFiles(const HostFiles& files, const std::string& suffix,
+                     std::vector<CdiFile>* out, Error* err) {
   out->clear();
   for (const char* dir : kCdiDirs) {
     std::vector<std::string> names;
@@ -72,8 +76,8 @@ bool ReadCdiFiles(const HostFiles& files, std::vector<CdiFile>* out, Error* err)
     if (r == HostRead::kMissing) continue;
     if (r == HostRead::kError) return false;
     for (const auto& n : names) {
-      if (n.rfind("oci-decorator-", 0) != 0 || n.size() < 5 ||
-          n.compare(n.size() - 5, 5, ".json") != 0)
+      if (n.rfind("oci-decorator-", 0) != 0 || n.size() < suffix.size() ||
+          n.compare(n.size() - suffix.size(), suffix.size(), suffix) != 0)
         continue;
       CdiFile f;
       f.dir = dir;
@@ -86,6 +90,16 @@ bool ReadCdiFiles(const HostFiles& files, std::vector<CdiFile>* out, Error* err)
     }
   }
   return true;
+}
+
+}  // namespace
+
+bool ReadCdiFiles(const HostFiles& files, std::vector<CdiFile>* out, Error* err) {
+  return ReadOurCdiFiles(files, ".json", out, err);
+}
+
+bool ReadCdiPreloadFiles(const HostFiles& files, std::vector<CdiFile>* out, Error* err) {
+  return ReadOurCdiFiles(files, ".preload", out, err);
 }
 
 }  // namespace ocid

@@ -52,6 +52,8 @@ struct CdiFile {
 };
 constexpr size_t kMaxCdiSpecBytes = 4 << 20;
 bool ReadCdiFiles(const HostFiles& files, std::vector<CdiFile>* out, Error* err);
+// The preload files written with our specs (oci-decorator-*.preload: cdi.h).
+bool ReadCdiPreloadFiles(const HostFiles& files, std::vector<CdiFile>* out, Error* err);
 
 // Delivery modes set up for engines (gathered by engine_check.h, which
 // knows the engines' files; here so the report can take them as input).
@@ -89,6 +91,7 @@ struct NodeFacts {
   kernel::Interfaces kernel;
   EngineSetup engines;
   std::vector<CdiFile> cdi_files;
+  std::vector<CdiFile> cdi_preload_files;
   std::string cdi_error;              // a CDI directory could not be listed
 };
 

@@ -58,7 +58,9 @@ int RunCheck(const Options& opts, const CheckOptions& check) {
   node.cgroup = ReadCgroupLayout(*files);
   node.kernel = kernel::Probe();
   ReadEngineSetup(*files, self, &node.engines);
-  if (!ReadCdiFiles(*files, &node.cdi_files, &err)) node.cdi_error = err.Line();
+  if (!ReadCdiFiles(*files, &node.cdi_files, &err) ||
+      !ReadCdiPreloadFiles(*files, &node.cdi_preload_files, &err))
+    node.cdi_error = err.Line();
 
   CheckReport report = BuildCheckReport(opts.config_dir, set, *host, host->root_path(), node);
   std::string out = check.json ? CheckJson(report) : CheckTable(report);

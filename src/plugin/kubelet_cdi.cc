@@ -35,36 +35,48 @@ bool CdiDirWriter::Sync() {
   for (const Inventory& inv : set.inventories) {
     present.insert(inv.file);
     CdiSpec spec;
-    if (!BuildCdiSpec(inv, *host, opts_.host_path_root, &spec, &err)) {
+    if (!BuildCdiSpec(inv, *host, opts_.host_path_root, dir_, &spec, &err)) {
       log::Warn("CDI spec of " + inv.file + " not written: " + err.Line());
       continue;  // no device on this host: the resources are unhealthy anyway
     }
-    std::string path = dir_ + "/" + spec.file_name;
-    std::string current;
-    bool exists = false;
-    Error rerr;
-    if (ReadFileIfExists(path, spec.json.size() + 1, &current, &exists, &rerr) && exists &&
-        current == spec.json) {
-      written_[inv.file] = path;
-      continue;
+    // The preload files first, the spec last (cdi.h CdiFilesOf); each only
+    // when it differs from the file.
+    std::vector<std::string> paths;
+    bool changed = false, failed = false;
+    for (const auto& f : CdiFilesOf(spec)) {
+      std::string path = dir_ + "/" + f.name;
+      paths.push_back(path);
+      std::string current;
+      bool exists = false;
+      Error rerr;
+      if (ReadFileIfExists(path, f.bytes.size() + 1, &current, &exists, &rerr) && exists &&
+          current == f.bytes)
+        continue;
+      if (!WriteFileAtomic(path, f.bytes, 0644, &err)) {
+        log::Error("CDI spec of " + inv.file + " not written: " + err.Line());
+        failed = true;
+        break;
+      }
+      changed = true;
     }
-    if (!WriteFileAtomic(path, spec.json, 0644, &err)) {
-      log::Error("CDI spec of " + inv.file + " not written: " + err.Line());
+    if (failed) {
       ok = false;
       continue;
     }
-    written_[inv.file] = path;
+    written_[inv.file] = paths;
+    if (!changed) continue;
     std::string names;
     for (const auto& d : spec.devices) names += (names.empty() ? "" : ", ") + d;
-    log::Info("wrote " + path + ": kind " + spec.kind + ", devices " + names);
+    log::Info("wrote " + paths.back() + ": kind " + spec.kind + ", devices " + names);
   }
   for (auto it = written_.begin(); it != written_.end();) {
     if (present.count(it->first)) {
       ++it;
       continue;
     }
-    if (::unlink(it->second.c_str()) == 0)
-      log::Info("removed " + it->second + ": " + it->first + " is gone");
+    // The spec first (an engine then no longer names the preload files).
+    for (auto p = it->second.rbegin(); p != it->second.rend(); ++p)
+      if (::unlink(p->c_str()) == 0) log::Info("removed " + *p + ": " + it->first + " is gone");
     it = written_.erase(it);
   }
   return ok;

@@ -1,7 +1,10 @@
 // Keeps the inventories' CDI specs current in a directory (--cdi-dir), so
 // the cdi_devices that Allocate names always resolve on this node: one
 // spec per inventory, the core's BuildCdiSpec under --host-root with host
-// paths named under --host-path-root, written atomically when it changed.
+// paths named under --host-path-root, written atomically when it changed,
+// with its preload files (mounted at /etc/ld.so.preload: cdi.h) before it.
+// The spec names them under --cdi-dir: the directory must have the same
+// path on the host as in the plugin.
 //
 // A broken inventory keeps its last spec (pods that got its devices keep
 // starting while the operator fixes the file); an inventory that is gone
@@ -9,6 +12,7 @@
 #pragma once
 #include <map>
 #include <string>
+#include <vector>
 
 #include "plugin_options.h"
 
@@ -24,7 +28,8 @@ class CdiDirWriter {
  private:
   PluginOptions opts_;
   std::string dir_;
-  std::map<std::string, std::string> written_;  // inventory file -> spec path
+  // inventory file -> its preload files' paths, then its spec's
+  std::map<std::string, std::vector<std::string>> written_;
 };
 
 }  // namespace ocid

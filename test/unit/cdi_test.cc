@@ -71,7 +71,7 @@ FakeHost Host() {
 CdiSpec Build(const Inventory& inv, const FakeHost& host, const std::string& root) {
   CdiSpec spec;
   Error err;
-  REQUIRE_MESSAGE(BuildCdiSpec(inv, host, root, &spec, &err), err.Line());
+  REQUIRE_MESSAGE(BuildCdiSpec(inv, host, root, "", &spec, &err), err.Line());
   return spec;
 }
 
@@ -296,7 +296,7 @@ TEST_CASE("cdi: nothing available on the host is an error") {
   FakeHost empty;
   CdiSpec spec;
   Error err;
-  CHECK_FALSE(BuildCdiSpec(Parse(kInventory), empty, "/", &spec, &err));
+  CHECK_FALSE(BuildCdiSpec(Parse(kInventory), empty, "/", "", &spec, &err));
   CHECK(Contains(err.Line(), "no CDI device can be generated"));
   CHECK(spec.warnings.size() == 3);
 }
@@ -312,7 +312,7 @@ TEST_CASE("cdi: kind from cdi_kind, else from the file name") {
   // A file name that is no CDI class: the error says to set cdi_kind.
   CdiSpec spec;
   Error err;
-  CHECK_FALSE(BuildCdiSpec(Parse(kInventory, "/x/my.vendor.json"), Host(), "/", &spec, &err));
+  CHECK_FALSE(BuildCdiSpec(Parse(kInventory, "/x/my.vendor.json"), Host(), "/", "", &spec, &err));
   CHECK(Contains(err.Line(), "cdi_kind"));
 }
 
@@ -363,7 +363,7 @@ TEST_CASE("cdi: a preload path LD_PRELOAD cannot carry is refused") {
                         "preload": ["/opt/my lib/l.so"]}}})";
   CdiSpec spec;
   Error err;
-  CHECK_FALSE(BuildCdiSpec(Parse(json), Host(), "/", &spec, &err));
+  CHECK_FALSE(BuildCdiSpec(Parse(json), Host(), "/", "", &spec, &err));
   CHECK(Contains(err.Line(), "LD_PRELOAD"));
 }
 
@@ -387,4 +387,52 @@ TEST_CASE("cdi: one device per profile per feature that preloads, with the profi
   REQUIRE(spec.warnings.size() == 1);
   CHECK(Contains(spec.warnings[0], "profile \"latency-best\" gets no CDI device"));
   CHECK(Contains(spec.warnings[0], "latency-best.opf:1:"));
+}
+
+TEST_CASE("cdi: with a directory, a preloading device mounts its preload file at /etc/ld.so.preload") {
+  std::string json = kInventory;
+  json.replace(json.find("\"activation_flag\""), 0,
+               R"("profiles": {"latency": {"EF_POLL_USEC": "100000"}}, )");
+  CdiSpec spec;
+  Error err;
+  REQUIRE_MESSAGE(BuildCdiSpec(Parse(json), Host(), "/", "/etc/cdi", &spec, &err), err.Line());
+  CHECK_FALSE(spec.preload_in_env);
+  CHECK_FALSE(Contains(spec.json, "LD_PRELOAD"));
+  auto j = nlohmann::json::parse(spec.json);
+  REQUIRE(spec.devices == std::vector<std::string>{"onload", "zf", "all", "onload-latency"});
+  auto preload_mount = [&](size_t i) {
+    for (const auto& m : j["devices"][i]["containerEdits"]["mounts"])
+      if (m["containerPath"] == "/etc/ld.so.preload") return m;
+    return nlohmann::json();
+  };
+  CHECK(preload_mount(0) ==
+        nlohmann::json({{"hostPath", "/etc/cdi/oci-decorator-onload.onload.preload"},
+                        {"containerPath", "/etc/ld.so.preload"},
+                        {"options", {"ro", "nosuid", "nodev", "bind"}}}));
+  CHECK(preload_mount(1).is_null());  // zf preloads nothing
+  CHECK(preload_mount(2)["hostPath"] == "/etc/cdi/oci-decorator-onload.all.preload");
+  CHECK(preload_mount(3)["hostPath"] == "/etc/cdi/oci-decorator-onload.onload-latency.preload");
+  CHECK_FALSE(j["devices"][0]["containerEdits"].contains("env"));
+  // The profile device keeps the profile's variables, and only those.
+  CHECK(j["devices"][3]["containerEdits"]["env"] == nlohmann::json::array({"EF_POLL_USEC=100000"}));
+
+  // The files, preload files first and the spec last, one path a line.
+  std::vector<ocid::CdiFileToWrite> files = ocid::CdiFilesOf(spec);
+  REQUIRE(files.size() == 4);
+  CHECK(files[0].name == "oci-decorator-onload.onload.preload");
+  CHECK(files[0].bytes == "/usr/lib64/libonload.so\n");
+  CHECK(files[1].name == "oci-decorator-onload.all.preload");
+  CHECK(files[2].name == "oci-decorator-onload.onload-latency.preload");
+  CHECK(files[2].bytes == "/usr/lib64/libonload.so\n");
+  CHECK(files[3].name == "oci-decorator-onload.json");
+  CHECK(files[3].bytes == spec.json);
+}
+
+TEST_CASE("cdi: without a directory (stdout) LD_PRELOAD stays in the env, no preload file") {
+  CdiSpec spec = Build(Parse(kInventory), Host(), "/");
+  CHECK(spec.preload_in_env);
+  CHECK(spec.preload_files.empty());
+  CHECK(Contains(spec.json, "\"LD_PRELOAD=/usr/lib64/libonload.so\""));
+  CHECK_FALSE(Contains(spec.json, "/etc/ld.so.preload"));
+  CHECK(ocid::CdiFilesOf(spec).size() == 1);
 }

@@ -250,13 +250,35 @@ TEST_CASE("check: delivery modes") {
     Inventory inv = Parse(kOnload, kFile);
     ocid::CdiSpec spec;
     Error err;
-    REQUIRE(ocid::BuildCdiSpec(inv, h, "/", &spec, &err));
+    REQUIRE(ocid::BuildCdiSpec(inv, h, "/", "/etc/cdi", &spec, &err));
+    REQUIRE_FALSE(spec.preload_files.empty());
     n.cdi_files.push_back({"/etc/cdi", "oci-decorator-onload.json", spec.json, {}});
+    for (const auto& f : spec.preload_files)
+      n.cdi_preload_files.push_back({"/etc/cdi", f.name, f.bytes, {}});
     CheckReport r = Report(h, n);
     CHECK(r.ready);
     REQUIRE(r.inventories[0].cdi.size() == 1);
     CHECK(r.inventories[0].cdi[0].state == "current");
     CHECK(r.inventories[0].cdi[0].path == "/etc/cdi/oci-decorator-onload.json");
+
+    // The spec alone, its preload file missing or different: stale.
+    auto preload = n.cdi_preload_files;
+    n.cdi_preload_files.pop_back();
+    r = Report(h, n);
+    CHECK(r.inventories[0].cdi[0].state == "stale");
+    CHECK(Contains(r.inventories[0].cdi[0].reason, "preload file /etc/cdi/oci-decorator-onload."));
+    CHECK(Contains(r.inventories[0].cdi[0].reason, "missing"));
+    n.cdi_preload_files = preload;
+    n.cdi_preload_files.back().bytes += "/x.so\n";
+    r = Report(h, n);
+    CHECK(r.inventories[0].cdi[0].state == "stale");
+    CHECK(Contains(r.inventories[0].cdi[0].reason, "differs"));
+    // The same files in the other CDI directory do not count for this one.
+    n.cdi_preload_files = preload;
+    for (auto& f : n.cdi_preload_files) f.dir = "/var/run/cdi";
+    r = Report(h, n);
+    CHECK(r.inventories[0].cdi[0].state == "stale");
+    n.cdi_preload_files = preload;
 
     n.cdi_files[0].bytes += " ";
     r = Report(h, n);

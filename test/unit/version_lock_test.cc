@@ -454,20 +454,20 @@ TEST_CASE("cdi generate: the guarded features, and \"all\", are left out with a 
                                 "library": "/usr/lib64/libonload.so", "features": ["onload"]})");
   ocid::CdiSpec spec;
   Error err;
-  REQUIRE_MESSAGE(ocid::BuildCdiSpec(inv, host, "/", &spec, &err), err.Line());
+  REQUIRE_MESSAGE(ocid::BuildCdiSpec(inv, host, "/", "", &spec, &err), err.Line());
   CHECK(spec.devices == std::vector<std::string>{"zf"});
   CHECK(spec.warnings == std::vector<std::string>{"no CDI device \"onload\": " + kRefusal,
                                                   "no CDI device \"all\": not every feature "
                                                   "is available"});
 
   SUBCASE("a lock over every feature: no device at all, an error") {
-    CHECK_FALSE(ocid::BuildCdiSpec(OnloadInv(), host, "/", &spec, &err));
+    CHECK_FALSE(ocid::BuildCdiSpec(OnloadInv(), host, "/", "", &spec, &err));
     CHECK(err.Line() == "inventory /etc/ocid.d/onload.json: no CDI device can be generated on "
                         "this host");
   }
   SUBCASE("unknown: every device, one warning") {
     host.Remove("/sys/module/onload/version");
-    REQUIRE_MESSAGE(ocid::BuildCdiSpec(OnloadInv(), host, "/", &spec, &err), err.Line());
+    REQUIRE_MESSAGE(ocid::BuildCdiSpec(OnloadInv(), host, "/", "", &spec, &err), err.Line());
     CHECK(spec.devices == std::vector<std::string>{"onload", "zf", "all"});
     REQUIRE(spec.warnings.size() == 1);
     CHECK(spec.warnings[0].find("module's version is unknown") != std::string::npos);
