@@ -214,11 +214,17 @@ void AddWarnings(const Plan& plan, std::vector<std::string>* out) {
 }  // namespace
 
 bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string& host_root,
-                  const std::string& spec_dir, CdiSpec* out, Error* err) {
+                  const std::string& spec_path, CdiSpec* out, Error* err) {
   *out = CdiSpec{};
   out->inventory = inv.file;
   out->kind = CdiKindOf(inv);
   out->file_name = CdiFileName(inv);
+  std::string spec_dir;
+  if (!spec_path.empty()) {
+    size_t slash = spec_path.rfind('/');
+    out->file_name = spec_path.substr(slash + 1);
+    spec_dir = slash == 0 ? "/" : spec_path.substr(0, slash);
+  }
   std::string why;
   if (!CheckCdiKind(out->kind, &why))
     return Fail(err, "inventory " + inv.file + ": invalid CDI kind (set \"cdi_kind\")", why);
@@ -314,20 +320,18 @@ int RunCdiGenerate(const Options& opts, const CdiOptions& cdi) {
     bool to_stdout = dest.empty() || dest == "-";
     // The preload files go next to the spec; the spec names them by an
     // absolute path, as the engine on this host will open them.
-    std::string dir;
+    std::string spec_path;
     if (!to_stdout) {
       std::error_code ec;
-      dir = std::filesystem::absolute(std::filesystem::path(dest).parent_path(), ec)
-                .lexically_normal()
-                .string();
+      spec_path = std::filesystem::absolute(dest, ec).lexically_normal().string();
       if (ec) {
-        rc = failed(Error{"cannot make the output directory absolute", dest, ec.value()});
+        rc = failed(Error{"cannot make the output path absolute", dest, ec.value()});
         continue;
       }
-      while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
     }
+    std::string dir = spec_path.substr(0, spec_path.rfind('/'));
     CdiSpec spec;
-    bool built = BuildCdiSpec(*inv, *host, host->root_path(), dir, &spec, &err);
+    bool built = BuildCdiSpec(*inv, *host, host->root_path(), spec_path, &spec, &err);
     for (const auto& w : spec.warnings) log::Warn(inv->file + ": " + w);
     if (!built) {
       rc = failed(err);
@@ -344,7 +348,7 @@ int RunCdiGenerate(const Options& opts, const CdiOptions& cdi) {
     }
     bool wrote = true;
     for (const auto& f : CdiFilesOf(spec)) {
-      std::string path = f.name == spec.file_name ? dest : dir + "/" + f.name;
+      std::string path = dir + "/" + f.name;
       if (!WriteFileAtomic(path, f.bytes, 0644, &err)) {
         rc = failed(err);
         wrote = false;

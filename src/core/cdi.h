@@ -97,7 +97,7 @@ bool CdiSpecJson(const std::string& kind, const std::string& spec_file_name,
 struct CdiSpec {
   std::string inventory;              // file
   std::string kind;
-  std::string file_name;              // oci-decorator-<stem>.json
+  std::string file_name;              // oci-decorator-<stem>.json, or spec_path's name
   std::vector<std::string> devices;   // names, in the spec's order
   std::vector<std::string> warnings;  // devices left out, and why; plan warnings
   std::string json;
@@ -106,9 +106,12 @@ struct CdiSpec {
 };
 
 // The spec of one inventory on `host` (see the header comment), to be
-// written into `spec_dir` ("" = no directory: stdout).
+// written at `spec_path`, an absolute host path ("" = stdout, no directory:
+// env LD_PRELOAD). Its directory gets the preload files, named after the
+// spec's file (oci-decorator-it.json -> oci-decorator-it.<device>.preload),
+// and out->file_name is that file's name.
 bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string& host_root,
-                  const std::string& spec_dir, CdiSpec* out, Error* err);
+                  const std::string& spec_path, CdiSpec* out, Error* err);
 
 // Every file to write into the spec's directory, in order: the preload
 // files, then the spec (so an engine never reads a spec whose preload file

@@ -187,10 +187,10 @@ void CheckCdi(const Inventory& inv, const HostView& host, const std::string& hos
     if (f.name != name) continue;
     (*used)[i] = true;
     // What `cdi generate --output-dir <this dir>` writes: its preload files
-    // named under the directory as the host names it.
+    // named under the directory as the host names it (under --host-root).
     CdiSpec spec;
     Error err;
-    bool built = BuildCdiSpec(inv, host, host_root, UnderRoot(host_root, f.dir), &spec, &err);
+    bool built = BuildCdiSpec(inv, host, host_root, UnderRoot(host_root, f.dir + "/" + f.name), &spec, &err);
     CdiCheck c;
     c.path = f.dir + "/" + f.name;
     c.inventory = inv.file;

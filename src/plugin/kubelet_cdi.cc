@@ -35,7 +35,7 @@ bool CdiDirWriter::Sync() {
   for (const Inventory& inv : set.inventories) {
     present.insert(inv.file);
     CdiSpec spec;
-    if (!BuildCdiSpec(inv, *host, opts_.host_path_root, dir_, &spec, &err)) {
+    if (!BuildCdiSpec(inv, *host, opts_.host_path_root, dir_ + "/" + CdiFileName(inv), &spec, &err)) {
       log::Warn("CDI spec of " + inv.file + " not written: " + err.Line());
       continue;  // no device on this host: the resources are unhealthy anyway
     }

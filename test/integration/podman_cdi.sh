@@ -3,7 +3,8 @@
 # for the SIMULATED Onload install (--host-root), and podman alone (no hook:
 # an empty --hooks-dir) gives `--device <kind>=onload|zf|all` containers the
 # files (read-only), the device nodes (allowed: ENXIO, not EPERM) and
-# LD_PRELOAD. The device and its cgroup rule are in the container's
+# libonload preloaded through /etc/ld.so.preload (a preload file written
+# next to the spec, mounted read-only), with no env LD_PRELOAD. The device and its cgroup rule are in the container's
 # config.json (what makes CDI durable) and survive `podman update`. Also: an unknown device name fails with
 # podman's error, cdiVersion 0.3.0 is accepted, a host without TCPDirect
 # gets only the onload device, and `setup docker` merges daemon.json.
@@ -21,7 +22,7 @@ SPEC=/etc/cdi/oci-decorator-it-$RUN_TAG.json
 SPEC_030=/etc/cdi/oci-decorator-it-$RUN_TAG-v030.json
 SPEC_STALE=/etc/cdi/oci-decorator-it-$RUN_TAG-stale.json
 it_track_new_dirs /etc/cdi
-cdi_cleanup() { rm -f "$SPEC" "$SPEC_030" "$SPEC_STALE"; }
+cdi_cleanup() { rm -f "$SPEC" "$SPEC_030" "$SPEC_STALE" /etc/cdi/oci-decorator-it-"$RUN_TAG"*.preload; }
 it_add_cleanup cdi_cleanup
 EMPTY_HOOKS=$T/empty-hooks.d
 mkdir -p "$EMPTY_HOOKS"
@@ -39,17 +40,34 @@ assert_eq "spec: cdiVersion 0.5.0 (hostPath under --host-root), kind, devices" \
   "0.5.0 $KIND onload,zf,all" "$(jq -r '[.cdiVersion, .kind, (.devices | map(.name) | join(","))] | join(" ")' "$SPEC")"
 assert_eq "spec file mode 0644" 644 "$(stat -c %a "$SPEC")"
 assert_eq "no temporary file left in /etc/cdi" "" "$(ls -A /etc/cdi | grep -F ".tmp." | grep -F "$RUN_TAG")"
-assert_eq "stdout (-o -) is the same spec" "$(cat "$SPEC")" "$(ocid cdi generate -o - 2>/dev/null)"
-assert_eq "LD_PRELOAD only on onload and all" \
-  '{"onload":["LD_PRELOAD=/usr/lib64/libonload.so"],"zf":null,"all":["LD_PRELOAD=/usr/lib64/libonload.so"]}' \
+assert_eq "no env LD_PRELOAD in the spec (it would replace a container's own)" \
+  '{"onload":null,"zf":null,"all":null}' \
   "$(jq -c '[.devices[] | {(.name): .containerEdits.env}] | add' "$SPEC")"
+P=/etc/cdi/oci-decorator-it-$RUN_TAG
+assert_eq "onload and all mount their preload file, next to the spec, at /etc/ld.so.preload ro,nosuid,nodev" \
+  "{\"onload\":[\"$P.onload.preload ro,nosuid,nodev,bind\"],\"zf\":[],\"all\":[\"$P.all.preload ro,nosuid,nodev,bind\"]}" \
+  "$(jq -c '[.devices[] | {(.name): [.containerEdits.mounts[] | select(.containerPath == "/etc/ld.so.preload") | "\(.hostPath) \(.options | join(","))"]}] | add' "$SPEC")"
+assert_eq "the preload files list libonload, mode 0644" \
+  "644 /usr/lib64/libonload.so|644 /usr/lib64/libonload.so|" \
+  "$(for d in onload all; do echo "$(stat -c %a "$P.$d.preload") $(cat "$P.$d.preload")"; done | tr '\n' '|')"
+check_not "no preload file for zf" test -e "$P.zf.preload"
+out=$(ocid cdi generate -o - 2>&1 >"$T/stdout.json")
+assert_eq "stdout (-o -): env LD_PRELOAD instead, no preload mount" \
+  '{"onload":["LD_PRELOAD=/usr/lib64/libonload.so"],"zf":null,"all":["LD_PRELOAD=/usr/lib64/libonload.so"]} 0' \
+  "$(jq -c '[.devices[] | {(.name): .containerEdits.env}] | add' "$T/stdout.json") $(grep -c ld.so.preload "$T/stdout.json")"
+assert_contains "stdout (-o -): warns that a container's own LD_PRELOAD is replaced" "$out" \
+  "replaces a container's own LD_PRELOAD; write it with --output-dir"
 assert_eq "device nodes: hostPath under the host root, no type or numbers (the engine stats them)" \
   "$HOST_ROOT/dev/onload $HOST_ROOT/dev/onload_epoll $HOST_ROOT/dev/sfc_char" \
   "$(jq -r '.devices[] | select(.name == "onload") | .containerEdits.deviceNodes | map(select(has("major") or has("type") | not) | .hostPath) | join(" ")' "$SPEC")"
 
 mkdir -p "$T/cdi-out"
 ocid cdi generate --output-dir "$T/cdi-out" 2>/dev/null
-assert_eq "--output-dir writes oci-decorator-<inventory>.json" "oci-decorator-onload.json" "$(ls "$T/cdi-out")"
+assert_eq "--output-dir writes oci-decorator-<inventory>.json and its preload files" \
+  "oci-decorator-onload.all.preload oci-decorator-onload.json oci-decorator-onload.onload.preload" \
+  "$(ls "$T/cdi-out" | tr '\n' ' ' | sed 's/ $//')"
+assert_eq "--output-dir: the spec names its preload file there" "$T/cdi-out/oci-decorator-onload.onload.preload" \
+  "$(jq -r '.devices[] | select(.name == "onload") | .containerEdits.mounts[] | select(.containerPath == "/etc/ld.so.preload") | .hostPath' "$T/cdi-out/oci-decorator-onload.json")"
 
 # A host without TCPDirect: the onload device only, with warnings.
 cp -a "$HOST_ROOT" "$T/host-nozf"
@@ -67,7 +85,7 @@ for what in onload zf all; do
   echo "# --- podman --device $KIND=$what"
   assert_eq "[$what] podman run exits 0" 0 "$RC"
   [[ $RC -eq 0 ]] || dump_run
-  expect_onload "$what" "$what" "$HOST_ROOT" /usr/lib64 spec
+  expect_onload "$what" "$what" "$HOST_ROOT" /usr/lib64 cdi
   assert_host_mounts_unchanged "[$what] after the container"
 done
 

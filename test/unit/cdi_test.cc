@@ -395,7 +395,7 @@ TEST_CASE("cdi: with a directory, a preloading device mounts its preload file at
                R"("profiles": {"latency": {"EF_POLL_USEC": "100000"}}, )");
   CdiSpec spec;
   Error err;
-  REQUIRE_MESSAGE(BuildCdiSpec(Parse(json), Host(), "/", "/etc/cdi", &spec, &err), err.Line());
+  REQUIRE_MESSAGE(BuildCdiSpec(Parse(json), Host(), "/", "/etc/cdi/oci-decorator-onload.json", &spec, &err), err.Line());
   CHECK_FALSE(spec.preload_in_env);
   CHECK_FALSE(Contains(spec.json, "LD_PRELOAD"));
   auto j = nlohmann::json::parse(spec.json);
@@ -435,4 +435,15 @@ TEST_CASE("cdi: without a directory (stdout) LD_PRELOAD stays in the env, no pre
   CHECK(Contains(spec.json, "\"LD_PRELOAD=/usr/lib64/libonload.so\""));
   CHECK_FALSE(Contains(spec.json, "/etc/ld.so.preload"));
   CHECK(ocid::CdiFilesOf(spec).size() == 1);
+}
+
+TEST_CASE("cdi: preload files are named after the spec's file, in its directory") {
+  CdiSpec spec;
+  Error err;
+  REQUIRE(BuildCdiSpec(Parse(kInventory), Host(), "/", "/run/x/my-spec.json", &spec, &err));
+  CHECK(spec.file_name == "my-spec.json");
+  REQUIRE(spec.preload_files.size() == 2);
+  CHECK(spec.preload_files[0].name == "my-spec.onload.preload");
+  CHECK(Contains(spec.json, "\"hostPath\": \"/run/x/my-spec.onload.preload\""));
+  CHECK(ocid::CdiFilesOf(spec).back().name == "my-spec.json");
 }

@@ -250,7 +250,7 @@ TEST_CASE("check: delivery modes") {
     Inventory inv = Parse(kOnload, kFile);
     ocid::CdiSpec spec;
     Error err;
-    REQUIRE(ocid::BuildCdiSpec(inv, h, "/", "/etc/cdi", &spec, &err));
+    REQUIRE(ocid::BuildCdiSpec(inv, h, "/", "/etc/cdi/oci-decorator-onload.json", &spec, &err));
     REQUIRE_FALSE(spec.preload_files.empty());
     n.cdi_files.push_back({"/etc/cdi", "oci-decorator-onload.json", spec.json, {}});
     for (const auto& f : spec.preload_files)
