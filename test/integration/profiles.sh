@@ -17,9 +17,11 @@
 #      preloading resources deliver and names their CDI device onload-latency;
 #      an .opf with `if` makes them unhealthy with its line; a bad name is
 #      refused at start;
-#   5. podman CDI: `--device KIND=onload-latency` gives the EF_*; what
-#      podman 4.3 does to a container's own EF_* and LD_PRELOAD of the same
-#      name (the spec's value replaces them) is asserted, as documented.
+#   5. podman CDI: `--device KIND=onload-latency` gives the EF_*, and
+#      libonload through the mounted /etc/ld.so.preload; a container's own
+#      LD_PRELOAD is kept and both libraries load in the same process; what
+#      podman 4.3 does to a container's own EF_* of the same name (the spec's
+#      value replaces it) is asserted, as documented.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 it_setup lib64
 
@@ -177,7 +179,7 @@ RUN_TAG=$(basename "$T" | tr -dc 'a-zA-Z0-9' | tr 'A-Z' 'a-z')
 KIND="oci-decorator.test/prof-$RUN_TAG"
 SPEC=/etc/cdi/oci-decorator-prof-$RUN_TAG.json
 it_track_new_dirs /etc/cdi
-cdi_cleanup() { rm -f "$SPEC"; }
+cdi_cleanup() { rm -f "$SPEC" /etc/cdi/oci-decorator-prof-"$RUN_TAG".*.preload; }
 it_add_cleanup cdi_cleanup
 mkdir -p "$T/empty-hooks.d" "$T/cdi-conf"
 jq --arg k "$KIND" '.cdi_kind = $k' "$CONF_DIR/onload.json" >"$T/cdi-conf/onload.json"
@@ -192,6 +194,7 @@ assert_eq "[cdi onload-latency] podman run exits 0" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
 assert_eq "[cdi onload-latency] the profile's EF_*" "$LATENCY" "$(ef)"
 assert_contains "[cdi onload-latency] libonload preloaded" "$(field DYN)" "SIMULATED libonload: preloaded"
+assert_eq "[cdi onload-latency] through /etc/ld.so.preload: no LD_PRELOAD" unset "$(field LDP)"
 
 run_podman runc --hooks-dir "$T/empty-hooks.d" -- --device "$KIND=onload-latency" \
   -e EF_POLL_USEC=7 -e LD_PRELOAD=/opt/mine/libmine.so -- "$PROBE"
@@ -199,7 +202,9 @@ assert_eq "[cdi own] podman run exits 0" 0 "$RC"
 # Documented in oci-decorator(8), CDI: the spec's env replaces a variable of the same name.
 assert_eq "[cdi own] podman 4.3 applies the spec's EF_POLL_USEC over the container's" \
   "$LATENCY" "$(ef)"
-assert_eq "[cdi own] and replaces the container's LD_PRELOAD" "/usr/lib64/libonload.so" "$(field LDP)"
-assert_not_contains "[cdi own] so the container's own library is not loaded" "$OUT" "MINE preloaded"
+assert_eq "[cdi own] the container's LD_PRELOAD is kept" "/opt/mine/libmine.so" "$(field LDP)"
+assert_contains "[cdi own] dyn-hello loads the container's own library" "$(field DYN)" "MINE preloaded"
+assert_contains "[cdi own] and libonload too (/etc/ld.so.preload)" "$(field DYN)" \
+  "SIMULATED libonload: preloaded into /usr/bin/dyn-hello"
 
 it_finish
