@@ -69,8 +69,13 @@ assert_no_match "plugin log: no crash, no internal error" "$log" "internal error
 assert_contains "--cdi-dir: the spec of a removed inventory is removed" "$log" \
   "removed $T/cdi/oci-decorator-testdev.json"
 assert_not_contains "--cdi-dir: a broken inventory keeps its spec" "$log" "removed $T/cdi/oci-decorator-onload.json"
-assert_eq "--cdi-dir: both specs there at the end, 0644" "oci-decorator-onload.json 644 oci-decorator-testdev.json 644" \
+assert_eq "--cdi-dir: both specs there at the end, and onload's preload files, 0644" \
+  "oci-decorator-onload.all.preload 644 oci-decorator-onload.json 644 oci-decorator-onload.onload-latency.preload 644 oci-decorator-onload.onload-throughput.preload 644 oci-decorator-onload.onload.preload 644 oci-decorator-testdev.json 644" \
   "$(cd "$T/cdi" && stat -c '%n %a' * | tr '\n' ' ' | sed 's/ $//')"
+assert_eq "--cdi-dir: the onload device mounts its preload file at /etc/ld.so.preload, no env" \
+  "$T/cdi/oci-decorator-onload.onload.preload null" \
+  "$(jq -r '.devices[] | select(.name == "onload") | .containerEdits | "\(.mounts[] | select(.containerPath == "/etc/ld.so.preload") | .hostPath) \(.env)"' "$T/cdi/oci-decorator-onload.json")"
+assert_eq "--cdi-dir: the preload file lists libonload" "/usr/lib64/libonload.so" "$(cat "$T/cdi/oci-decorator-onload.onload.preload")"
 if [[ $IT_FAIL -gt 0 ]]; then sed 's/^/#      plugin: /' "$T/logs/scenario.log" | tail -40; fi
 
 # start_plugin LOG [kubernetes options...]: runs the plugin (no kubelet),
@@ -125,7 +130,8 @@ stop_plugin
 assert_eq "Allocate: every host path under --host-path-root" "[]" \
   "$(jq -c '[.container_responses[0] | (.mounts[], .devices[]) | .host_path | select(startswith("/hostfs/") | not)]' <<<"$resp")"
 assert_contains "Allocate: libonload.so from /hostfs" "$resp" '"/hostfs/usr/lib64/libonload.so"'
-assert_eq "--cdi-dir: every hostPath in the spec under --host-path-root" "[]" \
+assert_eq "--cdi-dir: every hostPath in the spec under --host-path-root, but the preload files under --cdi-dir" \
+  "[\"$T/cdi2/oci-decorator-onload.onload.preload\",\"$T/cdi2/oci-decorator-onload.all.preload\",\"$T/cdi2/oci-decorator-onload.onload-latency.preload\",\"$T/cdi2/oci-decorator-onload.onload-throughput.preload\"]" \
   "$(jq -c '[.. | objects | .hostPath? // empty | select(startswith("/hostfs/") | not)]' "$T/cdi2/oci-decorator-onload.json")"
 assert_no_match "GRPC_TRACE/GRPC_VERBOSITY in the environment: no gRPC debug output" \
   "$(cat "$T/logs/hpr.log")" '^[DI][0-9]{4} |grpc_trace|tracer'
@@ -139,8 +145,8 @@ resp=$("$PY" "$STANDIN" allocate --socket "$SOCK" --ids onload-3 2>&1)
 assert_eq "Allocate onload-3 answers" 0 "$?"
 stop_plugin
 assert_eq "mounts mode: no cdi_devices" 0 "$(jq '.container_responses[0].cdi_devices // [] | length' <<<"$resp")"
-assert_eq "mounts mode: the same mounts as the CDI spec's onload device (one plan)" \
-  "$(jq -c '[.devices[] | select(.name == "onload") | .containerEdits.mounts[] | [.hostPath, .containerPath]] | sort' "$T/cdi/oci-decorator-onload.json")" \
+assert_eq "mounts mode: the same mounts as the CDI spec's onload device (one plan; its preload file is the answer's LD_PRELOAD)" \
+  "$(jq -c '[.devices[] | select(.name == "onload") | .containerEdits.mounts[] | select(.containerPath != "/etc/ld.so.preload") | [.hostPath, .containerPath]] | sort' "$T/cdi/oci-decorator-onload.json")" \
   "$(jq -c '[.container_responses[0].mounts[] | [.host_path, .container_path]] | sort' <<<"$resp")"
 # What containerd's CRI plugin makes of a ContainerAllocateResponse: each
 # Mount a bind mount (ro when read_only), each DeviceSpec a linux.devices
@@ -184,7 +190,7 @@ else
     >"$KCONF/k8s$RUN_TAG.json"
   SPEC=/etc/cdi/oci-decorator-k8s$RUN_TAG.json
   it_track_new_dirs /etc/cdi
-  cdi_cleanup() { rm -f "$SPEC"; }
+  cdi_cleanup() { rm -f "$SPEC" /etc/cdi/oci-decorator-k8s"$RUN_TAG".*.preload; }
   it_add_cleanup cdi_cleanup
   rm -f "$KDIR"/*
   env -i "$OCID_PLUGIN" --config-dir "$KCONF" --host-root "$HOST_ROOT" kubernetes \
@@ -206,7 +212,7 @@ else
   run_podman runc --hooks-dir "$T/empty-hooks.d" -- "${devopts[@]}" -- "$(onload_probe /usr/lib64)"
   assert_eq "[cdi] podman run ${devopts[*]} exits 0" 0 "$RC"
   [[ $RC -eq 0 ]] || dump_run
-  expect_onload onload cdi "$HOST_ROOT" /usr/lib64 spec
+  expect_onload onload cdi "$HOST_ROOT" /usr/lib64 cdi
   assert_host_mounts_unchanged "[cdi] after the container"
 
   echo "# --- end to end (c): --allocate both (the default): mounts, devices, envs and the CDI device together"
@@ -230,14 +236,17 @@ else
   while IFS= read -r e; do both+=(-e "$e"); done \
     < <(jq -r '.container_responses[0].envs | to_entries[] | "\(.key)=\(.value)"' <<<"$resp")
   # One plan, two renderings: the answer's mounts and devices are the CDI
-  # device's, one for one.
-  assert_eq "both mode: as many mounts and devices as the CDI device, its env, one CDI name" \
-    "$(jq -r '.devices[] | select(.name == "onload") | .containerEdits | "\(.mounts | length) \(.deviceNodes | length) \(.env | length) 1"' "$SPEC")" \
-    "$(jq -r '.container_responses[0] | "\(.mounts | length) \(.devices | length) \(.envs | length) \(.cdi_devices | length)"' <<<"$resp")"
+  # device's, one for one; the answer's LD_PRELOAD is the CDI device's
+  # /etc/ld.so.preload (a kubelet's envs cannot carry a file).
+  assert_eq "both mode: as many mounts and devices as the CDI device, one CDI name" \
+    "$(jq -r '.devices[] | select(.name == "onload") | .containerEdits | "\(.mounts | map(select(.containerPath != "/etc/ld.so.preload")) | length) \(.deviceNodes | length) \(.env // [] | length) 1"' "$SPEC")" \
+    "$(jq -r '.container_responses[0] | "\(.mounts | length) \(.devices | length) \(.envs | del(.LD_PRELOAD) | length) \(.cdi_devices | length)"' <<<"$resp")"
+  assert_eq "both mode: the answer's LD_PRELOAD is the CDI preload file's content" \
+    "$(cat /etc/cdi/oci-decorator-k8s$RUN_TAG.onload.preload)" "$(jq -r '.container_responses[0].envs.LD_PRELOAD' <<<"$resp")"
   run_podman runc --hooks-dir "$T/empty-hooks.d" -- "${both[@]}" -- "$(onload_probe /usr/lib64)"
   assert_eq "[both] podman run with both exits 0" 0 "$RC"
   [[ $RC -eq 0 ]] || dump_run
-  expect_onload onload both "$HOST_ROOT" /usr/lib64 spec
+  expect_onload onload both "$HOST_ROOT" /usr/lib64 both
   assert_host_mounts_unchanged "[both] after the container"
 fi
 

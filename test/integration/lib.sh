@@ -381,6 +381,8 @@ EOS
 #   cdi   as spec, but libonload comes through /etc/ld.so.preload, a
 #         read-only nosuid,nodev mount of the preload file written with the
 #         CDI spec; no LD_PRELOAD (the container's own is left alone).
+#   both  as cdi, and LD_PRELOAD too (a kubelet's Allocate envs next to its
+#         CDI device).
 #   bind  as spec, for an orchestrator's own mounts (a kubelet's Allocate
 #         mounts, a Nomad reservation): read-only, but the engine does not
 #         add nosuid,nodev.
@@ -394,7 +396,7 @@ expect_onload() {
     none) ;;
     *) die "expect_onload: unknown WHAT $what" ;;
   esac
-  [[ $mode == hook || $mode == spec || $mode == bind || $mode == cdi ]] || die "expect_onload: unknown MODE $mode"
+  [[ $mode == hook || $mode == spec || $mode == bind || $mode == cdi || $mode == both ]] || die "expect_onload: unknown MODE $mode"
   assert_contains "[$desc] probe ran to the end" "$OUT" "DONE"
   for f in ${ONLOAD_PROBE_FILES_ONLOAD//@L@/$L} ${ONLOAD_PROBE_FILES_ZF//@L@/$L}; do
     got=$(field SHA | awk -v f="$f" '$1 == f {print $2}')
@@ -437,21 +439,25 @@ expect_onload() {
   if ((want_onload)); then
     if [[ $mode == hook ]]; then
       assert_contains "[$desc] /etc/ld.so.preload lists $L/libonload.so" "$(field PRELOAD)" "$L/libonload.so"
-    elif [[ $mode == cdi ]]; then
+    elif [[ $mode == cdi || $mode == both ]]; then
       assert_eq "[$desc] /etc/ld.so.preload is $L/libonload.so" "$L/libonload.so" "$(field PRELOAD)"
       opts=$(field MNT | awk '$1 == "/etc/ld.so.preload" {print $2}')
       assert_match "[$desc] /etc/ld.so.preload is mounted ro,nosuid,nodev (${opts:-not a mount})" "$opts" \
         '(^|,)ro(,|$).*nosuid.*nodev|(^|,)ro(,|$).*nodev.*nosuid'
-      assert_eq "[$desc] LD_PRELOAD unset (the preload is not in the env)" unset "$(field LDP)"
+      if [[ $mode == cdi ]]; then
+        assert_eq "[$desc] LD_PRELOAD unset (the preload is not in the env)" unset "$(field LDP)"
+      else
+        assert_eq "[$desc] LD_PRELOAD is $L/libonload.so too" "$L/libonload.so" "$(field LDP)"
+      fi
     else
       assert_eq "[$desc] LD_PRELOAD is $L/libonload.so" "$L/libonload.so" "$(field LDP)"
     fi
     assert_contains "[$desc] dyn-hello gets the SIMULATED libonload preloaded" "$(field DYN)" \
       "SIMULATED libonload: preloaded into /usr/bin/dyn-hello"
   else
-    if [[ $mode == hook || $mode == cdi ]]; then
+    if [[ $mode == hook || $mode == cdi || $mode == both ]]; then
       assert_eq "[$desc] no /etc/ld.so.preload" no "$(field PRELOAD_FILE)"
-      [[ $mode == cdi ]] && assert_eq "[$desc] LD_PRELOAD unset" unset "$(field LDP)"
+      [[ $mode != hook ]] && assert_eq "[$desc] LD_PRELOAD unset" unset "$(field LDP)"
     else
       assert_eq "[$desc] LD_PRELOAD unset" unset "$(field LDP)"
     fi
