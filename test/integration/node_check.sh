@@ -139,6 +139,19 @@ run_check --json
 assert_eq "[current CDI spec, nothing else] exit 0" 0 "$RC"
 assert_eq "[current CDI spec] state current, inventory delivered" "current True" \
   "$(json 'j["inventories"][0]["cdi"][0]["state"], j["inventories"][0]["delivered"]')"
+check "cdi generate wrote the onload device's preload file" test -f "$H/etc/cdi/oci-decorator-onload.onload.preload"
+# A preload file gone or edited: the spec alone is not current.
+mv "$H/etc/cdi/oci-decorator-onload.onload.preload" "$T/preload.keep"
+run_check --json
+assert_eq "[CDI spec without its preload file] exit 1, stale, says which file" \
+  "1 stale its preload file /etc/cdi/oci-decorator-onload.onload.preload is missing" \
+  "$RC $(json 'j["inventories"][0]["cdi"][0]["state"], j["inventories"][0]["cdi"][0]["reason"].split(":")[0]')"
+echo /tmp/other.so >"$H/etc/cdi/oci-decorator-onload.onload.preload"
+run_check --json
+assert_eq "[CDI spec with an edited preload file] stale" "stale" "$(json 'j["inventories"][0]["cdi"][0]["state"]')"
+mv "$T/preload.keep" "$H/etc/cdi/oci-decorator-onload.onload.preload"
+run_check --json
+assert_eq "[preload file back] current again" "0 current" "$RC $(json 'j["inventories"][0]["cdi"][0]["state"]')"
 # The library is upgraded: the spec names the old file.
 mv "$H/usr/lib64/libonload_ext.so.1.2.0" "$H/usr/lib64/libonload_ext.so.1.2.1"
 ln -sfn libonload_ext.so.1.2.1 "$H/usr/lib64/libonload_ext.so.1"
