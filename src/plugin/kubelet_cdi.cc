@@ -42,7 +42,7 @@ bool CdiDirWriter::Sync() {
     // The preload files first, the spec last (cdi.h CdiFilesOf); each only
     // when it differs from the file.
     std::vector<std::string> paths;
-    bool changed = false, failed = false;
+    bool spec_changed = false, failed = false;
     for (const auto& f : CdiFilesOf(spec)) {
       std::string path = dir_ + "/" + f.name;
       paths.push_back(path);
@@ -57,14 +57,17 @@ bool CdiDirWriter::Sync() {
         failed = true;
         break;
       }
-      changed = true;
+      if (f.name == spec.file_name)
+        spec_changed = true;
+      else
+        log::Info("wrote " + path + ": the preload file of " + inv.file);
     }
     if (failed) {
       ok = false;
       continue;
     }
     written_[inv.file] = paths;
-    if (!changed) continue;
+    if (!spec_changed) continue;
     std::string names;
     for (const auto& d : spec.devices) names += (names.empty() ? "" : ", ") + d;
     log::Info("wrote " + paths.back() + ": kind " + spec.kind + ", devices " + names);
