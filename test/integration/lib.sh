@@ -303,6 +303,43 @@ host_sha() { sha256sum <"$1" | cut -c1-64; }
 # ==== Helpers for crun, podman, the parallel load test and the package test ====
 # (appended; nothing above changes behaviour)
 
+# --- the runtime shim, driven as containerd drives it -------------------------------
+# shim_create_start: `shim create` (a function the suite defines: the shim with
+# its options, as containerd calls runc) with stdio to files, as containerd
+# hands the container's stdio to `runc create`, then `shim start`; waits until
+# the container has stopped. Sets RC (create), OUT, ERR. Needs CID, B, RUNC_ROOT.
+shim_create_start() {
+  IT_IDS+=("$CID")
+  shim create --bundle "$B" "$CID" </dev/null >"$B/out" 2>"$B/err"
+  RC=$?
+  if [[ $RC -eq 0 ]]; then
+    shim start "$CID" || nok "shim start $CID"
+    local i
+    for i in $(seq 1 100); do
+      [[ $(runc --root "$RUNC_ROOT" state "$CID" 2>/dev/null | jq -r .status) == stopped ]] && break
+      sleep 0.1
+    done
+  fi
+  OUT=$(cat "$B/out")
+  ERR=$(cat "$B/err")
+}
+
+# --- packages -----------------------------------------------------------------------
+# package_build_dir: sets BUILD to the build dir cpack runs in: OCID_BUILD_DIR
+# when it installs to /usr, else a configure of the sources in $T/build.
+package_build_dir() {
+  local prefix
+  BUILD=${OCID_BUILD_DIR:-}
+  [[ -n $BUILD && -f $BUILD/CMakeCache.txt ]] || die "OCID_BUILD_DIR is not a configured build dir: '$BUILD'"
+  prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:[A-Z]*=//p' "$BUILD/CMakeCache.txt")
+  if [[ $prefix != /usr ]]; then
+    info "build dir $BUILD has CMAKE_INSTALL_PREFIX=$prefix: configuring $T/build with /usr"
+    cmake -S "$SRC" -B "$T/build" -DCMAKE_INSTALL_PREFIX=/usr -DBUILD_TESTING=OFF >"$T/logs/cmake.log" 2>&1 \
+      || { tail -20 "$T/logs/cmake.log"; die "cmake configure of $T/build failed"; }
+    BUILD=$T/build
+  fi
+}
+
 # --- extra cleanup steps ----------------------------------------------------------
 # it_add_cleanup FN: FN runs at exit, before it_cleanup (last added runs first).
 # A step that returns non-zero makes the script fail.

@@ -56,15 +56,7 @@ pkg_cleanup() {
 it_add_cleanup pkg_cleanup
 
 # --- build the package
-BUILD=${OCID_BUILD_DIR:-}
-[[ -n $BUILD && -f $BUILD/CMakeCache.txt ]] || die "OCID_BUILD_DIR is not a configured build dir: '$BUILD'"
-prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:[A-Z]*=//p' "$BUILD/CMakeCache.txt")
-if [[ $prefix != /usr ]]; then
-  info "build dir $BUILD has CMAKE_INSTALL_PREFIX=$prefix: configuring $T/build with /usr"
-  cmake -S "$SRC" -B "$T/build" -DCMAKE_INSTALL_PREFIX=/usr -DBUILD_TESTING=OFF >"$T/logs/cmake.log" 2>&1 \
-    || { tail -20 "$T/logs/cmake.log"; die "cmake configure of $T/build failed"; }
-  BUILD=$T/build
-fi
+package_build_dir
 targets=(oci-decorator)
 [[ -n ${OCID_PLUGIN:-} ]] && targets+=(oci-decorator-device-plugin)
 cmake --build "$BUILD" --target "${targets[@]}" -j"$(nproc)" >"$T/logs/build.log" 2>&1 \

@@ -32,15 +32,7 @@ rpm_root() { rpm --root "$ROOT" --dbpath /var/lib/rpm "$@" 2> >(grep -v 'should 
 mode_of() { stat -c '%F %a %U:%G' "$1" 2>&1; }
 
 # --- build the packages
-BUILD=${OCID_BUILD_DIR:-}
-[[ -n $BUILD && -f $BUILD/CMakeCache.txt ]] || die "OCID_BUILD_DIR is not a configured build dir: '$BUILD'"
-prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:[A-Z]*=//p' "$BUILD/CMakeCache.txt")
-if [[ $prefix != /usr ]]; then
-  info "build dir $BUILD has CMAKE_INSTALL_PREFIX=$prefix: configuring $T/build with /usr"
-  cmake -S "$SRC" -B "$T/build" -DCMAKE_INSTALL_PREFIX=/usr -DBUILD_TESTING=OFF >"$T/logs/cmake.log" 2>&1 \
-    || { tail -20 "$T/logs/cmake.log"; die "cmake configure of $T/build failed"; }
-  BUILD=$T/build
-fi
+package_build_dir
 cmake --build "$BUILD" -j"$(nproc)" >"$T/logs/build.log" 2>&1 \
   || { tail -20 "$T/logs/build.log"; die "build in $BUILD failed"; }
 # cpack_rpm N [cpack args]: builds the packages into $T/pkgN; sets RPM and PRPM.

@@ -49,20 +49,9 @@ ln -s "$OCID_BIN" "$T/bin/oci-decorator-runtime"
 echo "{\"runtime\": \"$RUNC\", \"log_level\": \"debug\", \"log_file\": \"$T/logs/shim.log\"}" >"$T/runtime.json"
 shim() { "$T/bin/oci-decorator-runtime" --ocid-config "$T/runtime.json" --ocid-host-root "$HOST_ROOT" \
          --ocid-config-dir "$CONF_DIR" --root "$RUNC_ROOT" --log "$T/logs/runc-$CID.json" --log-format json "$@"; }
+# shim_run: lib.sh's shim_create_start, then the container is deleted.
 shim_run() {
-  IT_IDS+=("$CID")
-  shim create --bundle "$B" "$CID" </dev/null >"$B/out" 2>"$B/err"
-  RC=$?
-  if [[ $RC -eq 0 ]]; then
-    shim start "$CID" || nok "shim start $CID"
-    local i
-    for i in $(seq 1 100); do
-      [[ $(runc --root "$RUNC_ROOT" state "$CID" 2>/dev/null | jq -r .status) == stopped ]] && break
-      sleep 0.1
-    done
-  fi
-  OUT=$(cat "$B/out")
-  ERR=$(cat "$B/err")
+  shim_create_start
   runc --root "$RUNC_ROOT" delete -f "$CID" >/dev/null 2>&1
 }
 

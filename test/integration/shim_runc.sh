@@ -32,25 +32,6 @@ SHIM_OPTS=(--ocid-config "$T/runtime.json" --ocid-host-root "$HOST_ROOT" --ocid-
 # shim ARGS...: the shim as containerd calls runc: --root, --log, --log-format json.
 shim() { "$SHIM" "${SHIM_OPTS[@]}" --root "$RUNC_ROOT" --log "$T/logs/runc-$CID.json" --log-format json "$@"; }
 
-# shim_create_start: create through the shim (stdio to files, as containerd
-# hands the container's stdio to `runc create`), then start; waits until the
-# container has stopped. Sets RC (create), OUT, ERR.
-shim_create_start() {
-  IT_IDS+=("$CID")
-  shim create --bundle "$B" "$CID" </dev/null >"$B/out" 2>"$B/err"
-  RC=$?
-  if [[ $RC -eq 0 ]]; then
-    shim start "$CID" || nok "shim start $CID"
-    local i
-    for i in $(seq 1 100); do
-      [[ $(runc --root "$RUNC_ROOT" state "$CID" 2>/dev/null | jq -r .status) == stopped ]] && break
-      sleep 0.1
-    done
-  fi
-  OUT=$(cat "$B/out")
-  ERR=$(cat "$B/err")
-}
-
 # A probe printing what the checks below need.
 probe() {
   onload_probe /usr/lib64

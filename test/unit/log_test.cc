@@ -98,7 +98,10 @@ TEST_CASE("log config: broken files are refused, naming the file and why") {
       {R"({"log_target": "stderr,"})", "unknown log target \"\""},
       {R"({"log_format": "xml"})", "unknown log format \"xml\""},
   };
-  for (const auto& [text, expected] : bad) {
+  for (const auto& entry : bad) {
+    // Not a structured binding: CAPTURE's lambda cannot capture one in C++17.
+    const auto& text = entry.first;
+    const auto& expected = entry.second;
     CAPTURE(text);
     ocid::LogSettings s;
     std::string why;

@@ -5,6 +5,7 @@
 
 #include <sys/stat.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -159,7 +160,7 @@ TEST_CASE("LibraryVersionFromBytes: the banner of every product, nothing else") 
         "9.0.0.1");
   // Garbage of every byte value, and a huge run of near misses.
   std::string garbage;
-  for (int i = 0; i < 1 << 20; ++i) garbage.push_back(static_cast<char>((i * 7919) & 0xff));
+  for (uint32_t i = 0; i < (1u << 20); ++i) garbage.push_back(static_cast<char>((i * 7919u) & 0xffu));
   CHECK(LibraryVersionFromBytes(garbage) == "");
   std::string misses;
   while (misses.size() < (8u << 20)) misses += "Onload Onload 1.2\nCopy";
