@@ -1,8 +1,6 @@
 #include "completion.h"
 
-#include <CLI/CLI.hpp>
 #include <cctype>
-#include <cstdio>
 #include <functional>
 #include <sstream>
 
@@ -23,17 +21,6 @@ std::string Join(const std::vector<std::string>& v, const std::string& sep) {
   return out;
 }
 
-CompletionOption DescribeOption(const CLI::Option& o) {
-  CompletionOption d;
-  for (const auto& n : o.get_lnames()) d.names.push_back("--" + n);
-  for (const auto& n : o.get_snames()) d.names.push_back("-" + n);
-  d.description = o.get_description();
-  d.takes_value = o.get_items_expected_max() != 0;  // flags expect none
-  if (d.takes_value) d.choices = ChoicesIn(o.get_type_name());
-  return d;
-}
-
-bool Hidden(const std::string& group) { return group.empty(); }
 
 // A single-quoted shell word (bash and zsh alike).
 std::string Quote(const std::string& s) {
@@ -79,6 +66,10 @@ void ValueArms(const CommandLine& root,
 
 }  // namespace
 
+std::string JoinWords(const std::vector<std::string>& words, char sep) {
+  return Join(words, std::string(1, sep));
+}
+
 std::vector<std::string> ChoicesIn(const std::string& type_name) {
   for (const auto& part : Split(type_name, ':'))
     if (part.size() >= 2 && part.front() == '{' && part.back() == '}')
@@ -86,25 +77,6 @@ std::vector<std::string> ChoicesIn(const std::string& type_name) {
   return {};
 }
 
-CommandLine DescribeCommandLine(const CLI::App& app, const std::string& program) {
-  CommandLine c;
-  c.name = program;
-  c.description = app.get_description();
-  for (const CLI::Option* o : app.get_options()) {
-    if (Hidden(o->get_group())) continue;
-    if (o->get_lnames().empty() && o->get_snames().empty()) {
-      if (o->get_positional())
-        c.positionals.push_back({o->get_name(true), ChoicesIn(o->get_type_name())});
-      continue;
-    }
-    c.options.push_back(DescribeOption(*o));
-  }
-  for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; })) {
-    if (s->get_name().empty() || Hidden(s->get_group())) continue;  // option groups, hidden
-    c.subcommands.push_back(DescribeCommandLine(*s, s->get_name()));
-  }
-  return c;
-}
 
 std::string BashScript(const CommandLine& root) {
   const std::string p = Ident(root.name);
@@ -330,33 +302,5 @@ std::string ZshScript(const CommandLine& root) {
   return s.str();
 }
 
-CLI::Validator Suggests(const std::vector<std::string>& values) {
-  // Accepts everything: the program checks the value itself.
-  return CLI::Validator([](std::string&) { return std::string(); }, "{" + Join(values, ",") + "}",
-                        "suggests");
-}
-
-CLI::App* AddCompletionCommand(CLI::App& app, std::string* shell) {
-  CLI::App* s = app.add_subcommand("completion", "Print a bash or zsh completion script");
-  s->group("");  // hidden: packages install the scripts
-  s->add_option("shell", *shell, "bash or zsh")->required()->check(CLI::IsMember({"bash", "zsh"}));
-  return s;
-}
-
-int PrintCompletion(const CLI::App& app, const std::string& program, const std::string& shell) {
-  const CommandLine cl = DescribeCommandLine(app, program);
-  std::string text;
-  if (shell == "bash") {
-    text = BashScript(cl);
-  } else if (shell == "zsh") {
-    text = ZshScript(cl);
-  } else {
-    std::fprintf(stderr, "%s: error: no completion for shell '%s' (bash or zsh)\n", program.c_str(),
-                 shell.c_str());
-    return 2;
-  }
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  return std::fflush(stdout) == 0 ? 0 : 1;
-}
 
 }  // namespace ocid::cli

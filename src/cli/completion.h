@@ -19,11 +19,6 @@
 #include <string>
 #include <vector>
 
-namespace CLI {
-class App;
-class Validator;
-}  // namespace CLI
-
 namespace ocid::cli {
 
 struct CompletionOption {
@@ -46,9 +41,6 @@ struct CommandLine {
   std::vector<CommandLine> subcommands;
 };
 
-// The visible command line of `app`, named `program`.
-CommandLine DescribeCommandLine(const CLI::App& app, const std::string& program);
-
 // The values of a validator description in CLI11's set form: "{a,b}" gives
 // {a, b}; anything else gives none. `type_name` is Option::get_type_name()
 // ("TEXT:{a,b}"): each ':'-separated part is looked at.
@@ -60,15 +52,15 @@ std::vector<std::string> ChoicesIn(const std::string& type_name);
 std::string BashScript(const CommandLine& root);
 std::string ZshScript(const CommandLine& root);
 
-// A validator that accepts every value but names the usual ones in the set
-// form, for --help and the completions.
-CLI::Validator Suggests(const std::vector<std::string>& values);
+// "a", "b" -> "a,b".
+std::string JoinWords(const std::vector<std::string>& words, char sep);
 
-// The hidden `completion bash|zsh` subcommand. `shell` receives the choice.
-CLI::App* AddCompletionCommand(CLI::App& app, std::string* shell);
-
-// Prints the script for `shell` ("bash" or "zsh") to stdout; 0, or 2 with
-// one line on stderr for another shell.
-int PrintCompletion(const CLI::App& app, const std::string& program, const std::string& shell);
+// In completion_cli11.h (inline, CLI11 in the mains' translation units only):
+//   DescribeCommandLine(app, program)  the visible command line of `app`;
+//   Suggests(values)    a validator that accepts every value but names the
+//                       usual ones in the set form, for --help and completions;
+//   AddCompletionCommand(app, &shell)  the hidden `completion bash|zsh`;
+//   PrintCompletion(app, program, shell)  the script on stdout; 0, or 2 with
+//                       one line on stderr for another shell.
 
 }  // namespace ocid::cli

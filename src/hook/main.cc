@@ -21,7 +21,7 @@
 
 #include "cdi.h"
 #include "check_cmd.h"
-#include "completion.h"
+#include "completion_cli11.h"
 #include "confinement.h"
 #include "engine_setup.h"
 #include "error.h"
@@ -57,11 +57,13 @@ std::string SubcommandIn(int argc, char** argv) {
   return "";
 }
 
-// Whether CLI11 gets the log routing options (--log-target, --log-format,
-// --config). For `hook` only when the command line names one, or asks for
-// help: a hooks.d entry rarely does (the config file is for that), and
-// registering them cost the not-asked path 15% more instructions
-// (bench/ab.sh), as building every subcommand did.
+// Whether CLI11 gets the whole command line: the log routing options
+// (--log-target, --log-format, --config) and the value lists help and the
+// shell completions show. For `hook` only when the command line names one of
+// those options, or asks for help: a hooks.d entry rarely does (the config
+// file is for that), and registering them cost the not-asked path 15% more
+// instructions (bench/ab.sh), as building every subcommand did; the value
+// lists cost another 1%.
 bool WantsLogRouting(const std::string& sub, int argc, char** argv) {
   if (sub != "hook") return true;
   for (int i = 1; i < argc; ++i) {
@@ -87,13 +89,15 @@ struct Cli {
   std::string runtime_path;
   std::vector<std::string> runtime_args;
   std::string shell;
+  bool full = true;  // WantsLogRouting: register everything help shows
 };
 
 void AddHook(CLI::App& app, Cli& c) {
   CLI::App* s = app.add_subcommand("hook", "Run as an OCI hook; the state is read on stdin");
-  s->add_option("stage", c.stage, "prestart (default), createRuntime or poststop")
-      ->check(ocid::cli::Suggests({"prestart", "createRuntime", "poststop"}))
-      ->capture_default_str();
+  CLI::Option* stage =
+      s->add_option("stage", c.stage, "prestart (default), createRuntime or poststop")
+          ->capture_default_str();
+  if (c.full) stage->check(ocid::cli::Suggests({"prestart", "createRuntime", "poststop"}));
 }
 
 void AddCheck(CLI::App& app, Cli& c) {
@@ -161,8 +165,9 @@ void AddGlobals(CLI::App& app, Cli& c, bool log_routing) {
   app.add_option("--state-dir", c.opts.state_dir, "Per-container state on the host")
       ->capture_default_str();
   c.level_opt = app.add_option("--log-level", c.level, "trace, debug, info, warn, error or off")
-                    ->check(ocid::cli::Suggests({"trace", "debug", "info", "warn", "error", "off"}))
                     ->capture_default_str();
+  if (c.full)
+    c.level_opt->check(ocid::cli::Suggests({"trace", "debug", "info", "warn", "error", "off"}));
   c.file_opt = app.add_option("--log-file", c.log_file,
                  "The file target's FILE (appended, O_NOFOLLOW, 0600); alone, the default "
                  "targets and FILE");
@@ -240,7 +245,8 @@ int Main(int argc, char** argv) {
   CLI::App app{"OCI runtime hook that brings vendor user-space stacks (Onload, "
                "TCPDirect, RDMA, ...) into containers that ask for them",
                "oci-decorator"};
-  AddGlobals(app, c, WantsLogRouting(sub, argc, argv));
+  c.full = WantsLogRouting(sub, argc, argv);
+  AddGlobals(app, c, c.full);
   const bool all = kSubcommands.count(sub) == 0 || sub == "completion";
   const std::pair<const char*, std::function<void(CLI::App&, Cli&)>> builders[] = {
       {"hook", AddHook}, {"check", AddCheck}, {"plan", AddPlan},

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "completion.h"
+#include "completion_cli11.h"
 #include "env_profile.h"
 #include "kubelet_plugin.h"
 #include "log.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "completion.h"
+#include "completion_cli11.h"
 
 using ocid::cli::ChoicesIn;
 using ocid::cli::CommandLine;
