@@ -213,6 +213,12 @@ void AddWarnings(const Plan& plan, std::vector<std::string>* out) {
 
 }  // namespace
 
+std::string CdiSpecSummary(const CdiSpec& spec) {
+  std::string names;
+  for (const auto& d : spec.devices) names += (names.empty() ? "" : ", ") + d;
+  return "kind " + spec.kind + ", devices " + names;
+}
+
 bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string& host_root,
                   const std::string& spec_path, CdiSpec* out, Error* err) {
   *out = CdiSpec{};
@@ -356,9 +362,7 @@ int RunCdiGenerate(const Options& opts, const CdiOptions& cdi) {
       }
     }
     if (!wrote) continue;
-    std::string names;
-    for (const auto& d : spec.devices) names += (names.empty() ? "" : ", ") + d;
-    log::Info("wrote " + dest + ": kind " + spec.kind + ", devices " + names +
+    log::Info("wrote " + dest + ": " + CdiSpecSummary(spec) +
               (spec.preload_files.empty()
                    ? std::string()
                    : " (and " + std::to_string(spec.preload_files.size()) +

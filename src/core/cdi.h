@@ -105,6 +105,10 @@ struct CdiSpec {
   bool preload_in_env = false;  // no directory: a device preloads through env LD_PRELOAD
 };
 
+// "kind amd.com/onload, devices onload, zf, all": what a written spec holds,
+// for the log lines of every writer.
+std::string CdiSpecSummary(const CdiSpec& spec);
+
 // The spec of one inventory on `host` (see the header comment), to be
 // written at `spec_path`, an absolute host path ("" = stdout, no directory:
 // env LD_PRELOAD). Its directory gets the preload files, named after the

@@ -68,9 +68,7 @@ bool CdiDirWriter::Sync() {
     }
     written_[inv.file] = paths;
     if (!spec_changed) continue;
-    std::string names;
-    for (const auto& d : spec.devices) names += (names.empty() ? "" : ", ") + d;
-    log::Info("wrote " + paths.back() + ": kind " + spec.kind + ", devices " + names);
+    log::Info("wrote " + paths.back() + ": " + CdiSpecSummary(spec));
   }
   for (auto it = written_.begin(); it != written_.end();) {
     if (present.count(it->first)) {
