@@ -155,6 +155,12 @@ void ReportBroken(const InventorySet& set, bool activated) {
   }
 }
 
+void ReportNotAsked(const std::string& id, const std::string& stage) {
+  if (!log::Enabled(log::Level::kDebug)) return;
+  log::Fields f{Printable(id), "", "", "ignored", "did not ask", stage};
+  log::Write(log::Level::kDebug, Printable("container " + id + ": ignored: did not ask"), f);
+}
+
 void ReportIgnored(const std::string& id, const Plan& plan) {
   // The request quotes an env value or annotation of the container's choosing.
   for (const auto& i : plan.ignored) {

@@ -79,6 +79,11 @@ bool PlanFor(const Options& opts, const Container& c, bool resolve_paths,
 // otherwise.
 void ReportBroken(const InventorySet& set, bool activated);
 
+// Logs, at debug level, that a container did not ask: the decision
+// "ignored" with the reason "did not ask", so that a debug log carries a
+// DECISION for every container. Costs nothing below debug.
+void ReportNotAsked(const std::string& id, const std::string& stage);
+
 // Logs, as warnings, the requests an activation policy ignored: the
 // container starts without that vendor, and the operator should know why.
 void ReportIgnored(const std::string& id, const Plan& plan);

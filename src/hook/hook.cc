@@ -381,9 +381,7 @@ int RunHook(const Options& opts, const std::string& stage, int stdin_fd, bool co
   bool asked = false;
   bool loaded = LoadIfAsked(opts, scan, scanner.mentioned(), &l, &asked, &err);
   if (loaded && !asked) {
-    if (log::Enabled(log::Level::kDebug))
-      log::Write(log::Level::kDebug, Printable("container " + l.state.id + ": did not ask"),
-                 log::Fields{Printable(l.state.id), "", "", "", "", stage});
+    ReportNotAsked(l.state.id, stage);
     return 0;
   }
   // It may have asked: the log sockets are opened here, in the host's mount

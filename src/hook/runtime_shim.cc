@@ -165,7 +165,7 @@ class Shim {
       return true;
     }
     if (!asked) {
-      OCID_DEBUG("container " + c.state.id + ": did not ask");
+      ReportNotAsked(c.state.id, "create");
       return true;
     }
     Plan plan;

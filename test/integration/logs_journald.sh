@@ -6,7 +6,8 @@
 #     FEATURE, SYSLOG_IDENTIFIER=oci-decorator, PRIORITY=6; a refused one
 #     (a policy requiring an annotation) -> DECISION=refused with REASON,
 #     PRIORITY=3; an ignored request -> DECISION=ignored; a container that
-#     did not ask -> no datagram at all;
+#     did not ask -> no datagram at all at the default level, and at debug
+#     level (hook and shim) DECISION=ignored with REASON="did not ask";
 #   - the runtime shim: log_target journald in its runtime.json, applied
 #     and refused with OCI_DECORATOR_STAGE=create;
 #   - the global config file (/etc/oci-decorator/oci-decorator.conf) sends
@@ -169,6 +170,20 @@ info "received: $REC"
 assert_eq "[shim refused] DECISION" refused "$(jq -r .DECISION <<<"$REC")"
 assert_contains "[shim refused] REASON" "$(jq -r .REASON <<<"$REC")" "activation_policy.require_annotations"
 assert_eq "[shim refused] PRIORITY" 3 "$(jq -r .PRIORITY <<<"$REC")"
+echo "{\"runtime\": \"$(command -v runc)\", \"log_target\": \"journald\", \"log_level\": \"debug\"}" \
+  >"$T/runtime-debug.json"
+make_bundle shimnotasked --no-hook -- 'echo RAN'
+IT_IDS+=("$CID")
+"$T/bin/oci-decorator-runtime" --ocid-config "$T/runtime-debug.json" --ocid-host-root "$HOST_ROOT" \
+  --ocid-config-dir "$CONF_DIR" --root "$RUNC_ROOT" create --bundle "$B" "$CID" </dev/null >"$B/out" 2>"$B/err"
+RC=$?
+runc --root "$RUNC_ROOT" delete -f "$CID" >/dev/null 2>&1
+assert_eq "[shim not asked, debug] create succeeds" 0 "$RC"
+REC=$(received ".CONTAINER_ID == \"$CID\"")
+info "received: $REC"
+assert_eq "[shim not asked, debug] DECISION" ignored "$(jq -r .DECISION <<<"$REC")"
+assert_eq "[shim not asked, debug] REASON" "did not ask" "$(jq -r .REASON <<<"$REC")"
+assert_eq "[shim not asked, debug] OCI_DECORATOR_STAGE" create "$(jq -r .OCI_DECORATOR_STAGE <<<"$REC")"
 
 # --- the global config file picks syslog; the hooks' entries do not change
 echo "# --- /etc/oci-decorator/oci-decorator.conf: syslog at /dev/log"
@@ -202,6 +217,21 @@ run_container
 assert_eq "[broken config file] an asking container still runs" 0 "$RC"
 assert_eq "[broken config file] the defaults: journald" applied \
   "$(received ".CONTAINER_ID == \"$CID\"" | jq -r .DECISION)"
+# At debug level a container that did not ask is a decision too: "ignored",
+# with the reason "did not ask" (the config file sets the level, so the
+# hooks' entries stay as they are).
+echo '{"log_level": "debug", "log_target": "journald"}' >/etc/oci-decorator/oci-decorator.conf
+make_bundle notaskeddebug -- 'echo RAN'
+run_container
+assert_eq "[not asked, debug] container runs" 0 "$RC"
+REC=$(received ".CONTAINER_ID == \"$CID\"")
+info "received: $REC"
+assert_eq "[not asked, debug] one datagram for the container" 1 "$(grep -c . <<<"$REC")"
+assert_eq "[not asked, debug] DECISION" ignored "$(jq -r .DECISION <<<"$REC")"
+assert_eq "[not asked, debug] REASON" "did not ask" "$(jq -r .REASON <<<"$REC")"
+assert_eq "[not asked, debug] PRIORITY (debug)" 7 "$(jq -r .PRIORITY <<<"$REC")"
+assert_eq "[not asked, debug] OCI_DECORATOR_STAGE" prestart "$(jq -r .OCI_DECORATOR_STAGE <<<"$REC")"
+assert_eq "[not asked, debug] MESSAGE" "container $CID: ignored: did not ask" "$(jq -r .MESSAGE <<<"$REC")"
 rm /etc/oci-decorator/oci-decorator.conf
 
 # --- --log-format json on stderr: one object per line
@@ -220,6 +250,17 @@ assert_eq "[json] level" error "$(jq -r .level <<<"$LINE")"
 assert_eq "[json] program" oci-decorator "$(jq -r .program <<<"$LINE")"
 assert_contains "[json] reason" "$(jq -r .reason <<<"$LINE")" "activation_policy.require_annotations"
 assert_match "[json] time is RFC 3339" "$(jq -r .time <<<"$LINE")" '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z$'
+
+make_bundle jsonnotasked -- 'echo RAN'
+STATE=$(jq -cn --arg id "$CID" --arg b "$B" '{ociVersion: "1.0.2", id: $id, status: "creating", pid: 1, bundle: $b}')
+HERR=$("$OCID_BIN" --config-dir "$CONF_DIR" --host-root "$HOST_ROOT" --state-dir "$STATE_DIR" \
+         --log-format json --log-target stderr --log-level debug hook prestart <<<"$STATE" 2>&1 >/dev/null)
+assert_eq "[json, not asked] the hook succeeds" 0 "$?"
+LINE=$(jq -c "select(.container_id == \"$CID\")" <<<"$HERR")
+info "stderr: $LINE"
+assert_eq "[json, not asked] decision" ignored "$(jq -r .decision <<<"$LINE")"
+assert_eq "[json, not asked] reason" "did not ask" "$(jq -r .reason <<<"$LINE")"
+assert_eq "[json, not asked] level" debug "$(jq -r .level <<<"$LINE")"
 
 # --- a real journald, when one runs
 if pidof systemd-journald >/dev/null 2>&1 && [[ -S $T/orig_run_systemd/journal/socket ]]; then
