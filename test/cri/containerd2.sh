@@ -31,6 +31,8 @@
 #   ctd2_run NAME CONFIG [cri run options]  create, start, wait, read the log,
 #                          remove: sets RC (exit code; 125: CreateContainer or
 #                          StartContainer failed), OUT (stdout), ERR (stderr)
+#   ctd2_assert_mounts DESC  the host mount table is the one at it_setup but for
+#                          the rootfs mounts of the pod sandboxes still running
 #   cri ARGS...            test/cri/cri_client.py on this containerd
 #
 # Variables: CTD2_BIN (dir of containerd, ctr, containerd-shim-runc-v2),
@@ -231,4 +233,20 @@ ctd2_run() {  # NAME CONFIG [cri run options]
   RC=$?
   OUT=$(cat "$CTD2/out-$name")
   ERR=$(cat "$CTD2/err-$name")
+}
+
+ctd2_assert_mounts() {  # DESC
+  local now pods id
+  pods=$(cri pods | awk '{print $1}')
+  now=$(host_mountinfo | while IFS= read -r line; do
+          for id in $pods; do
+            [[ $line == *" $CTD2/state/io.containerd.runtime.v2.task/k8s.io/$id/rootfs "* ]] && continue 2
+          done
+          echo "$line"
+        done)
+  if [[ $now == "$IT_MOUNTINFO_START" ]]; then
+    ok "$1: host mount table unchanged (but for the running pod sandboxes' rootfs)"
+  else
+    nok "$1: host mount table changed: $(diff <(echo "$IT_MOUNTINFO_START") <(echo "$now") | grep '^[<>]' | head -6 | tr '\n' '|')"
+  fi
 }
