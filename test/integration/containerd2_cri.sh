@@ -68,6 +68,7 @@ ctd2_start
 info "$CTD2_VERSION ($("$CTD2_BIN/ctr" --version)), runc $(runc --version | head -1 | awk '{print $3}'): ready in $((SECONDS - start)) s"
 assert_eq "the CRI names containerd 2.x" "containerd 2" \
   "$(cri version | jq -r '"\(.runtime_name) \(.runtime_version | split(".")[0])"')"
+check "NRI is served on the private socket (for NRI plugins)" test -S "$CTD2_NRI_SOCK"
 assert_eq "both images are there (ctr -n k8s.io images import)" "$CTD2_IMAGE $CTD2_PAUSE_IMAGE" \
   "$(cri image-status "$CTD2_IMAGE" | jq -r '.repo_tags[0]') $(cri image-status "$CTD2_PAUSE_IMAGE" | jq -r '.repo_tags[0]')"
 
