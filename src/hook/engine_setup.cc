@@ -179,10 +179,16 @@ int SetupContainerd(const SetupOptions& s) {
     return 1;
   }
   WarnIfMissing(s.runtime_path);
-  // containerd (1.6) replaces a plugin's whole section with an imported
+  // The drop-in speaks the main config's schema: containerd 2.x does not
+  // merge tables of the two (it loses the drop-in's or the main config's). No main config (or no
+  // version in it): version 2, which containerd 1.x reads and 2.x migrates.
+  int version = exists ? ContainerdConfigVersion(main) : 0;
+  int dropin_version = version == 3 ? 3 : 2;
+  // containerd 1.6 replaces a plugin's whole section with an imported
   // file's: a drop-in would silently drop every CRI setting of the main
   // config (sandbox_image, runc's SystemdCgroup, ...). Say what to add.
-  if (exists && ContainerdHasCriSection(main)) {
+  // A version 3 config is containerd 2.x's, which merges key by key.
+  if (exists && dropin_version == 2 && ContainerdHasCriSection(main)) {
     std::printf(
         "containerd: %s configures the CRI plugin, and containerd replaces a plugin's\n"
         "whole section with an imported file's: a drop-in would drop those settings.\n"
@@ -191,8 +197,9 @@ int SetupContainerd(const SetupOptions& s) {
         ContainerdRuntimeTables(s.runtime_name, s.runtime_path).c_str());
     return 1;
   }
-  if (!WriteConfig("containerd", file, ContainerdDropIn(s.runtime_name, s.runtime_path),
-                   s.dry_run, /*backup=*/false, &err)) {
+  if (!WriteConfig("containerd", file,
+                   ContainerdDropIn(s.runtime_name, s.runtime_path, dropin_version), s.dry_run,
+                   /*backup=*/false, &err)) {
     log::Error(err.Line());
     return 1;
   }
@@ -202,7 +209,9 @@ int SetupContainerd(const SetupOptions& s) {
     std::printf(
         "containerd: %s does not exist: containerd then runs on built-in defaults and\n"
         "reads no drop-in. Create it with at least:\n"
-        "  version = 2\n  imports = [%s]\n",
+        "  version = 2\n  imports = [%s]\n"
+        "(containerd 2.x: `containerd config default` prints a version 3 config; add the\n"
+        "imports line to it and run this again to get a version 3 drop-in)\n",
         s.containerd_main.c_str(), TomlString(glob).c_str());
   } else if (ContainerdImportsCover(main, file, &has_imports)) {
     std::printf("containerd: %s imports %s: ok\n", s.containerd_main.c_str(), file.c_str());
@@ -212,9 +221,13 @@ int SetupContainerd(const SetupOptions& s) {
         has_imports ? ("add " + TomlString(glob) + " to its top-level `imports` list").c_str()
                     : ("add at its top: imports = [" + TomlString(glob) + "]").c_str());
   }
-  if (exists && Trim(TopLevelTomlValue(main, "version")) != "2")
-    std::printf("containerd: %s has no `version = 2`: the drop-in is a version 2 config\n",
+  if (exists && version == 0)
+    std::printf("containerd: %s has no `version = 2` or `version = 3`: the drop-in is a "
+                "version 2 config\n",
                 s.containerd_main.c_str());
+  else if (exists)
+    std::printf("containerd: %s is a version %d config: so is the drop-in\n",
+                s.containerd_main.c_str(), version);
   std::printf(
       "\nNext:\n"
       "  restart containerd\n"
@@ -335,8 +348,27 @@ bool MergeDockerRuntime(const std::string& bytes, const std::string& file,
   return true;
 }
 
-std::string ContainerdRuntimeTables(const std::string& name, const std::string& shim_path) {
-  std::string table = "plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes." + name;
+int ContainerdConfigVersion(const std::string& main_config) {
+  std::string v = Trim(TopLevelTomlValue(main_config, "version"));
+  if (size_t hash = v.find('#'); hash != std::string::npos) v = Trim(v.substr(0, hash));
+  if (v == "2") return 2;
+  if (v == "3") return 3;
+  return 0;
+}
+
+namespace {
+// The CRI plugin's runtimes table in each schema: containerd 2.x split the
+// CRI plugin, and its runtimes moved to io.containerd.cri.v1.runtime
+// (`containerd config default` of containerd 2.1 prints that table).
+std::string CriRuntimesTable(int version) {
+  return version >= 3 ? "plugins.\"io.containerd.cri.v1.runtime\".containerd.runtimes."
+                      : "plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.";
+}
+}  // namespace
+
+std::string ContainerdRuntimeTables(const std::string& name, const std::string& shim_path,
+                                    int version) {
+  std::string table = CriRuntimesTable(version) + name;
   // CRI copies only the listed pod and container annotations into
   // config.json: the shim must see oci-decorator/<FLAG> requests.
   return "[" + table + "]\n"
@@ -347,7 +379,16 @@ std::string ContainerdRuntimeTables(const std::string& name, const std::string& 
          "  BinaryName = " + TomlString(shim_path) + "\n";
 }
 
-std::string ContainerdDropIn(const std::string& name, const std::string& shim_path) {
+std::string ContainerdDropIn(const std::string& name, const std::string& shim_path,
+                             int version) {
+  if (version >= 3)
+    return "# Written by `oci-decorator setup containerd`: the oci-decorator runtime shim\n"
+           "# for containerd 2.x's CRI plugin (runc's v2 shim running the oci-decorator\n"
+           "# shim in place of runc). The main config.toml (version = 3) must import this\n"
+           "# file; containerd 2.x merges its tables into the main config's.\n"
+           "version = 3\n"
+           "\n" +
+           ContainerdRuntimeTables(name, shim_path, 3);
   return "# Written by `oci-decorator setup containerd`: the oci-decorator runtime shim\n"
          "# for containerd's CRI plugin (runc's v2 shim running the oci-decorator shim\n"
          "# in place of runc). The main config.toml must import this file, and must\n"
@@ -356,10 +397,10 @@ std::string ContainerdDropIn(const std::string& name, const std::string& shim_pa
          "# replaces the built-in one, which had it.\n"
          "version = 2\n"
          "\n"
-         "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n"
+         "[" + CriRuntimesTable(2) + "runc]\n"
          "  runtime_type = \"io.containerd.runc.v2\"\n"
          "\n" +
-         ContainerdRuntimeTables(name, shim_path);
+         ContainerdRuntimeTables(name, shim_path, 2);
 }
 
 bool ContainerdHasCriSection(const std::string& main_config) {

@@ -5,10 +5,18 @@
 //   docker      daemon.json "runtimes": {NAME: {"path": <runtime shim>}}
 //   containerd  a conf.d TOML drop-in registering NAME as an
 //               io.containerd.runc.v2 runtime whose BinaryName is the shim,
-//               for the CRI plugin; config.toml must import it (checked).
-//               When config.toml configures the CRI plugin itself, nothing
-//               is written (an import would replace that whole section):
-//               the lines to add are printed instead
+//               for the CRI plugin, in the schema of config.toml's `version`:
+//               2 (containerd 1.x, and 2.x which migrates it) names the CRI
+//               plugin io.containerd.grpc.v1.cri, 3 (containerd 2.x) names it
+//               io.containerd.cri.v1.runtime. containerd 2.x does not merge
+//               the two schemas: mixed, it loses the drop-in's runtime or the
+//               main config's CRI settings (containerd 2.1's `config dump`),
+//               so the two must agree.
+//               config.toml must import it (checked). For a version 2
+//               config.toml that configures the CRI plugin itself, nothing
+//               is written (containerd 1.6 replaces that whole section with
+//               an imported file's): the lines to add are printed instead;
+//               containerd 2.x merges imported tables key by key
 //   crio        a crio.conf.d drop-in setting hooks_dir (and, with
 //               --with-runtime, a runtime entry for the shim)
 //   podman      nothing to write (hooks.d and CDI are read from default
@@ -63,13 +71,21 @@ bool MergeDockerRuntime(const std::string& bytes, const std::string& file,
                         const std::string& name, const std::string& path, DockerMerge* out,
                         Error* err);
 
-// The containerd drop-in (config version 2): runc and the shim as CRI
-// runtimes. containerd 1.6 replaces a plugin's whole config section with an
-// imported file's, so the drop-in names runc (the built-in section had it)
-// and is only safe when the main config has no CRI section of its own.
-std::string ContainerdDropIn(const std::string& name, const std::string& shim_path);
+// The `version` of containerd's main config (bytes): 2 or 3; 0 when it has
+// none or another (containerd reads a file without one as version 1).
+int ContainerdConfigVersion(const std::string& main_config);
+
+// The containerd drop-in for config `version` 2 or 3: the shim as a CRI
+// runtime. Version 2: containerd 1.6 replaces a plugin's whole config
+// section with an imported file's, so the drop-in also names runc (the
+// built-in section had it) and is only safe when the main config has no CRI
+// section of its own. Version 3 (containerd 2.x, which merges imported
+// tables key by key): the shim's tables alone.
+std::string ContainerdDropIn(const std::string& name, const std::string& shim_path,
+                             int version = 2);
 // The shim's runtime tables alone, to add to a main config that has one.
-std::string ContainerdRuntimeTables(const std::string& name, const std::string& shim_path);
+std::string ContainerdRuntimeTables(const std::string& name, const std::string& shim_path,
+                                    int version = 2);
 // Whether containerd's main config (bytes) configures the CRI plugin.
 bool ContainerdHasCriSection(const std::string& main_config);
 

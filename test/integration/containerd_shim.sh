@@ -26,8 +26,6 @@ mkdir -p "$T/bin" "$T/fifo"
 ln -s "$OCID_BIN" "$T/bin/oci-decorator-runtime"
 SHIM=$T/bin/oci-decorator-runtime
 RUNC=$(command -v runc)
-SHIM_LOG=$T/logs/shim.log
-SHIM_CONFIG=/etc/oci-decorator/runtime.json
 HOST_MISSING=$T/host-missing
 make_sim "$HOST_MISSING"
 rm -f "$HOST_MISSING/usr/bin/onload"
@@ -39,24 +37,8 @@ IMAGE=docker.io/local/ocid-bb:1
 ctr_() { timeout 120 ctr -a "$SOCK" -n "$NS" "$@"; }
 
 # --- cleanup: containerd, its shims, the shim config file ---------------------------------
-it_track_new_dirs /etc/oci-decorator /run/containerd
-SHIM_CONFIG_SAVED=
-if [[ -e $SHIM_CONFIG || -L $SHIM_CONFIG ]]; then
-  SHIM_CONFIG_SAVED=$T/runtime.json.saved
-  cp -a "$SHIM_CONFIG" "$SHIM_CONFIG_SAVED" || die "cannot save $SHIM_CONFIG"
-fi
-restore_shim_config() {
-  rm -f "$SHIM_CONFIG"
-  [[ -z $SHIM_CONFIG_SAVED ]] || cp -a "$SHIM_CONFIG_SAVED" "$SHIM_CONFIG"
-}
-it_add_cleanup restore_shim_config
-# write_shim_config HOSTROOT: the shim's settings for containerd's containers.
-write_shim_config() {
-  mkdir -p "$(dirname "$SHIM_CONFIG")"
-  jq -n --arg r "$RUNC" --arg h "$1" --arg c "$CONF_DIR" --arg l "$SHIM_LOG" \
-    '{runtime: $r, host_root: $h, config_dir: $c, log_file: $l}' >"$SHIM_CONFIG.new" &&
-    mv "$SHIM_CONFIG.new" "$SHIM_CONFIG" || die "cannot write $SHIM_CONFIG"
-}
+it_track_new_dirs /run/containerd
+shim_settings_setup
 
 CONTAINERD_PID=
 # containerd_stop: kills and deletes the tasks and containers, stops
@@ -94,35 +76,8 @@ containerd_stop() {
 it_add_cleanup containerd_stop
 
 # --- the image: an OCI image layout of the base rootfs --------------------------------------
-# blob FILE: moves FILE into the layout's blobs as sha256/<digest>; prints the digest.
-blob() {
-  local d
-  d=$(sha256sum <"$1" | cut -c1-64)
-  mv "$1" "$T/oci/blobs/sha256/$d"
-  echo "$d"
-}
 echo "# --- image"
-mkdir -p "$T/oci/blobs/sha256"
-tar -C "$BASE_ROOTFS" -cf "$T/oci/layer" . || die "tar of the rootfs failed"
-LAYER_SIZE=$(stat -c %s "$T/oci/layer")
-LAYER=$(blob "$T/oci/layer")
-jq -cnj --arg l "sha256:$LAYER" '{architecture: "amd64", os: "linux",
-    config: {Env: ["PATH=/usr/sbin:/usr/bin:/sbin:/bin"], Cmd: ["sh"]},
-    rootfs: {type: "layers", diff_ids: [$l]}}' >"$T/oci/config"
-CONFIG_SIZE=$(stat -c %s "$T/oci/config")
-CONFIG=$(blob "$T/oci/config")
-jq -cnj --arg c "sha256:$CONFIG" --argjson cs "$CONFIG_SIZE" --arg l "sha256:$LAYER" --argjson ls "$LAYER_SIZE" '{
-    schemaVersion: 2, mediaType: "application/vnd.oci.image.manifest.v1+json",
-    config: {mediaType: "application/vnd.oci.image.config.v1+json", digest: $c, size: $cs},
-    layers: [{mediaType: "application/vnd.oci.image.layer.v1.tar", digest: $l, size: $ls}]}' >"$T/oci/manifest"
-MANIFEST_SIZE=$(stat -c %s "$T/oci/manifest")
-MANIFEST=$(blob "$T/oci/manifest")
-jq -cn --arg m "sha256:$MANIFEST" --argjson ms "$MANIFEST_SIZE" --arg name "$IMAGE" '{schemaVersion: 2,
-    manifests: [{mediaType: "application/vnd.oci.image.manifest.v1+json", digest: $m, size: $ms,
-                 annotations: {"io.containerd.image.name": $name, "org.opencontainers.image.ref.name": "1"}}]}' \
-  >"$T/oci/index.json"
-echo '{"imageLayoutVersion": "1.0.0"}' >"$T/oci/oci-layout"
-tar -C "$T/oci" -cf "$T/bb-oci.tar" oci-layout index.json blobs || die "tar of the image layout failed"
+make_oci_image "$T/bb-oci.tar" "$BASE_ROOTFS" "$IMAGE=[\"sh\"]"
 
 # --- containerd -------------------------------------------------------------------------------
 echo "# --- containerd"
@@ -157,7 +112,7 @@ fi
 info "$(containerd --version); $(ctr --version)"
 ctr_ image import "$T/bb-oci.tar" >/dev/null 2>"$T/logs/import.err" || die "ctr image import failed: $(cat "$T/logs/import.err")"
 assert_eq "the image is imported" "$IMAGE" "$(ctr_ image ls -q)"
-write_shim_config "$HOST_ROOT"
+write_shim_settings "$HOST_ROOT"
 
 PROBE=$(onload_probe /usr/lib64)
 # run_ctr NAME [ctr run options...]: runs the probe with --rm through the
@@ -198,7 +153,7 @@ assert_not_contains "[not asked] no shim line for the container" "$(cat "$SHIM_L
 
 # --- 3. a required file missing on the host ------------------------------------------------
 echo "# --- 3. runtime.json host_root without /usr/bin/onload"
-write_shim_config "$HOST_MISSING"
+write_shim_settings "$HOST_MISSING"
 run_ctr missing --env OCI_ONLOAD=all
 assert_eq "[missing file] ctr run exits 1" 1 "$RC"
 assert_match "[missing file] ctr's error carries the shim's line" "$ERR" \
@@ -208,7 +163,7 @@ assert_eq "[missing file] no container left" "" "$(ctr_ container ls -q)"
 run_ctr missing-plain
 assert_eq "[missing file, not asked] the container runs" 0 "$RC"
 expect_onload none "missing file, not asked" "$HOST_MISSING" /usr/lib64 spec
-write_shim_config "$HOST_ROOT"
+write_shim_settings "$HOST_ROOT"
 
 # --- 4. durability: a memory update of a running activated container -----------------------
 echo "# --- 4. update --resources - (memory) of a running container, then ctr task exec"

@@ -751,3 +751,78 @@ unmount_under() {
     umount -l "$d" 2>/dev/null
   done
 }
+
+# ==== OCI images without a registry ====
+# make_oci_image TAR ROOTFS REF=CMDJSON...: an OCI image layout tarball
+# (image-spec image-layout.md: oci-layout, index.json, blobs/sha256) with one
+# uncompressed layer, ROOTFS, and one image per REF=CMDJSON (e.g.
+# 'docker.io/local/bb:1=["sh"]'): its own config (Cmd CMDJSON, amd64/linux)
+# and manifest, named in index.json with containerd's
+# io.containerd.image.name annotation, which `ctr images import` uses.
+make_oci_image() {
+  local tar=$1 rootfs=$2; shift 2
+  local dir=$tar.layout spec ref cmd layer lsize config csize manifest msize manifests='[]'
+  _oci_blob() {  # FILE: moved into the blobs as sha256/<digest>; prints the digest
+    local d
+    d=$(sha256sum <"$1" | cut -c1-64)
+    mv "$1" "$dir/blobs/sha256/$d"
+    echo "$d"
+  }
+  rm -rf "$dir"
+  mkdir -p "$dir/blobs/sha256"
+  tar -C "$rootfs" -cf "$dir/layer" . || die "make_oci_image: tar of $rootfs failed"
+  lsize=$(stat -c %s "$dir/layer")
+  layer=$(_oci_blob "$dir/layer")
+  for spec in "$@"; do
+    ref=${spec%%=*}
+    cmd=${spec#*=}
+    jq -cnj --arg l "sha256:$layer" --argjson cmd "$cmd" '{architecture: "amd64", os: "linux",
+        config: {Env: ["PATH=/usr/sbin:/usr/bin:/sbin:/bin"], Cmd: $cmd},
+        rootfs: {type: "layers", diff_ids: [$l]}}' >"$dir/config" || die "make_oci_image: bad CMDJSON in $spec"
+    csize=$(stat -c %s "$dir/config")
+    config=$(_oci_blob "$dir/config")
+    jq -cnj --arg c "sha256:$config" --argjson cs "$csize" --arg l "sha256:$layer" --argjson ls "$lsize" '{
+        schemaVersion: 2, mediaType: "application/vnd.oci.image.manifest.v1+json",
+        config: {mediaType: "application/vnd.oci.image.config.v1+json", digest: $c, size: $cs},
+        layers: [{mediaType: "application/vnd.oci.image.layer.v1.tar", digest: $l, size: $ls}]}' >"$dir/manifest"
+    msize=$(stat -c %s "$dir/manifest")
+    manifest=$(_oci_blob "$dir/manifest")
+    manifests=$(jq -c --arg m "sha256:$manifest" --argjson ms "$msize" --arg name "$ref" '. + [{
+        mediaType: "application/vnd.oci.image.manifest.v1+json", digest: $m, size: $ms,
+        annotations: {"io.containerd.image.name": $name,
+                      "org.opencontainers.image.ref.name": ($name | sub(".*:"; ""))}}]' <<<"$manifests")
+  done
+  jq -cn --argjson m "$manifests" '{schemaVersion: 2, manifests: $m}' >"$dir/index.json"
+  echo '{"imageLayoutVersion": "1.0.0"}' >"$dir/oci-layout"
+  tar -C "$dir" -cf "$tar" oci-layout index.json blobs || die "make_oci_image: tar of the layout failed"
+  rm -rf "$dir"
+}
+
+# ==== The runtime shim's default settings file, for engines that start it
+# without arguments (containerd's BinaryName, ctr --runc-binary) ====
+# shim_settings_setup: /etc/oci-decorator/runtime.json is written by the
+# test (write_shim_settings) and at exit removed or, when there was one,
+# restored. Sets SHIM_CONFIG, SHIM_LOG.
+SHIM_CONFIG=/etc/oci-decorator/runtime.json
+shim_settings_setup() {
+  SHIM_LOG=$T/logs/shim.log
+  it_track_new_dirs /etc/oci-decorator
+  SHIM_CONFIG_SAVED=
+  if [[ -e $SHIM_CONFIG || -L $SHIM_CONFIG ]]; then
+    SHIM_CONFIG_SAVED=$T/runtime.json.saved
+    cp -a "$SHIM_CONFIG" "$SHIM_CONFIG_SAVED" || die "cannot save $SHIM_CONFIG"
+  fi
+  it_add_cleanup restore_shim_settings
+}
+restore_shim_settings() {
+  rm -f "$SHIM_CONFIG"
+  [[ -z $SHIM_CONFIG_SAVED ]] || cp -a "$SHIM_CONFIG_SAVED" "$SHIM_CONFIG"
+}
+# write_shim_settings HOSTROOT: the shim runs runc with the simulated
+# install HOSTROOT and $CONF_DIR, logging to $SHIM_LOG.
+write_shim_settings() {
+  mkdir -p "$(dirname "$SHIM_CONFIG")"
+  jq -n --arg r "$(command -v runc)" --arg h "$1" --arg c "$CONF_DIR" --arg l "$SHIM_LOG" \
+    '{runtime: $r, host_root: $h, config_dir: $c, log_file: $l}' >"$SHIM_CONFIG.new" &&
+    mv "$SHIM_CONFIG.new" "$SHIM_CONFIG" || die "cannot write $SHIM_CONFIG"
+}

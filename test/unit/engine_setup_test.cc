@@ -135,6 +135,41 @@ TEST_CASE("containerd: drop-in content") {
   CHECK(Contains(ocid::ContainerdDropIn("x", "/a \"b\"\\c"), "BinaryName = \"/a \\\"b\\\"\\\\c\""));
 }
 
+TEST_CASE("containerd: the main config's version") {
+  CHECK(ocid::ContainerdConfigVersion("version = 2\nimports = []\n") == 2);
+  CHECK(ocid::ContainerdConfigVersion("# containerd 2.x\nversion = 3  # schema\n") == 3);
+  // `containerd config default` of containerd 2.1 begins with these lines.
+  CHECK(ocid::ContainerdConfigVersion("version = 3\nroot = '/var/lib/containerd'\n") == 3);
+  CHECK(ocid::ContainerdConfigVersion("root = \"/x\"\n") == 0);
+  CHECK(ocid::ContainerdConfigVersion("version = 1\n") == 0);
+  // A `version` key inside a table is not the file's.
+  CHECK(ocid::ContainerdConfigVersion("[plugins.x]\nversion = 3\n") == 0);
+}
+
+TEST_CASE("containerd: version 3 drop-in (containerd 2.x)") {
+  // containerd 2.1's `containerd config default` names the CRI runtimes
+  // [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc] with
+  // runtime_type, pod_annotations, container_annotations and .options
+  // BinaryName; containerd 2.1 loses version 2 runtime tables imported into
+  // a version 3 main config that configures the CRI plugin (`config dump`).
+  std::string d = ocid::ContainerdDropIn("oci-decorator", kShim, 3);
+  CHECK(Contains(d, "\nversion = 3\n\n"
+                    "[plugins.\"io.containerd.cri.v1.runtime\".containerd.runtimes.oci-decorator]\n"
+                    "  runtime_type = \"io.containerd.runc.v2\"\n"
+                    "  pod_annotations = [\"oci-decorator/*\"]\n"
+                    "  container_annotations = [\"oci-decorator/*\"]\n"
+                    "[plugins.\"io.containerd.cri.v1.runtime\".containerd.runtimes.oci-decorator.options]\n"
+                    "  BinaryName = \"/usr/bin/oci-decorator-runtime\"\n"));
+  CHECK(d.rfind("# Written by `oci-decorator setup containerd`", 0) == 0);
+  CHECK_FALSE(Contains(d, "io.containerd.grpc.v1.cri"));
+  // containerd 2.x merges imported tables key by key: runc stays as the
+  // main config has it, not restated.
+  CHECK_FALSE(Contains(d, "runtimes.runc"));
+  CHECK(Contains(ocid::ContainerdRuntimeTables("x", kShim, 3),
+                 "[plugins.\"io.containerd.cri.v1.runtime\".containerd.runtimes.x.options]\n"));
+  CHECK(ocid::ContainerdDropIn("x", kShim, 2) == ocid::ContainerdDropIn("x", kShim));
+}
+
 TEST_CASE("containerd: a main config with a CRI section") {
   CHECK(ocid::ContainerdHasCriSection(
       "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\"]\n  sandbox_image = \"x\"\n"));
@@ -256,6 +291,35 @@ TEST_CASE("setup containerd: refuses a drop-in that would replace the main CRI s
   s.config = t / "conf.d/oci-decorator.toml";
   CHECK(Setup(s) == 1);
   CHECK_FALSE(t.Exists("conf.d"));
+}
+
+TEST_CASE("setup containerd: a version 3 main config gets a version 3 drop-in") {
+  TempTree t;
+  SetupOptions s;
+  s.engine = "containerd";
+  s.runtime_path = kShim;
+  s.containerd_main = t / "config.toml";
+  s.config = t / "conf.d/oci-decorator.toml";
+  SUBCASE("written after `containerd config default`, with a CRI section: merged, not refused") {
+    t.File("config.toml", "version = 3\nroot = '/var/lib/containerd'\nimports = ['" +
+                              (t / "conf.d") +
+                              "/*.toml']\n[plugins]\n  [plugins.'io.containerd.cri.v1.runtime']\n"
+                              "    enable_cdi = true\n");
+    CHECK(Setup(s) == 0);
+    CHECK(t.Read("conf.d/oci-decorator.toml") == ocid::ContainerdDropIn("oci-decorator", kShim, 3));
+  }
+  SUBCASE("a version 2 main config keeps the version 2 drop-in") {
+    t.File("config.toml", "version = 2\nimports = ['" + (t / "conf.d") + "/*.toml']\n");
+    CHECK(Setup(s) == 0);
+    CHECK(t.Read("conf.d/oci-decorator.toml") == ocid::ContainerdDropIn("oci-decorator", kShim, 2));
+  }
+  SUBCASE("the version changes: the drop-in is rewritten in the new schema") {
+    t.File("config.toml", "version = 2\n");
+    CHECK(Setup(s) == 0);
+    t.File("config.toml", "version = 3\n");
+    CHECK(Setup(s) == 0);
+    CHECK(t.Read("conf.d/oci-decorator.toml") == ocid::ContainerdDropIn("oci-decorator", kShim, 3));
+  }
 }
 
 TEST_CASE("setup: bad names and paths are usage errors") {
