@@ -234,7 +234,8 @@ prepare() {
     { cat "$W/sim-onload.log" >&2; die "sim-onload.sh failed"; }
   # A loaded module of the simulated library's version, so the activated
   # runs pay for the whole version lock check (a match), as on a real host.
-  mkdir -p "$W/host/sys/module/onload" && echo 0.0.0-sim >"$W/host/sys/module/onload/version"
+  # As the kernel shows it: ONLOAD_VERSION ("0.0.0-sim ", sim_libonload.c) and a newline.
+  mkdir -p "$W/host/sys/module/onload" && echo '0.0.0-sim ' >"$W/host/sys/module/onload/version"
   "$REPO/scripts/make-rootfs.sh" "$W/rootfs" >/dev/null
   cp "$REPO"/config/*.json "$W/config.d/"
   mkdir -p "$W/config-onload.d" && cp "$REPO/config/onload.json" "$W/config-onload.d/"

@@ -84,14 +84,17 @@ void CheckInventory(const ocid::Inventory& inv) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string bytes(reinterpret_cast<const char*>(data), size);
 
-  // The banner: a valid token or nothing, the same whatever the chunking.
+  // The banner: a valid version or nothing, the same whatever the chunking.
   std::string version = ocid::LibraryVersionFromBytes(bytes);
-  FUZZ_CHECK(version.empty() || ocid::IsVersionToken(version));
+  FUZZ_CHECK(version.empty() || ocid::IsVersion(version));
   ocid::BannerScanner scan;
   const size_t chunk = 1 + size % 13;
   for (size_t off = 0; off < bytes.size(); off += chunk)
     scan.Feed(std::string_view(bytes).substr(off, chunk));
   FUZZ_CHECK(scan.version() == version);
+  // The module's sysfs line: a valid version or nothing.
+  std::string module = ocid::ModuleVersionFromBytes(bytes);
+  FUZZ_CHECK(module.empty() || ocid::IsVersion(module));
 
   std::vector<std::string> quick;
   bool quick_ok = ocid::QuickActivationFlags(bytes, &quick);

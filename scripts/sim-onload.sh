@@ -9,8 +9,9 @@
 # Layout (see shared notes "onload-install"):
 #   usr/lib64/ (or usr/lib/x86_64-linux-gnu/ with --layout debian)
 #     libonload.so                     preload library (constructor prints a line;
-#                                      version banner "Onload 0.0.0-sim", or
-#                                      $SIM_ONLOAD_VERSION)
+#                                      version banner "Onload 0.0.0-sim \nCopyright",
+#                                      or $SIM_ONLOAD_VERSION and
+#                                      $SIM_ONLOAD_BUILD_PROFILE, in Onload's format)
 #     libonload_ext.so.1.2.0, .so.1 -> .so.1.2.0, .so -> .so.1
 #     libonload_zf.so.1.0.0,  .so.1 -> .so.1.0.0, .so -> .so.1
 #   usr/bin/onload, onload_stackdump, zf_stackdump, zf_debug   (sh scripts)
@@ -63,12 +64,18 @@ rm -f "$HOSTROOT/$OTHER_LIBDIR"/libonload.so "$HOSTROOT/$OTHER_LIBDIR"/libonload
       "$HOSTROOT/$OTHER_LIBDIR"/libonload_zf.so*
 
 # --- libraries -------------------------------------------------------------
-[[ ${SIM_ONLOAD_VERSION:-0.0.0-sim} =~ ^[0-9A-Za-z._-]{1,64}$ ]] ||
-  { echo "$0: SIM_ONLOAD_VERSION must be 1 to 64 of [0-9A-Za-z._-]" >&2; exit 2; }
+# The banner's ONLOAD_VERSION is "$SIM_ONLOAD_VERSION $SIM_ONLOAD_BUILD_PROFILE",
+# as Onload's build writes it (sim_libonload.c): what oci-decorator reads.
+v_re='^[0-9A-Za-z._/-]([0-9A-Za-z._/ -]{0,110}[0-9A-Za-z._/-])?$'
+[[ ${SIM_ONLOAD_VERSION:-0.0.0-sim} =~ $v_re ]] ||
+  { echo "$0: SIM_ONLOAD_VERSION must be 1 to 112 of [0-9A-Za-z._/-] and inner spaces" >&2; exit 2; }
+[[ -z ${SIM_ONLOAD_BUILD_PROFILE:-} || $SIM_ONLOAD_BUILD_PROFILE =~ ^[0-9A-Za-z_]{1,15}$ ]] ||
+  { echo "$0: SIM_ONLOAD_BUILD_PROFILE must be 1 to 15 of [0-9A-Za-z_]" >&2; exit 2; }
 L=$HOSTROOT/$LIBDIR
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cc -shared -fPIC -O2 -DSIM_VERSION="\"${SIM_ONLOAD_VERSION:-0.0.0-sim}\"" \
+   -DSIM_BUILD_PROFILE="\"${SIM_ONLOAD_BUILD_PROFILE:-}\"" \
    -o "$tmp/libonload.so" "$FIXTURES/sim_libonload.c"
 cc -shared -fPIC -O2 -Wl,-soname,libonload_ext.so.1 \
    -DSIM_NAME='"SIMULATED libonload_ext 1.2.0"' -o "$tmp/libonload_ext.so.1.2.0" \

@@ -105,9 +105,10 @@ void InventoryRows(const InventoryCheck& i, std::vector<Row>* rows) {
   }
   if (i.version.state != VersionState::kNotConfigured) {
     const VersionReport& v = i.version;
+    // Quoted: a version may hold spaces ("9.2.0.43 cloud", version_lock.h).
+    auto shown = [](const std::string& s) { return s.empty() ? "?" : "\"" + s + "\""; };
     std::string detail =
-        "module " + (v.module_version.empty() ? "?" : v.module_version) + ", library " +
-        (v.library_version.empty() ? "?" : v.library_version) +
+        "module " + shown(v.module_version) + ", library " + shown(v.library_version) +
         (v.library_path.empty() ? "" : " (" + v.library_path + ")") + ": " +
         VersionStateName(v.state) + (i.version_enforced ? ", enforced" : ", not enforced");
     if (!v.why.empty()) detail += ": " + v.why;

@@ -10,32 +10,45 @@
 namespace ocid {
 namespace {
 
-// "Onload " also ends "OpenOnload " and "EnterpriseOnload ": one needle
-// finds every product's banner.
+// "Onload " also ends "CloudOnload ", "EnterpriseOnload " and "OpenOnload ":
+// one needle finds every product's banner.
 constexpr std::string_view kProduct = "Onload ";
 constexpr std::string_view kAfter = "\nCopyright";
-constexpr size_t kMaxToken = 64;
+// Between the two: the version and ONLOAD_VERSION's trailing space (one
+// upstream; a few more are tolerated).
+constexpr size_t kMaxField = kMaxVersionChars + 16;
 // The longest banner the scan must see whole: what a chunk boundary may cut.
-constexpr size_t kOverlap = kProduct.size() + kMaxToken + kAfter.size();
+constexpr size_t kOverlap = kProduct.size() + kMaxField + kAfter.size();
 
-bool IsTokenChar(char c) {
+bool IsVersionChar(char c) {
   return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-         c == '.' || c == '_' || c == '-';
+         c == '.' || c == '_' || c == '-' || c == '/' || c == ' ';
 }
 
-// The first banner's version in `bytes`, or "".
+std::string_view TrimTrailing(std::string_view s, std::string_view what) {
+  while (!s.empty() && what.find(s.back()) != std::string_view::npos) s.remove_suffix(1);
+  return s;
+}
+
+// The first banner's version in `bytes`, or "". Linear: the run of version
+// characters after a hit is scanned once, however many hits fall inside it
+// ("Onload Onload Onload ...").
 std::string FindBanner(std::string_view bytes) {
   const char* base = bytes.data();
-  size_t pos = 0;
+  size_t pos = 0, run_end = 0;
   while (pos < bytes.size()) {
     const void* hit = ::memmem(base + pos, bytes.size() - pos, kProduct.data(), kProduct.size());
     if (!hit) return "";
     size_t start = static_cast<size_t>(static_cast<const char*>(hit) - base) + kProduct.size();
-    size_t end = start;
-    while (end < bytes.size() && end - start <= kMaxToken && IsTokenChar(bytes[end])) ++end;
-    std::string_view token = bytes.substr(start, end - start);
-    if (IsVersionToken(token) && bytes.substr(end, kAfter.size()) == kAfter)
-      return std::string(token);
+    if (start >= run_end) {
+      run_end = start;
+      while (run_end < bytes.size() && IsVersionChar(bytes[run_end])) ++run_end;
+    }
+    std::string_view field = bytes.substr(start, run_end - start);
+    std::string_view version = TrimTrailing(field, " ");
+    if (field.size() <= kMaxField && IsVersion(version) &&
+        bytes.substr(run_end, kAfter.size()) == kAfter)
+      return std::string(version);
     pos = start;
   }
   return "";
@@ -54,7 +67,7 @@ std::string ModuleName(const std::string& path) {
 
 bool Missing(int e) { return e == ENOENT || e == ENOTDIR || e == ELOOP; }
 
-// Reads the module's version: the first line, trimmed.
+// Reads the module's version (ModuleVersionFromBytes).
 bool ReadModuleVersion(const VersionLock& lock, const HostView& host, VersionReport* r) {
   r->module_path = host.Display(lock.module_version);
   std::string bytes;
@@ -68,17 +81,14 @@ bool ReadModuleVersion(const VersionLock& lock, const HostView& host, VersionRep
                        e.Line();
     return false;
   }
-  std::string_view line(bytes);
-  line = line.substr(0, line.find('\n'));
-  while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-  while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r'))
-    line.remove_suffix(1);
-  if (!IsVersionToken(line)) {
+  std::string version = ModuleVersionFromBytes(bytes);
+  if (version.empty()) {
+    std::string_view line = std::string_view(bytes).substr(0, bytes.find('\n'));
     r->why = "the " + ModuleName(lock.module_version) + " module's version is unknown (" +
-             r->module_path + " holds no version: \"" + Printable(line, 64) + "\")";
+             r->module_path + " holds no version: \"" + Printable(line, kMaxVersionChars) + "\")";
     return false;
   }
-  r->module_version = std::string(line);
+  r->module_version = version;
   return true;
 }
 
@@ -131,11 +141,17 @@ const char* VersionStateName(VersionState s) {
   return "unknown";
 }
 
-bool IsVersionToken(std::string_view s) {
-  if (s.empty() || s.size() > kMaxToken) return false;
+bool IsVersion(std::string_view s) {
+  if (s.empty() || s.size() > kMaxVersionChars || s.front() == ' ' || s.back() == ' ')
+    return false;
   for (char c : s)
-    if (!IsTokenChar(c)) return false;
+    if (!IsVersionChar(c)) return false;
   return true;
+}
+
+std::string ModuleVersionFromBytes(std::string_view bytes) {
+  std::string_view line = TrimTrailing(bytes.substr(0, bytes.find('\n')), " \t\r");
+  return IsVersion(line) ? std::string(line) : "";
 }
 
 bool BannerScanner::Feed(std::string_view chunk) {
@@ -185,9 +201,10 @@ VersionReport CheckVersions(const Inventory& inv, const HostView& host) {
     return r;
   }
   r.state = VersionState::kMismatch;
-  r.why = "version lock: " + LibraryName(r.library_path) + " is " + r.library_version + " (" +
-          r.library_path + ") but the loaded " + ModuleName(lock.module_version) +
-          " module is " + r.module_version + " (" + r.module_path + ")";
+  r.why = "version lock: " + LibraryName(r.library_path) + " is \"" +
+          Printable(r.library_version) + "\" (" + r.library_path + ") but the loaded " +
+          ModuleName(lock.module_version) + " module is \"" + Printable(r.module_version) +
+          "\" (" + r.module_path + ")";
   return r;
 }
 

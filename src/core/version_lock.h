@@ -12,11 +12,24 @@
 //   }
 //
 // Pure: both files are read through the HostView (inside --host-root), with
-// size caps; nothing is executed. The library's version is its banner, the
-// text it prints when run as a program: "<product> <version>\nCopyright ..."
-// where the product ends in "Onload" (Onload, OpenOnload, EnterpriseOnload).
-// Either side unknown (file missing, unreadable, no banner) is never a
-// failure: the planner warns and goes on.
+// size caps; nothing is executed. Either side unknown (file missing,
+// unreadable, no banner) is never a failure: the planner warns and goes on.
+//
+// Onload's version is one string, ONLOAD_VERSION, that the library and the
+// module are both built with; the lock compares the two copies as exact
+// strings. Its two upstream formats (Xilinx-CNS/onload):
+//   release:   "<version> " ONLOAD_BUILD_PROFILE   "9.2.0.43 ", "9.2.0.43 cloud"
+//              (scripts/lib/mkdist/preprocess_source, update_product_strings)
+//   git build: "<hash> <date> <branch or tag> " ONLOAD_BUILD_PROFILE
+//              "ef17681d 2026-07-22 master " (scripts/onload_version_gen)
+// The library holds it in its banner, the text it prints when run as a
+// program (src/lib/transport/unix/startup.c, onload_version_msg):
+//   ONLOAD_PRODUCT " " ONLOAD_VERSION "\n" ONLOAD_COPYRIGHT "\n" "Built: ..."
+// where the product ends in "Onload" (Onload, CloudOnload, EnterpriseOnload,
+// OpenOnload); the module exports it as MODULE_VERSION(ONLOAD_VERSION)
+// (src/driver/linux_onload/driver.c), which sysfs shows with a newline. The
+// version is that string without its trailing whitespace; a build profile is
+// part of it.
 #pragma once
 #include <cstddef>
 #include <string>
@@ -55,10 +68,17 @@ constexpr size_t kMaxLibraryBytes = size_t{64} << 20;
 
 VersionReport CheckVersions(const Inventory& inv, const HostView& host);
 
-// The user-space version from a libonload image's bytes ("" when none found).
+// The user-space version from a libonload image's bytes ("" when none found):
+// everything between the first banner's "Onload " and the newline before
+// "Copyright", trailing spaces trimmed.
 std::string LibraryVersionFromBytes(std::string_view bytes);
 
-// The same over a file read in chunks: feed each chunk in order.
+// The module's version from its sysfs file's bytes ("" when none): the first
+// line, trailing whitespace trimmed.
+std::string ModuleVersionFromBytes(std::string_view bytes);
+
+// The same scan as LibraryVersionFromBytes over a file read in chunks: feed
+// each chunk in order. A banner cut by any chunk boundary is found.
 class BannerScanner {
  public:
   // Returns whether to go on (false once a banner is found).
@@ -71,7 +91,10 @@ class BannerScanner {
   std::string version_;
 };
 
-// A version string as read: [0-9A-Za-z._-], 1 to 64 characters.
-bool IsVersionToken(std::string_view s);
+// The longest version read: 1 to 128 characters of [0-9A-Za-z._/-] and
+// spaces, first and last not a space ('/': a git branch such as
+// "feature/x", which onload_version_gen writes as it is).
+constexpr size_t kMaxVersionChars = 128;
+bool IsVersion(std::string_view s);
 
 }  // namespace ocid

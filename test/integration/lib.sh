@@ -90,12 +90,21 @@ it_setup() {
 # The simulated install plus a "loaded module" of its version, as on a real
 # host: onload.json's version lock then matches and stays silent. (Without
 # sys/module/onload it warns that it cannot check; version_lock.sh covers
-# that, and mismatches.) SIM_ONLOAD_VERSION picks the version.
+# that, and mismatches.) SIM_ONLOAD_VERSION and SIM_ONLOAD_BUILD_PROFILE pick
+# the version.
 make_sim() {  # HOSTROOT [LAYOUT]
   bash "$SRC/scripts/sim-onload.sh" "$1" --layout "${2:-lib64}" 2>/dev/null \
     || die "sim-onload.sh $1 failed"
+  sim_module_version "$1" "${SIM_ONLOAD_VERSION:-0.0.0-sim}" "${SIM_ONLOAD_BUILD_PROFILE:-}"
+}
+
+# HOSTROOT/sys/module/onload/version as the kernel shows Onload's: its
+# ONLOAD_VERSION (VERSION, a space, PROFILE: Onload's
+# scripts/lib/mkdist/preprocess_source:54, scripts/onload_version_gen:24) and
+# a newline (src/driver/linux_onload/driver.c:44, MODULE_VERSION).
+sim_module_version() {  # HOSTROOT VERSION [PROFILE]
   mkdir -p "$1/sys/module/onload"
-  echo "${SIM_ONLOAD_VERSION:-0.0.0-sim}" >"$1/sys/module/onload/version"
+  printf '%s %s\n' "$2" "${3:-}" >"$1/sys/module/onload/version"
 }
 
 # Host mount table without the columns that change by themselves.

@@ -170,29 +170,33 @@ echo "# --- the version lock"
 jq '. + {"version_lock": {"enforce": true, "module_version": "/sys/module/onload/version",
                            "library": ["/usr/lib64/libonload.so"], "features": ["onload"]}}' \
   "$CONF_DIR/onload.json" >"$T/onload.json" && cat "$T/onload.json" >"$CONF_DIR/onload.json"
-# The simulated libonload.so rebuilt with the banner "Onload 8.1.2.26\nCopyright ...";
-# make_sim's loaded module (sys/module/onload) removed: no module loaded.
-cc -shared -fPIC -O2 -DSIM_VERSION='"8.1.2.26"' -o "$H/usr/lib64/libonload.so" \
-  "$SRC/test/fixtures/sim_libonload.c" || die "cc of sim_libonload.c failed"
+# The simulated libonload.so rebuilt as release 9.2.0.43 with the build
+# profile "cloud": its banner "Onload 9.2.0.43 cloud\nCopyright ..." as Onload
+# writes it (sim_libonload.c); make_sim's loaded module (sys/module/onload)
+# removed: no module loaded.
+cc -shared -fPIC -O2 -DSIM_VERSION='"9.2.0.43"' -DSIM_BUILD_PROFILE='"cloud"' \
+  -o "$H/usr/lib64/libonload.so" "$SRC/test/fixtures/sim_libonload.c" || die "cc of sim_libonload.c failed"
 rm -rf "$H/sys/module/onload"
 run_check --json
 assert_eq "[version, no module loaded] exit 0: unknown only warns" 0 "$RC"
 assert_eq "[version, no module loaded] unknown, onload warns" "unknown warn" \
   "$(json 'j["inventories"][0]["version_lock"]["state"], j["inventories"][0]["features"][0]["state"]')"
-mkdir -p "$H/sys/module/onload"
-echo 8.1.2.26 >"$H/sys/module/onload/version"
+sim_module_version "$H" 9.2.0.43 cloud   # "9.2.0.43 cloud\n"
 run_check --json
 assert_eq "[version match] exit 0" 0 "$RC"
-assert_eq "[version match] both versions and paths" "match 8.1.2.26 $H/sys/module/onload/version 8.1.2.26 $H/usr/lib64/libonload.so" \
-  "$(json '" ".join(j["inventories"][0]["version_lock"][k] for k in ("state","module_version","module_path","library_version","library_path"))')"
-echo 8.1.0.15 >"$H/sys/module/onload/version"
+assert_eq "[version match] both versions and paths" "match|9.2.0.43 cloud|$H/sys/module/onload/version|9.2.0.43 cloud|$H/usr/lib64/libonload.so" \
+  "$(json '"|".join(j["inventories"][0]["version_lock"][k] for k in ("state","module_version","module_path","library_version","library_path"))')"
+run_check
+assert_match "[version match] the table quotes both versions" "$OUT" \
+  "^OK +version +$H/sys/module/onload/version +module \"9.2.0.43 cloud\", library \"9.2.0.43 cloud\" .*match, enforced"
+sim_module_version "$H" 9.2.0.43   # the same release without the profile: "9.2.0.43 \n"
 run_check --json
 assert_eq "[version mismatch, enforced] exit 1" 1 "$RC"
 assert_eq "[version mismatch, enforced] onload fails, zf (not guarded) does not" "mismatch fail ok" \
   "$(json 'j["inventories"][0]["version_lock"]["state"], j["inventories"][0]["features"][0]["state"], j["inventories"][0]["features"][1]["state"]')"
 run_check
 assert_match "[version mismatch, enforced] the table names both versions" "$OUT" \
-  "^FAIL +version +$H/sys/module/onload/version +module 8.1.0.15, library 8.1.2.26 .*mismatch, enforced"
+  "^FAIL +version +$H/sys/module/onload/version +module \"9.2.0.43\", library \"9.2.0.43 cloud\" .*mismatch, enforced"
 cp "$SRC/config/onload.json" "$CONF_DIR/onload.json"
 rm -r "$H/sys/module/onload"
 

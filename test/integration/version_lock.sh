@@ -1,17 +1,26 @@
 #!/bin/bash
-# The Onload version lock with real runc (hook and runtime shim) and
-# `cdi generate`, on a SIMULATED install whose libonload.so carries the real
-# banner ("Onload 8.1.2.26\nCopyright ...") and whose host root has a
-# sys/module/onload/version:
+# The Onload version lock with real runc (hook and runtime shim), `plan`,
+# `cdi generate` and the device plugin's view, on a SIMULATED install whose
+# libonload.so carries a banner in Onload's own format and whose host root
+# has a sys/module/onload/version as the kernel shows Onload's (`check` is
+# node_check.sh's). Versions are a git build's, as Onload's
+# scripts/onload_version_gen writes them: ONLOAD_VERSION "<hash> <date>
+# <branch> " in the banner ("Onload ef17681d 2026-07-22 master \nCopyright",
+# src/lib/transport/unix/startup.c:719) and in the module file
+# ("ef17681d 2026-07-22 master \n", src/driver/linux_onload/driver.c:44):
 #   1. versions match: the container starts with Onload, the plan warns nothing;
-#   2. the module is 8.1.0.15: runc fails with the one line naming both versions
-#      and both paths; nothing mounted, the image untouched, no state left;
-#      the same through the runtime shim (config.json unchanged);
+#   2. the module is another commit of the same branch (a15d5c77 2026-07-20
+#      master: Onload's own short-version check would pass): runc fails with
+#      the one line naming both versions and both paths; nothing mounted, the
+#      image untouched, no state left; the same through the runtime shim
+#      (config.json unchanged); a module differing by its build profile only
+#      is refused by `plan` too;
 #   3. a container that did not ask starts normally, the hook silent;
 #   4. cdi generate leaves the guarded devices out with the line as a warning
 #      (every device for the shipped lock: no spec, exit 1; zf and "all" kept
 #      apart for a lock on "onload" only);
-#      the device plugin's resources are unhealthy with the line as why;
+#      the device plugin's resources are unhealthy with the line as why
+#      (healthy on a match);
 #   5. "enforce": false: the container starts with Onload and a warning logged
 #      (hook: its log; shim: the runtime's log);
 #   6. no module version (sim-onload.sh's install): starts, plan warns.
@@ -19,9 +28,15 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 it_setup lib64
 
 HV=$T/host-v
-SIM_ONLOAD_VERSION=8.1.2.26 make_sim "$HV"   # with sys/module/onload/version 8.1.2.26
-assert_eq "the simulated module is 8.1.2.26" 8.1.2.26 "$(cat "$HV/sys/module/onload/version")"
-LINE_MISMATCH="inventory $CONF_DIR/onload.json: version lock: libonload.so is 8.1.2.26 ($HV/usr/lib64/libonload.so) but the loaded onload module is 8.1.0.15 ($HV/sys/module/onload/version); refusing (set \"enforce\": false to allow)"
+LIB_V="ef17681d 2026-07-22 master"      # ONLOAD_VERSION "$LIB_V " (no build profile)
+MOD_V="a15d5c77 2026-07-20 master"
+SIM_ONLOAD_VERSION=$LIB_V make_sim "$HV"   # with sys/module/onload/version "$LIB_V \n"
+assert_eq "the simulated module file is the real format" "$LIB_V " "$(cat "$HV/sys/module/onload/version")"
+assert_eq "the simulated library's banner is the real format" 1 \
+  "$(grep -c -a -F "Onload $LIB_V " "$HV/usr/lib64/libonload.so")"
+check "the simulated library's banner is followed by its Copyright line" \
+  grep -q -a -z -P "Onload \Q$LIB_V\E \nCopyright " "$HV/usr/lib64/libonload.so"
+LINE_MISMATCH="inventory $CONF_DIR/onload.json: version lock: libonload.so is \"$LIB_V\" ($HV/usr/lib64/libonload.so) but the loaded onload module is \"$MOD_V\" ($HV/sys/module/onload/version); refusing (set \"enforce\": false to allow)"
 
 ocid() { "$OCID_BIN" --host-root "$HV" --config-dir "$CONF_DIR" --state-dir "$STATE_DIR" "$@"; }
 
@@ -36,9 +51,17 @@ assert_eq "[match] container ran" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
 expect_onload all "match" "$HV" /usr/lib64 hook
 
+if [[ -n ${OCID_PLUGIN:-} ]]; then
+  rc=0
+  res=$("$OCID_PLUGIN" --host-root "$HV" --config-dir "$CONF_DIR" resources 2>&1) || rc=$?
+  assert_eq "[match, plugin] exit 0: every resource healthy" 0 "$rc"
+  check "[match, plugin] amd.com/onload healthy" grep -q '^healthy *amd.com/onload ' <<<"$res"
+  check_not "[match, plugin] nothing unhealthy" grep -q '^UNHEALTHY' <<<"$res"
+fi
+
 # --- 2. mismatch: refused in hook and shim mode
 echo "# --- 2. mismatch"
-echo 8.1.0.15 >"$HV/sys/module/onload/version"
+sim_module_version "$HV" "$MOD_V"
 make_bundle mismatch --host-root "$HV" --env OCI_ONLOAD=onload -- "$(onload_probe /usr/lib64)"
 before=$(tree_snapshot "$ROOTFS")
 run_container
@@ -53,6 +76,11 @@ assert_state_dir_empty "[mismatch]"
 assert_host_mounts_unchanged "[mismatch]"
 assert_eq "[mismatch] plan refuses with the same line" \
   "oci-decorator: error: $LINE_MISMATCH" "$(ocid plan --bundle "$B" 2>&1 >/dev/null)"
+# The same release of the module built with another profile: another version.
+sim_module_version "$HV" "$LIB_V" cloud
+assert_eq "[mismatch by build profile] plan refuses, naming both" \
+  "oci-decorator: error: ${LINE_MISMATCH/\"$MOD_V\"/\"$LIB_V cloud\"}" "$(ocid plan --bundle "$B" 2>&1 >/dev/null)"
+sim_module_version "$HV" "$MOD_V"
 
 RUNC=$(command -v runc)
 mkdir -p "$T/bin"
@@ -112,7 +140,7 @@ if [[ -n ${OCID_PLUGIN:-} ]]; then
     assert_contains "[plugin] $r unhealthy" "$(grep '^UNHEALTHY' <<<"$res")" "$r"
   done
   assert_eq "[plugin] each says why, with the line" 3 "$(grep -cF "$LINE_MISMATCH" <<<"$res")"
-  check_not "[plugin] nothing healthy" grep -q '^HEALTHY' <<<"$res"
+  check_not "[plugin] nothing healthy" grep -q '^healthy' <<<"$res"
 else
   info "device plugin not built (OCID_PLUGIN unset): resources not checked here; plugin_unit_tests and the unit test cover the view"
 fi
@@ -131,7 +159,7 @@ assert_eq "[enforce false] container ran" 0 "$RC"
 expect_onload all "enforce false" "$HV" /usr/lib64 hook
 assert_contains "[enforce false] the hook logged the mismatch as a warning" \
   "$(grep warn "$T/logs/allow.log")" \
-  "libonload.so is 8.1.2.26 ($HV/usr/lib64/libonload.so) but the loaded onload module is 8.1.0.15 ($HV/sys/module/onload/version); allowed (\"enforce\" is false)"
+  "libonload.so is \"$LIB_V\" ($HV/usr/lib64/libonload.so) but the loaded onload module is \"$MOD_V\" ($HV/sys/module/onload/version); allowed (\"enforce\" is false)"
 
 # The shim: the warning goes to the runtime's log, not to stderr (under
 # containerd that is the container's), and the container is created.
@@ -145,7 +173,7 @@ assert_eq "[shim, enforce false] create exits 0" 0 "$RC"
 assert_eq "[shim, enforce false] nothing on stderr" "" "$(cat "$B/err")"
 assert_contains "[shim, enforce false] the runtime's log has the warning" \
   "$(jq -r 'select(.level == "warning") | .msg' "$T/logs/runc-$CID.json")" \
-  "oci-decorator: container $CID: inventory $CONF_ALLOW/onload.json: version lock: libonload.so is 8.1.2.26"
+  "oci-decorator: container $CID: inventory $CONF_ALLOW/onload.json: version lock: libonload.so is \"$LIB_V\""
 check "[shim, enforce false] config.json now mounts libonload.so" \
   jq -e '.mounts | map(.destination) | index("/usr/lib64/libonload.so")' "$B/config.json"
 runc --root "$RUNC_ROOT" delete -f "$CID" >/dev/null 2>&1

@@ -18,6 +18,7 @@
 #include "inventory.h"
 #include "node_check.h"
 #include "node_facts.h"
+#include "onload_version_fixture.h"
 #include "test_tree.h"
 
 using ocid::CheckReport;
@@ -606,12 +607,16 @@ Inventory Locked(bool enforce, const std::string& features = "[]") {
   return Parse(json, kFile);
 }
 
+// Both sides as Onload writes them (onload_version_fixture.h): `module` and
+// `library` are release versions, "" for none.
 FakeHost VersionHost(const std::string& module, const std::string& library) {
   FakeHost h = Host();
-  if (!module.empty()) h.Content("/sys/module/onload/version", module + "\n");
+  if (!module.empty())
+    h.Content("/sys/module/onload/version", ocid_test::ModuleFile(ocid_test::ReleaseVersion(module)));
   h.Content("/usr/lib64/libonload.so",
-            library.empty() ? std::string("no banner") : "\x7f" "ELF...Onload " + library +
-                                                             "\nCopyright 2019-2024 AMD\n");
+            library.empty() ? std::string("no banner")
+                            : std::string("\x7f" "ELF...") + '\0' +
+                                  ocid_test::Banner(ocid_test::ReleaseVersion(library)));
   return h;
 }
 
@@ -627,7 +632,8 @@ TEST_CASE("check: the version lock") {
     CHECK(i.version_features == std::vector<std::string>{"onload", "zf"});
     std::string t = ocid::CheckTable(r);
     CHECK(Contains(t, "version"));
-    CHECK(Contains(t, "module 8.1.2.26, library 8.1.2.26 (/usr/lib64/libonload.so): match, enforced"));
+    CHECK(Contains(t, "module \"8.1.2.26\", library \"8.1.2.26\" (/usr/lib64/libonload.so): match, "
+                      "enforced"));
     nlohmann::json j = nlohmann::json::parse(ocid::CheckJson(r));
     const auto& v = j["inventories"][0]["version_lock"];
     CHECK(v["state"] == "match");
