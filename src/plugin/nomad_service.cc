@@ -59,10 +59,13 @@ void FillGroups(const ClusterView& view, const NomadConfig& cfg, dev::Fingerprin
   for (const std::string& w : warnings) log::Warn("nomad: " + w);
 }
 
-void FillStats(const ClusterView& view, const NomadConfig& cfg, dev::StatsResponse* out) {
-  auto now = std::chrono::system_clock::now().time_since_epoch();
-  auto secs = std::chrono::duration_cast<std::chrono::seconds>(now);
-  auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(now - secs);
+}  // namespace
+
+void FillNomadStats(const ClusterView& view, const NomadConfig& cfg,
+                    std::chrono::system_clock::time_point now, dev::StatsResponse* out) {
+  auto since = now.time_since_epoch();
+  auto secs = std::chrono::duration_cast<std::chrono::seconds>(since);
+  auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(since - secs);
   for (const NomadGroup& g : NomadGroups(view, cfg)) {
     dev::DeviceGroupStats* gs = out->add_groups();
     gs->set_vendor(g.vendor);
@@ -71,18 +74,16 @@ void FillStats(const ClusterView& view, const NomadConfig& cfg, dev::StatsRespon
     // Virtual devices have no counters: the statistic is their health.
     for (const std::string& id : g.ids) {
       dev::DeviceStats& s = (*gs->mutable_instance_stats())[id];
-      s.mutable_summary()->set_string_val(g.healthy ? "healthy" : "unhealthy");
+      s.mutable_summary()->mutable_string_val()->set_value(g.healthy ? "healthy" : "unhealthy");
       s.mutable_summary()->set_desc("health of the group's plan on this host");
       structs::StatValue& h = (*s.mutable_stats()->mutable_attributes())["healthy"];
-      h.set_bool_val(g.healthy);
+      h.mutable_bool_val()->set_value(g.healthy);
       h.set_desc(g.healthy ? "healthy" : g.why);
       s.mutable_timestamp()->set_seconds(secs.count());
       s.mutable_timestamp()->set_nanos(static_cast<int32_t>(nanos.count()));
     }
   }
 }
-
-}  // namespace
 
 // --- state ---------------------------------------------------------------------------------
 
@@ -297,7 +298,7 @@ grpc::Status DevicePluginService::Stats(grpc::ServerContext* ctx, const dev::Sta
     std::shared_ptr<ResourceWatch> w = state_->Watch(&cfg, &cfg_gen, &err);
     if (!w) return grpc::Status(grpc::StatusCode::UNAVAILABLE, err);
     dev::StatsResponse resp;
-    FillStats(w->View(), cfg, &resp);
+    FillNomadStats(w->View(), cfg, std::chrono::system_clock::now(), &resp);
     if (!writer->Write(resp)) break;
     auto until = std::chrono::steady_clock::now() + interval;
     while (!ctx->IsCancelled() && std::chrono::steady_clock::now() < until)

@@ -6,6 +6,7 @@
 // other paths or period replaces the watch, and open Fingerprint streams
 // send the new view. Streams end when Nomad cancels them or on shutdown.
 #pragma once
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -89,6 +90,14 @@ class BasePluginService final : public hashicorp::nomad::plugins::base::proto::B
  private:
   NomadState* state_;
 };
+
+// The Stats answer for a view, stamped `now`. Per device a summary
+// ("healthy"/"unhealthy") and a "healthy" bool; StatValue carries its
+// values in google.protobuf wrapper messages (Nomad's stats.proto), never
+// as bare scalars.
+void FillNomadStats(const ClusterView& view, const NomadConfig& cfg,
+                    std::chrono::system_clock::time_point now,
+                    hashicorp::nomad::plugins::device::StatsResponse* out);
 
 class DevicePluginService final : public hashicorp::nomad::plugins::device::DevicePlugin::Service {
  public:

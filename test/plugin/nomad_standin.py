@@ -6,8 +6,9 @@ HashiCorp go-plugin: starts the binary with the magic cookie, reads the
 handshake line from its stdout, dials the unix socket, pings
 grpc.health.v1.Health for "plugin", and speaks Nomad's BasePlugin and
 DevicePlugin services and go-plugin's GRPCController. The messages come
-from the SAME .proto files the plugin is built from (src/plugin/proto):
-the system protoc compiles them to a descriptor set at run time and
+from the SAME .proto files the plugin is built from (src/plugin/proto,
+Nomad's and go-plugin's own files verbatim, see PROVENANCE there): the
+system protoc compiles them to a descriptor set at run time and
 python3-protobuf's message factory makes the classes. The config goes as
 msgpack, written by a small encoder here (what go-cty writes for an object
 of strings, bools and numbers: a map).
@@ -412,20 +413,29 @@ def scenario(a):
     c.check("Reserve no IDs: INVALID_ARGUMENT", e is not None and e.code() == grpc.StatusCode.INVALID_ARGUMENT,
             e and e.code())
 
-    # Stats.
+    # Stats. StatValue's values are google.protobuf wrapper messages in
+    # Nomad's stats.proto (plugins/shared/structs/proto/stats.proto, message
+    # StatValue: DoubleValue/Int64Value numerators, StringValue string_val = 5,
+    # BoolValue bool_val = 6); the classes here are built from that file
+    # verbatim, so an answer with bare scalars fails to deserialize, as it
+    # does in a Nomad client.
     st_stream = Stream(api.stream(p.channel, DEVICE + ".DevicePlugin", "Stats",
                                   collection_interval={"seconds": 1}))
     s1 = st_stream.next(10)
-    c.check("Stats: a first message", s1 is not None)
+    c.check("Stats: a first message, decoded by Nomad's stats.proto", s1 is not None,
+            st_stream.error and st_stream.error.details())
     if s1:
         inst = {g.vendor + "/" + g.type: sorted(g.instance_stats.keys()) for g in s1.groups}
         c.eq("Stats: amd/onload's instances", ["amd-onload-%d" % i for i in range(4)], inst.get("amd/onload"))
         one = [g for g in s1.groups if g.type == "onload"][0].instance_stats["amd-onload-0"]
-        c.check("Stats: summary, healthy attribute and a timestamp",
-                one.summary.string_val == "healthy" and one.stats.attributes["healthy"].bool_val
-                and one.timestamp.seconds > 0, one)
+        c.eq("Stats: summary is a StringValue \"healthy\" and nothing else",
+             (["desc", "string_val"], "healthy"),
+             (sorted(f.name for f, _ in one.summary.ListFields()), one.summary.string_val.value))
+        h = one.stats.attributes["healthy"]
+        c.eq("Stats: attribute \"healthy\" is a BoolValue true",
+             (["bool_val", "desc"], True), (sorted(f.name for f, _ in h.ListFields()), h.bool_val.value))
+        c.check("Stats: a timestamp", one.timestamp.seconds > 0, one.timestamp)
     c.check("Stats: a second message a collection interval later", st_stream.next(5) is not None)
-
     # A broken inventory: only its groups turn unhealthy.
     extra = os.path.join(a.config_dir, "example.json")
     good = open(extra).read()
@@ -462,6 +472,18 @@ def scenario(a):
                 gh["amd/onload"])
         c.eq("/dev/onload removed: onloadzf unhealthy, zf (no /dev/onload) healthy", (False, True),
              (gh["amd/onloadzf"][1], gh["amd/zf"][1]))
+    # Stats says so too: a BoolValue false is still there (an empty message),
+    # not absent.
+    m = st_stream.until(lambda r: any(g.type == "onload" and
+                                      g.instance_stats["amd-onload-0"].summary.string_val.value == "unhealthy"
+                                      for g in r.groups), 15)
+    c.check("/dev/onload removed: Stats summary StringValue \"unhealthy\"", m is not None,
+            st_stream.error and st_stream.error.details())
+    if m:
+        h = [g for g in m.groups if g.type == "onload"][0].instance_stats["amd-onload-0"].stats.attributes["healthy"]
+        c.eq("/dev/onload removed: Stats attribute \"healthy\" is a BoolValue false",
+             (True, False), (h.HasField("bool_val"), h.bool_val.value))
+        c.check("/dev/onload removed: the attribute's desc names /dev/onload", "/dev/onload" in h.desc, h.desc)
     os.mknod(node, 0o666 | stat.S_IFCHR, rdev)
     m = fp.until(lambda r: groups_health(r).get("amd/onload", (0, False))[1], 15)
     c.check("/dev/onload back: amd/onload healthy again", m is not None)
