@@ -17,6 +17,7 @@ Subcommands:
   scenario  start the plugin and check the protocol end to end (TAP-like
             "ok - ..."/"FAIL - ..." lines; exit 1 on any failure)
   allocate  call Allocate on a plugin socket, print the response as JSON
+  devices   read the first ListAndWatch answer from a plugin socket, print it as JSON
   bench     Allocate latency percentiles and the plugin's idle CPU and RSS
 """
 import argparse
@@ -483,6 +484,23 @@ def allocate_cmd(args):
     return 0
 
 
+def devices_cmd(args):
+    """The first ListAndWatch answer, as the kubelet receives it, as JSON."""
+    api = Api()
+    c = PluginClient(api, args.socket)
+    try:
+        for resp in c.list_and_watch(api.Empty(), timeout=10):
+            print(json_format.MessageToJson(resp, preserving_proto_field_name=True))
+            return 0
+    except grpc.RpcError as e:
+        print("%s: %s" % (e.code().name, e.details()), file=sys.stderr)
+        return 1
+    finally:
+        c.close()
+    print("ListAndWatch ended without an answer", file=sys.stderr)
+    return 1
+
+
 def proc_cpu_rss(pid):
     with open("/proc/%d/stat" % pid) as f:
         fields = f.read().rsplit(")", 1)[1].split()
@@ -538,6 +556,8 @@ def main():
     a = sub.add_parser("allocate")
     a.add_argument("--socket", required=True)
     a.add_argument("--ids", required=True)
+    d = sub.add_parser("devices")
+    d.add_argument("--socket", required=True)
     b = sub.add_parser("bench")
     b.add_argument("--socket", required=True)
     b.add_argument("--ids", default="onload-0")
@@ -545,7 +565,7 @@ def main():
     b.add_argument("--pid", type=int, default=0)
     b.add_argument("--idle", type=int, default=10)
     args = ap.parse_args()
-    return {"scenario": scenario, "allocate": allocate_cmd, "bench": bench_cmd}[args.cmd](args)
+    return {"scenario": scenario, "allocate": allocate_cmd, "devices": devices_cmd, "bench": bench_cmd}[args.cmd](args)
 
 
 if __name__ == "__main__":

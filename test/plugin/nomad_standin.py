@@ -22,6 +22,8 @@ Subcommands:
   reserve   start the plugin, SetConfig, Reserve the given IDs and print the
             ContainerReservation as JSON (the integration test applies it
             with docker run as Nomad's docker driver would).
+  fingerprint  start the plugin, SetConfig, print the first Fingerprint
+            message's device groups (id, health, description) as JSON.
   bench     Reserve latency percentiles over the socket, and the plugin's
             CPU time and RSS while it idles with Fingerprint and Stats open.
 """
@@ -597,6 +599,35 @@ def reserve(a):
         p.kill()
 
 
+def fingerprint(a):
+    """The first Fingerprint message as Nomad receives it, as JSON: for each
+    device group "vendor/type", its devices' id, health and description."""
+    api = Api()
+    p = Plugin(a.plugin, args=["nomad"], log=a.log)
+    try:
+        if not p.handshake() or not p.socket:
+            print("no handshake from the plugin", file=sys.stderr)
+            return 1
+        api.call(p.channel, BASE + ".BasePlugin", "SetConfig",
+                 msgpack_config=cty_config(config_dir=a.config_dir, host_root=a.host_root))
+        fp = Stream(api.stream(p.channel, DEVICE + ".DevicePlugin", "Fingerprint"))
+        first = fp.next(10)
+        if first is None:
+            print("no Fingerprint message: %s" % (fp.error,), file=sys.stderr)
+            return 1
+        print(json.dumps({g.vendor + "/" + g.device_type:
+                          [{"id": d.ID, "healthy": d.healthy, "health_description": d.health_description}
+                           for d in g.devices] for g in first.device_group}))
+        api.call(p.channel, "plugin.GRPCController", "Shutdown")
+        p.wait(5)
+        return 0
+    except grpc.RpcError as e:
+        print("%s: %s" % (e.code(), e.details()), file=sys.stderr)
+        return 1
+    finally:
+        p.kill()
+
+
 def proc_stat(pid):
     """(user+system CPU seconds, RSS KiB) of pid."""
     with open("/proc/%d/stat" % pid) as f:
@@ -654,7 +685,7 @@ def bench(a):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
-    for name in ("scenario", "reserve", "bench"):
+    for name in ("scenario", "reserve", "fingerprint", "bench"):
         s = sub.add_parser(name)
         s.add_argument("--plugin", required=True)
         s.add_argument("--config-dir", required=True)
@@ -667,7 +698,7 @@ def main():
             s.add_argument("-n", type=int, default=2000, help="Reserve calls")
             s.add_argument("--idle", type=float, default=10, help="seconds of idle measured")
     a = ap.parse_args()
-    return {"scenario": scenario, "reserve": reserve, "bench": bench}[a.cmd](a)
+    return {"scenario": scenario, "reserve": reserve, "fingerprint": fingerprint, "bench": bench}[a.cmd](a)
 
 
 if __name__ == "__main__":
