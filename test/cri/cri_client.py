@@ -46,15 +46,15 @@ Errors of a call: one line "<Method>: <gRPC code>: <details>" on stderr, exit 1.
 import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import time
 
 import grpc
-from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
+from google.protobuf import json_format
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+import proto_runtime  # noqa: E402
 PROTO_DIR = os.path.join(HERE, "proto")
 PROTO = "pkg/apis/runtime/v1/api.proto"
 PKG = "runtime.v1"
@@ -72,17 +72,7 @@ class Cri:
     """runtime.v1 message classes and calls, from the verbatim api.proto."""
 
     def __init__(self, socket, proto_dir=PROTO_DIR, timeout=60):
-        with tempfile.TemporaryDirectory() as tmp:
-            out = os.path.join(tmp, "cri.desc")
-            subprocess.run(["protoc", "--proto_path=" + proto_dir, "--include_imports",
-                            "--descriptor_set_out=" + out, PROTO], check=True)
-            fds = descriptor_pb2.FileDescriptorSet()
-            with open(out, "rb") as f:
-                fds.ParseFromString(f.read())
-        self.pool = descriptor_pool.DescriptorPool()
-        for fd in fds.file:
-            self.pool.Add(fd)
-        self.factory = message_factory.MessageFactory(self.pool)
+        self.pool, self.factory = proto_runtime.load(proto_dir, [PROTO])
         self.channel = grpc.insecure_channel("unix://" + socket)
         self.timeout = timeout
 

@@ -28,14 +28,15 @@ import signal
 import stat
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
 import grpc
-from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
+from google.protobuf import json_format
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+import proto_runtime  # noqa: E402
 PROTO_DIR = os.path.join(HERE, "..", "..", "src", "plugin", "proto")
 PROTO = "deviceplugin/v1beta1/api.proto"
 
@@ -44,17 +45,7 @@ class Api:
     """Message classes and method paths of v1beta1, from the .proto."""
 
     def __init__(self, proto_dir=PROTO_DIR):
-        with tempfile.TemporaryDirectory() as tmp:
-            out = os.path.join(tmp, "api.desc")
-            subprocess.run(["protoc", "--proto_path=" + proto_dir, "--include_imports",
-                            "--descriptor_set_out=" + out, PROTO], check=True)
-            fds = descriptor_pb2.FileDescriptorSet()
-            with open(out, "rb") as f:
-                fds.ParseFromString(f.read())
-        pool = descriptor_pool.DescriptorPool()
-        for fd in fds.file:
-            pool.Add(fd)
-        factory = message_factory.MessageFactory(pool)
+        pool, factory = proto_runtime.load(proto_dir, [PROTO])
         self.pool = pool
         for name in ("Empty", "RegisterRequest", "DevicePluginOptions", "ListAndWatchResponse",
                      "AllocateRequest", "AllocateResponse", "PreferredAllocationRequest",

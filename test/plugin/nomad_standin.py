@@ -43,9 +43,11 @@ import threading
 import time
 
 import grpc
-from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
+from google.protobuf import json_format
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+import proto_runtime  # noqa: E402
 PROTO_DIR = os.path.join(HERE, "..", "..", "src", "plugin", "proto")
 PROTOS = ["plugins/base/proto/base.proto", "plugins/device/proto/device.proto", "go-plugin/grpc_stdio.proto",
           "go-plugin/grpc_controller.proto"]
@@ -58,17 +60,7 @@ class Api:
     """Message classes of the protos, and callables for their methods."""
 
     def __init__(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            out = os.path.join(tmp, "nomad.desc")
-            subprocess.run(["protoc", "--proto_path=" + PROTO_DIR, "--include_imports",
-                            "--descriptor_set_out=" + out] + PROTOS, check=True)
-            fds = descriptor_pb2.FileDescriptorSet()
-            with open(out, "rb") as f:
-                fds.ParseFromString(f.read())
-        self.pool = descriptor_pool.DescriptorPool()
-        for fd in fds.file:
-            self.pool.Add(fd)
-        self.factory = message_factory.MessageFactory(self.pool)
+        self.pool, self.factory = proto_runtime.load(PROTO_DIR, PROTOS)
 
     def msg(self, full_name):
         return self.factory.GetPrototype(self.pool.FindMessageTypeByName(full_name))
@@ -576,7 +568,10 @@ def finish(c):
     return 1 if c.failed else 0
 
 
-def reserve(a):
+def configured(a, body):
+    """Starts the plugin as Nomad's long-lived instance (handshake, SetConfig
+    from the arguments), runs body(api, plugin) for its exit code, then shuts
+    the plugin down as Nomad does."""
     api = Api()
     p = Plugin(a.plugin, args=["nomad"], log=a.log)
     try:
@@ -584,14 +579,14 @@ def reserve(a):
             print("no handshake from the plugin", file=sys.stderr)
             return 1
         cfg = {"config_dir": a.config_dir, "host_root": a.host_root}
-        if a.host_path_root:
+        if getattr(a, "host_path_root", None):
             cfg["host_path_root"] = a.host_path_root
         api.call(p.channel, BASE + ".BasePlugin", "SetConfig", msgpack_config=cty_config(**cfg))
-        res = api.call(p.channel, DEVICE + ".DevicePlugin", "Reserve", device_ids=a.ids)
-        print(json.dumps(reservation_json(res)))
-        api.call(p.channel, "plugin.GRPCController", "Shutdown")
-        p.wait(5)
-        return 0
+        rc = body(api, p)
+        if rc == 0:
+            api.call(p.channel, "plugin.GRPCController", "Shutdown")
+            p.wait(5)
+        return rc
     except grpc.RpcError as e:
         print("%s: %s" % (e.code(), e.details()), file=sys.stderr)
         return 1
@@ -599,17 +594,18 @@ def reserve(a):
         p.kill()
 
 
+def reserve(a):
+    def body(api, p):
+        res = api.call(p.channel, DEVICE + ".DevicePlugin", "Reserve", device_ids=a.ids)
+        print(json.dumps(reservation_json(res)))
+        return 0
+    return configured(a, body)
+
+
 def fingerprint(a):
     """The first Fingerprint message as Nomad receives it, as JSON: for each
     device group "vendor/type", its devices' id, health and description."""
-    api = Api()
-    p = Plugin(a.plugin, args=["nomad"], log=a.log)
-    try:
-        if not p.handshake() or not p.socket:
-            print("no handshake from the plugin", file=sys.stderr)
-            return 1
-        api.call(p.channel, BASE + ".BasePlugin", "SetConfig",
-                 msgpack_config=cty_config(config_dir=a.config_dir, host_root=a.host_root))
+    def body(api, p):
         fp = Stream(api.stream(p.channel, DEVICE + ".DevicePlugin", "Fingerprint"))
         first = fp.next(10)
         if first is None:
@@ -618,14 +614,8 @@ def fingerprint(a):
         print(json.dumps({g.vendor + "/" + g.device_type:
                           [{"id": d.ID, "healthy": d.healthy, "health_description": d.health_description}
                            for d in g.devices] for g in first.device_group}))
-        api.call(p.channel, "plugin.GRPCController", "Shutdown")
-        p.wait(5)
         return 0
-    except grpc.RpcError as e:
-        print("%s: %s" % (e.code(), e.details()), file=sys.stderr)
-        return 1
-    finally:
-        p.kill()
+    return configured(a, body)
 
 
 def proc_stat(pid):
@@ -643,14 +633,7 @@ def proc_stat(pid):
 
 
 def bench(a):
-    api = Api()
-    p = Plugin(a.plugin, args=["nomad"], log=a.log)
-    try:
-        if not p.handshake() or not p.socket:
-            print("no handshake from the plugin", file=sys.stderr)
-            return 1
-        api.call(p.channel, BASE + ".BasePlugin", "SetConfig",
-                 msgpack_config=cty_config(config_dir=a.config_dir, host_root=a.host_root))
+    def body(api, p):
         fp = Stream(api.stream(p.channel, DEVICE + ".DevicePlugin", "Fingerprint"))
         st = Stream(api.stream(p.channel, DEVICE + ".DevicePlugin", "Stats",
                                collection_interval={"seconds": 1}))
@@ -675,11 +658,8 @@ def bench(a):
                           "reserve_us_p99": round(pct(0.99)), "reserve_us_max": round(lat[-1]),
                           "idle_seconds": a.idle, "idle_cpu_percent": round(100 * (cpu1 - cpu0) / a.idle, 2),
                           "rss_kib": rss, "groups": len(first.device_group), "devices": len(ids)}))
-        api.call(p.channel, "plugin.GRPCController", "Shutdown")
-        p.wait(5)
         return 0
-    finally:
-        p.kill()
+    return configured(a, body)
 
 
 def main():
