@@ -169,30 +169,15 @@ ctd2_start() {
 }
 
 ctd2_stop() {
-  local rc=0 id i pid left
+  local rc=0 id left
   [[ -n $CTD2_PID ]] || return 0
   for id in $(cri pods 2>/dev/null | awk '{print $1}'); do
     cri stopp "$id" >/dev/null 2>&1
     cri rmp "$id" >/dev/null 2>&1 || { echo "# warning: RemovePodSandbox $id failed" >&2; rc=1; }
   done
-  kill -TERM "$CTD2_PID" 2>/dev/null
-  for i in $(seq 1 150); do
-    kill -0 "$CTD2_PID" 2>/dev/null || break
-    sleep 0.2
-  done
-  if kill -0 "$CTD2_PID" 2>/dev/null; then
-    echo "# warning: containerd $CTD2_PID did not stop within 30 s: killed" >&2
-    kill -KILL "$CTD2_PID" 2>/dev/null
-    rc=1
-  fi
-  wait "$CTD2_PID" 2>/dev/null
+  stop_daemon "$CTD2_PID" "containerd 2.x" 30 || rc=1
   CTD2_PID=
-  # Shims serving this containerd (started with -address $CTD2_SOCK).
-  for pid in $(pgrep -f -- "-address $CTD2_SOCK" 2>/dev/null); do
-    echo "# warning: containerd shim $pid still running: killed" >&2
-    kill -KILL "$pid" 2>/dev/null
-    rc=1
-  done
+  kill_shims_of "$CTD2_SOCK" || rc=1
   left=$(unmount_under "$CTD2")
   if [[ -n $left ]]; then
     echo "# warning: containerd 2.x left mounts (unmounted): $(tr '\n' ' ' <<<"$left")" >&2

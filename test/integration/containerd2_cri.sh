@@ -80,8 +80,8 @@ allocate() {
   env -i "$OCID_PLUGIN" --config-dir "$CONF_DIR" --host-root "$HOST_ROOT" kubernetes \
     --kubelet-dir "$KDIR" --allocate "$1" --cdi-dir "$CTD2_CDI_DIR" >>"$T/logs/plugin-$1.log" 2>&1 &
   PLUGIN_PID=$!
-  local sock=$KDIR/oci-decorator-amd.com_onload.sock i
-  for i in $(seq 1 100); do [[ -S $sock ]] && break; sleep 0.05; done
+  local sock=$KDIR/oci-decorator-amd.com_onload.sock
+  wait_socket "$sock" || nok "[$1] the plugin serves $sock"
   RESP=$(/usr/bin/python3 "$STANDIN" allocate --socket "$sock" --ids onload-0 2>&1)
   assert_eq "[$1] Allocate onload-0 answers" 0 "$?"
   stop_plugin

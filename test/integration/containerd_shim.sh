@@ -45,30 +45,16 @@ CONTAINERD_PID=
 # containerd (TERM, then KILL after 30 s) by its pid, then any of its shims
 # (containerd-shim-runc-v2 processes serving this test's socket).
 containerd_stop() {
-  local rc=0 id i pid left
+  local rc=0 id left
   [[ -n $CONTAINERD_PID ]] || return 0
   for id in $(ctr_ task ls -q 2>/dev/null); do
     ctr_ task kill -s SIGKILL "$id" >/dev/null 2>&1
     ctr_ task delete -f "$id" >/dev/null 2>&1
   done
   for id in $(ctr_ container ls -q 2>/dev/null); do ctr_ container delete "$id" >/dev/null 2>&1; done
-  kill -TERM "$CONTAINERD_PID" 2>/dev/null
-  for i in $(seq 1 150); do
-    kill -0 "$CONTAINERD_PID" 2>/dev/null || break
-    sleep 0.2
-  done
-  if kill -0 "$CONTAINERD_PID" 2>/dev/null; then
-    echo "# warning: containerd $CONTAINERD_PID did not stop within 30 s: killed" >&2
-    kill -KILL "$CONTAINERD_PID" 2>/dev/null
-    rc=1
-  fi
-  wait "$CONTAINERD_PID" 2>/dev/null
+  stop_daemon "$CONTAINERD_PID" containerd 30 || rc=1
   CONTAINERD_PID=
-  for pid in $(pgrep -f -- "-address $SOCK" 2>/dev/null); do
-    echo "# warning: containerd shim $pid still running: killed" >&2
-    kill -KILL "$pid" 2>/dev/null
-    rc=1
-  done
+  kill_shims_of "$SOCK" || rc=1
   left=$(unmount_under "$CTD")
   [[ -n $left ]] && echo "# warning: containerd left mounts (unmounted): $(tr '\n' ' ' <<<"$left")" >&2
   return "$rc"

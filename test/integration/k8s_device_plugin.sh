@@ -87,11 +87,6 @@ start_plugin() {
   PLUGIN_PIDS+=($!)
   PLUGIN_PID=$!
 }
-wait_socket() {  # PATH
-  local i
-  for i in $(seq 1 100); do [[ -S $1 ]] && return 0; sleep 0.05; done
-  return 1
-}
 stop_plugin() {
   kill -TERM "$PLUGIN_PID" 2>/dev/null
   wait "$PLUGIN_PID"

@@ -307,6 +307,14 @@ wait_running() {  # ID
 # Device major:minor (decimal) of a host node.
 devnum() { printf '%d:%d' "0x$(stat -c %t "$1")" "0x$(stat -c %T "$1")"; }
 
+# wait_socket PATH: true once PATH is a socket (within 5 s), for a server
+# started in the background (the device plugin's endpoints).
+wait_socket() {
+  local i
+  for i in $(seq 1 100); do [[ -S $1 ]] && return 0; sleep 0.05; done
+  return 1
+}
+
 host_sha() { sha256sum <"$1" | cut -c1-64; }
 
 # ==== Helpers for crun, podman, the parallel load test and the package test ====
@@ -627,6 +635,34 @@ v2_restore() {
   done
   return 0
 }
+# stop_daemon PID NAME SECONDS: TERM, then KILL after SECONDS, and reaps
+# it; returns 1 (with a warning) if it had to kill.
+stop_daemon() {
+  local pid=$1 name=$2 secs=$3 i rc=0
+  kill -TERM "$pid" 2>/dev/null
+  for i in $(seq 1 $((secs * 5))); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.2
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    echo "# warning: $name $pid did not stop within $secs s: killed" >&2
+    kill -KILL "$pid" 2>/dev/null
+    rc=1
+  fi
+  wait "$pid" 2>/dev/null
+  return "$rc"
+}
+# kill_shims_of SOCKET: kills the containerd shims still serving the
+# containerd at SOCKET (started with -address SOCKET); returns 1 if any were.
+kill_shims_of() {
+  local pid rc=0
+  for pid in $(pgrep -f -- "-address $1" 2>/dev/null); do
+    echo "# warning: containerd shim $pid still running: killed" >&2
+    kill -KILL "$pid" 2>/dev/null
+    rc=1
+  done
+  return "$rc"
+}
 # docker_setup: a private dockerd for this test (socket, pidfile, data and
 # exec roots under $T; no iptables, no bridge), stopped by its recorded pid at
 # exit, with its cgroups, mounts and the directories it creates on the host
@@ -648,22 +684,12 @@ dk() { timeout 120 "$DOCKER" -H "unix://$T/docker.sock" "$@"; }
 # docker_stop: removes the containers, stops dockerd (TERM, then KILL after
 # 60 s) by its pid and the containerd it started; returns 1 if it had to kill.
 docker_stop() {
-  local rc=0 ids i ctd_pid
+  local rc=0 ids ctd_pid
   [[ -n $DOCKERD_PID ]] || return 0
   ids=$(dk ps -aq 2>/dev/null)
   [[ -n $ids ]] && dk rm -f $ids >/dev/null 2>&1
   ctd_pid=$(cat "$T/exec/containerd/containerd.pid" 2>/dev/null)
-  kill -TERM "$DOCKERD_PID" 2>/dev/null
-  for i in $(seq 1 300); do
-    kill -0 "$DOCKERD_PID" 2>/dev/null || break
-    sleep 0.2
-  done
-  if kill -0 "$DOCKERD_PID" 2>/dev/null; then
-    echo "# warning: dockerd $DOCKERD_PID did not stop within 60 s: killed" >&2
-    kill -KILL "$DOCKERD_PID" 2>/dev/null
-    rc=1
-  fi
-  wait "$DOCKERD_PID" 2>/dev/null
+  stop_daemon "$DOCKERD_PID" dockerd 60 || rc=1
   if [[ -n $ctd_pid ]] && kill -0 "$ctd_pid" 2>/dev/null &&
      [[ $(readlink "/proc/$ctd_pid/exe") == */containerd ]]; then
     echo "# warning: dockerd's containerd $ctd_pid outlived it: killed" >&2

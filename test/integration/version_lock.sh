@@ -45,21 +45,23 @@ ocid() { "$OCID_BIN" --host-root "$HV" --config-dir "$CONF_DIR" --state-dir "$ST
 # Both serving modes of the device plugin, as their clients see them, on
 # host root $1: KUBE_DEVICES, the first ListAndWatch answer for
 # amd.com/onload (the kubelet stand-in); NOMAD_GROUPS, the first Fingerprint
-# message (the Nomad stand-in), both as JSON.
+# message (the Nomad stand-in), both as JSON; a summary of each is printed.
 plugin_modes() {
-  local kdir=$T/kubelet-$RANDOM pid sock i
+  local kdir=$T/kubelet-$RANDOM pid sock
   mkdir -m 0750 "$kdir"
   env -i "$OCID_PLUGIN" --config-dir "$CONF_DIR" --host-root "$1" kubernetes --kubelet-dir "$kdir" \
     >>"$T/logs/plugin-kubernetes.log" 2>&1 &
   pid=$!
   sock=$kdir/oci-decorator-amd.com_onload.sock
-  for i in $(seq 1 100); do [[ -S $sock ]] && break; sleep 0.05; done
+  wait_socket "$sock" || nok "the plugin serves $sock"
   KUBE_DEVICES=$(/usr/bin/python3 "$SRC/test/plugin/kubelet_standin.py" devices --socket "$sock" 2>&1)
   kill -TERM "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
   rm -rf "$kdir"
   NOMAD_GROUPS=$(/usr/bin/python3 "$SRC/test/plugin/nomad_standin.py" fingerprint --plugin "$OCID_PLUGIN" \
                    --config-dir "$CONF_DIR" --host-root "$1" --log "$T/logs/plugin-nomad.log" 2>&1)
+  info "ListAndWatch: $(jq -c '[.devices[].health] | group_by(.) | map({(.[0]): length}) | add' <<<"$KUBE_DEVICES" 2>/dev/null || echo "$KUBE_DEVICES")"
+  info "Fingerprint: $(jq -c 'map_values([.[].healthy] | group_by(.) | map({(.[0] | tostring): length}) | add)' <<<"$NOMAD_GROUPS" 2>/dev/null || echo "$NOMAD_GROUPS")"
 }
 
 # --- 1. match
@@ -80,10 +82,8 @@ if [[ -n ${OCID_PLUGIN:-} ]]; then
   check "[match, plugin] amd.com/onload healthy" grep -q '^healthy *amd.com/onload ' <<<"$res"
   check_not "[match, plugin] nothing unhealthy" grep -q '^UNHEALTHY' <<<"$res"
   plugin_modes "$HV"
-  info "ListAndWatch: $(jq -c '[.devices[].health] | group_by(.) | map({(.[0]): length}) | add' <<<"$KUBE_DEVICES" 2>/dev/null || echo "$KUBE_DEVICES")"
   assert_eq "[match, kubernetes mode] ListAndWatch: every amd.com/onload device Healthy" "Healthy" \
     "$(jq -r '[.devices[].health] | unique | join(",")' <<<"$KUBE_DEVICES")"
-  info "Fingerprint: $(jq -c 'map_values([.[].healthy] | group_by(.) | map({(.[0] | tostring): length}) | add)' <<<"$NOMAD_GROUPS" 2>/dev/null || echo "$NOMAD_GROUPS")"
   assert_eq "[match, nomad mode] Fingerprint: every device of every group healthy" "true" \
     "$(jq -r '[.[][] .healthy] | unique | map(tostring) | join(",")' <<<"$NOMAD_GROUPS")"
 fi
@@ -171,10 +171,8 @@ if [[ -n ${OCID_PLUGIN:-} ]]; then
   assert_eq "[plugin] each says why, with the line" 3 "$(grep -cF "$LINE_MISMATCH" <<<"$res")"
   check_not "[plugin] nothing healthy" grep -q '^healthy' <<<"$res"
   plugin_modes "$HV"
-  info "ListAndWatch: $(jq -c '[.devices[].health] | group_by(.) | map({(.[0]): length}) | add' <<<"$KUBE_DEVICES" 2>/dev/null || echo "$KUBE_DEVICES")"
   assert_eq "[kubernetes mode] ListAndWatch: every amd.com/onload device Unhealthy" "Unhealthy" \
     "$(jq -r '[.devices[].health] | unique | join(",")' <<<"$KUBE_DEVICES")"
-  info "Fingerprint: $(jq -c 'map_values([.[].healthy] | group_by(.) | map({(.[0] | tostring): length}) | add)' <<<"$NOMAD_GROUPS" 2>/dev/null || echo "$NOMAD_GROUPS")"
   assert_eq "[nomad mode] Fingerprint: no device of any group healthy" "false" \
     "$(jq -r '[.[][] .healthy] | unique | map(tostring) | join(",")' <<<"$NOMAD_GROUPS")"
   assert_eq "[nomad mode] ... each device's health_description is the line" "true" \
