@@ -142,20 +142,11 @@ EOF
 }
 
 ctd2_start() {
-  local i ready=0
   ctd2_write_config
   # containerd starts the runc shim it finds first in PATH: its own.
   PATH=$CTD2_BIN:$PATH "$CTD2_BIN/containerd" --config "$CTD2_CONFIG" </dev/null >"$CTD2_LOG" 2>&1 &
   CTD2_PID=$!
-  for i in $(seq 1 150); do
-    kill -0 "$CTD2_PID" 2>/dev/null || break
-    if "$CTD2_BIN/ctr" -a "$CTD2_SOCK" version >/dev/null 2>&1; then ready=1; break; fi
-    sleep 0.2
-  done
-  if ((!ready)); then
-    sed 's/^/# containerd: /' "$CTD2_LOG" | tail -20
-    die "containerd 2.x did not become ready (log above)"
-  fi
+  wait_daemon_ready "$CTD2_PID" "containerd 2.x" "$CTD2_LOG" 30 "$CTD2_BIN/ctr" -a "$CTD2_SOCK" version
   if [[ ! -f $CTD2/images.tar ]]; then
     make_oci_image "$CTD2/images.tar" "$BASE_ROOTFS" "$CTD2_IMAGE=[\"sh\"]" \
       "$CTD2_PAUSE_IMAGE=[\"sleep\",\"2147483647\"]"

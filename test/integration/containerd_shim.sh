@@ -85,16 +85,7 @@ disabled_plugins = ["io.containerd.grpc.v1.cri"]
 EOF
 containerd --config "$T/config.toml" </dev/null >"$T/logs/containerd.log" 2>&1 &
 CONTAINERD_PID=$!
-ready=0
-for i in $(seq 1 150); do
-  kill -0 "$CONTAINERD_PID" 2>/dev/null || break
-  if ctr -a "$SOCK" version >/dev/null 2>&1; then ready=1; break; fi
-  sleep 0.2
-done
-if ((!ready)); then
-  sed 's/^/# containerd: /' "$T/logs/containerd.log" | tail -20
-  die "containerd did not become ready (log above)"
-fi
+wait_daemon_ready "$CONTAINERD_PID" containerd "$T/logs/containerd.log" 30 ctr -a "$SOCK" version
 info "$(containerd --version); $(ctr --version)"
 ctr_ image import "$T/bb-oci.tar" >/dev/null 2>"$T/logs/import.err" || die "ctr image import failed: $(cat "$T/logs/import.err")"
 assert_eq "the image is imported" "$IMAGE" "$(ctr_ image ls -q)"

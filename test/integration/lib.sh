@@ -652,6 +652,20 @@ stop_daemon() {
   wait "$pid" 2>/dev/null
   return "$rc"
 }
+# wait_daemon_ready PID NAME LOG SECONDS CMD...: waits until CMD succeeds
+# (the daemon answers) for up to SECONDS; if the daemon exits or never
+# answers, dies with the last lines of its LOG.
+wait_daemon_ready() {
+  local pid=$1 name=$2 log=$3 secs=$4 i
+  shift 4
+  for i in $(seq 1 $((secs * 5))); do
+    kill -0 "$pid" 2>/dev/null || break
+    "$@" >/dev/null 2>&1 && return 0
+    sleep 0.2
+  done
+  sed "s/^/# $name: /" "$log" | tail -20
+  die "$name did not become ready (log above)"
+}
 # kill_shims_of SOCKET: kills the containerd shims still serving the
 # containerd at SOCKET (started with -address SOCKET); returns 1 if any were.
 kill_shims_of() {
@@ -710,20 +724,12 @@ docker_stop() {
 # docker_start DAEMON_JSON: starts the private dockerd with DAEMON_JSON and
 # waits until it answers; dies with its log when it does not.
 docker_start() {
-  local i ready=0
   dockerd --config-file "$1" -H "unix://$T/docker.sock" --pidfile "$T/docker.pid" \
     --data-root "$T/data" --exec-root "$T/exec" --iptables=false --ip6tables=false --bridge=none \
     </dev/null >"$T/logs/dockerd.log" 2>&1 &
   DOCKERD_PID=$!
-  for i in $(seq 1 300); do
-    kill -0 "$DOCKERD_PID" 2>/dev/null || break
-    if "$DOCKER" -H "unix://$T/docker.sock" version >/dev/null 2>&1; then ready=1; break; fi
-    sleep 0.2
-  done
-  if ((!ready)); then
-    sed 's/^/# dockerd: /' "$T/logs/dockerd.log" | tail -20
-    die "dockerd did not become ready (log above)"
-  fi
+  wait_daemon_ready "$DOCKERD_PID" dockerd "$T/logs/dockerd.log" 60 \
+    "$DOCKER" -H "unix://$T/docker.sock" version
 }
 # pod_runtime_args RUNTIME: global podman options selecting RUNTIME with its state under $T.
 pod_runtime_args() { echo "--runtime $1 --runtime-flag root=$T/podman/rt-$1"; }
