@@ -43,7 +43,6 @@
 CTD2_IMAGE=docker.io/local/ocid-bb:1
 CTD2_PAUSE_IMAGE=docker.io/local/ocid-pause:1
 CTD2_PID=
-CTD2_PODS=()
 
 ctd2_setup() {
   local out
@@ -189,7 +188,6 @@ ctd2_runp() {  # NAME [HANDLER]
     >"$POD_CONFIG"
   POD_ID=$(cri runp "${handler[@]}" "$POD_CONFIG" 2>"$T/logs/runp-$1.err") ||
     die "RunPodSandbox $1 failed: $(cat "$T/logs/runp-$1.err")"
-  CTD2_PODS+=("$POD_ID")
 }
 
 ctd2_container_json() {  # NAME SCRIPT [JQ]
@@ -220,9 +218,5 @@ ctd2_assert_mounts() {  # DESC
           done
           echo "$line"
         done)
-  if [[ $now == "$IT_MOUNTINFO_START" ]]; then
-    ok "$1: host mount table unchanged (but for the running pod sandboxes' rootfs)"
-  else
-    nok "$1: host mount table changed: $(diff <(echo "$IT_MOUNTINFO_START") <(echo "$now") | grep '^[<>]' | head -6 | tr '\n' '|')"
-  fi
+  assert_host_mounts_unchanged "$1 (but for the running pod sandboxes' rootfs)" "$now"
 }
