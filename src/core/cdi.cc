@@ -81,6 +81,10 @@ bool ContainerEdits(const Plan& plan, const std::string& host_root,
     // The host node's permissions (podman 4.3 would otherwise create it
     // 0666); the type and numbers are left to the engine's lstat.
     if (uint32_t perm = dev.file_mode & 0777; perm != 0) n["fileMode"] = perm;
+    // The cgroup access the plan grants, as every other mode grants it. An
+    // absent "permissions" means "rwm" to a CDI runtime (SPEC.md, deviceNodes;
+    // pkg/cdi/container-edits.go applies "" as "rwm"): mknod included.
+    n["permissions"] = dev.permissions;
     nodes.push_back(std::move(n));
   }
   for (const auto& m : d.mounts) {

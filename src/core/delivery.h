@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "device_rule.h"
 #include "error.h"
 #include "plan.h"
 
@@ -29,7 +30,7 @@ struct DeliveredDevice {
   char type = 'c';              // 'c' or 'b'
   uint32_t major = 0, minor = 0;
   uint32_t file_mode = 0;       // the host node's permission bits
-  std::string permissions = "rw";  // cgroup access for the container
+  std::string permissions = kGrantedDeviceAccess;  // cgroup access (device_rule.h)
 };
 
 struct Delivery {

@@ -7,6 +7,14 @@
 
 namespace ocid {
 
+// The access every mode grants to a device a plan adds: read and write.
+// Never mknod ("m"): the node is made for the container (by the hook, or by
+// the engine before the device cgroup applies), so the container never
+// needs to create one, and with CAP_MKNOD it could otherwise make more.
+// One value for the hook's rules, the runtime shim's, CDI's "permissions"
+// and the device plugins' answers.
+constexpr const char* kGrantedDeviceAccess = "rw";
+
 struct DeviceRule {
   char type = 'c';          // 'c', 'b' or 'a' (all)
   int64_t major = -1;       // -1 is the wildcard '*'

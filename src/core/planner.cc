@@ -314,6 +314,7 @@ class Planner {
       r.type = m.type == FileType::kCharDevice ? 'c' : 'b';
       r.major = static_cast<int64_t>(major(m.rdev));
       r.minor = static_cast<int64_t>(minor(m.rdev));
+      r.access = kGrantedDeviceAccess;
       if (std::find(plan_->device_rules.begin(), plan_->device_rules.end(), r) ==
           plan_->device_rules.end())
         plan_->device_rules.push_back(r);

@@ -79,7 +79,7 @@ for i in $(seq 1 "$N"); do
   devlist=$(cat "/sys/fs/cgroup/devices$cgpath/devices.list" 2>&1)
   good=1
   for n in onload onload_epoll sfc_char; do
-    grep -qF "c $(devnum "$HOST_ROOT/dev/$n") rwm" <<<"$devlist" || good=0
+    grep -qxF "c $(devnum "$HOST_ROOT/dev/$n") rw" <<<"$devlist" || good=0
   done
   if ((good)); then rules_ok=$((rules_ok + 1)); else nok "container $i: devices.list lacks a rule: $(tr '\n' '|' <<<"$devlist")"; fi
 done

@@ -45,7 +45,7 @@ for t in /usr/lib64/libonload.so /usr/lib64/libonload_ext.so.1.2.0 /usr/lib64/li
 done
 assert_eq "[all] no target is mounted twice" "" "$(uniq -d <<<"$targets")"
 info "targets: $(tr '\n' ' ' <<<"$targets")"
-want_rules=$(for n in onload onload_epoll sfc_char; do echo "c $(devnum "$HOST_ROOT/dev/$n") rwm"; done | sort -u)
+want_rules=$(for n in onload onload_epoll sfc_char; do echo "c $(devnum "$HOST_ROOT/dev/$n") rw"; done | sort -u)
 assert_eq "[all] cgroup_rules are exactly the 3 host device numbers" "$want_rules" \
   "$(jq -r '.cgroup_rules[]' <<<"$PLAN" 2>/dev/null | sort -u)"
 assert_eq "[all] cgroup_rules has no duplicates" \
@@ -82,7 +82,7 @@ make_bundle planzf --env OCI_ONLOAD=zf -- true
 plan_as_nobody "$B"
 echo "# --- plan, OCI_ONLOAD=zf"
 assert_eq "[zf] plan exits 0" 0 "$PLAN_RC"
-assert_eq "[zf] cgroup rule only for sfc_char" "c $(devnum "$HOST_ROOT/dev/sfc_char") rwm" \
+assert_eq "[zf] cgroup rule only for sfc_char" "c $(devnum "$HOST_ROOT/dev/sfc_char") rw" \
   "$(jq -r '.cgroup_rules[]' <<<"$PLAN" 2>/dev/null | sort -u)"
 assert_eq "[zf] no preload" "[]" "$(jq -c '.preload' <<<"$PLAN")"
 check_not "[zf] no libonload.so target" grep -qxF /usr/lib64/libonload.so < <(jq -r '.mounts[].target' <<<"$PLAN" 2>/dev/null)

@@ -130,14 +130,14 @@ if [[ -n $cid ]]; then
   # configuration re-applies them too.
   cfg=$(timeout 30 "${POD[@]}" inspect --format '{{.OCIConfigPath}}' "$cid" 2>/dev/null)
   read -r maj min < <(devnum "$HOST_ROOT/dev/onload" | tr ':' ' ')
-  assert_eq "config.json ($cfg) has /dev/onload in linux.devices and allows c $maj:$min rwm" "1 1" \
+  assert_eq "config.json ($cfg) has /dev/onload in linux.devices and allows c $maj:$min rw" "1 1" \
     "$(jq --argjson ma "$maj" --argjson mi "$min" -r '[
          ([.linux.devices[] | select(.path == "/dev/onload" and .type == "c" and .major == $ma and .minor == $mi)] | length),
-         ([.linux.resources.devices[] | select(.allow and .type == "c" and .major == $ma and .minor == $mi and .access == "rwm")] | length)
+         ([.linux.resources.devices[] | select(.allow and .type == "c" and .major == $ma and .minor == $mi and .access == "rw")] | length)
        ] | join(" ")' "$cfg" 2>&1)"
   pid=$(timeout 30 "${POD[@]}" inspect --format '{{.State.Pid}}' "$cid" 2>/dev/null)
   devcg=/sys/fs/cgroup/devices$(awk -F: '$2 == "devices" {print $3}' "/proc/$pid/cgroup" 2>/dev/null)
-  onload_rule="c $maj:$min rwm"
+  onload_rule="c $maj:$min rw"
   # A rule added behind the runtime's back, as hook mode does: runc 1.1's
   # update skips device rules (SkipDevices), so here it survives too and the
   # update alone cannot tell the modes apart (systemd's daemon-reload, which

@@ -32,7 +32,7 @@ echo "# --- OCI_RDMA=all: glob matches both uverbs nodes, absent optional ones a
 make_bundle rdma --env OCI_RDMA=all -- "$PROBE"
 plan=$("$OCID_BIN" --host-root "$HOST_ROOT" --config-dir "$CONF_DIR" plan --bundle "$B")
 assert_eq "plan: cgroup rules are the two uverbs nodes" \
-  "c $RDMA_MAJOR:0 rwm,c $RDMA_MAJOR:1 rwm" "$(jq -r '.cgroup_rules | join(",")' <<<"$plan")"
+  "c $RDMA_MAJOR:0 rw,c $RDMA_MAJOR:1 rw" "$(jq -r '.cgroup_rules | join(",")' <<<"$plan")"
 assert_eq "plan: both optional devices reported as skipped" "2" "$(jq '.skipped | length' <<<"$plan")"
 run_container
 assert_eq "container started" "0" "$RC"

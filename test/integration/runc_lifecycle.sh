@@ -28,8 +28,8 @@ pid=$(runc --root "$RUNC_ROOT" state "$CID" | jq -r .pid)
 cgpath=$(awk -F: '$2 == "devices" {print $3}' "/proc/$pid/cgroup")
 devlist=$(cat "/sys/fs/cgroup/devices$cgpath/devices.list" 2>&1)
 for n in onload onload_epoll sfc_char; do
-  assert_contains "devices.list of the container has c $(devnum "$HOST_ROOT/dev/$n") rwm ($n)" \
-    "$devlist" "c $(devnum "$HOST_ROOT/dev/$n") rwm"
+  assert_contains "devices.list of the container has c $(devnum "$HOST_ROOT/dev/$n") rw ($n)" \
+    $'\n'"$devlist"$'\n' $'\n'"c $(devnum "$HOST_ROOT/dev/$n") rw"$'\n'
 done
 assert_not_contains "devices.list does not allow everything" "$devlist" "a *:* rwm"
 # The host's own copy of the sim devices is not what the container has: check

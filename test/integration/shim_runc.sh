@@ -103,7 +103,7 @@ assert_eq "linux.devices entry for /dev/onload" \
   "{\"path\":\"/dev/onload\",\"type\":\"c\",\"major\":$MAJ,\"minor\":$MIN,\"fileMode\":438,\"uid\":0,\"gid\":0}" \
   "$(jq -c '.linux.devices[] | select(.path == "/dev/onload")' "$CFG")"
 assert_eq "device cgroup rule for /dev/onload" \
-  "{\"allow\":true,\"type\":\"c\",\"major\":$MAJ,\"minor\":$MIN,\"access\":\"rwm\"}" \
+  "{\"allow\":true,\"type\":\"c\",\"major\":$MAJ,\"minor\":$MIN,\"access\":\"rw\"}" \
   "$(jq -c --argjson M "$MAJ" '.linux.resources.devices[] | select(.major == $M)' "$CFG")"
 assert_eq "process.env: the original entries, then LD_PRELOAD" \
   "$(jq -c '.process.env + ["LD_PRELOAD=/usr/lib64/libonload.so"]' "$T/orig-all.json")" "$(jq -c .process.env "$CFG")"

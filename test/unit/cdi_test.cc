@@ -89,12 +89,14 @@ const char* kGolden = R"({
           {
             "path": "/dev/onload",
             "hostPath": "/sim/dev/onload",
-            "fileMode": 438
+            "fileMode": 438,
+            "permissions": "rw"
           },
           {
             "path": "/dev/sfc_char",
             "hostPath": "/sim/dev/sfc_char",
-            "fileMode": 432
+            "fileMode": 432,
+            "permissions": "rw"
           }
         ],
         "mounts": [
@@ -148,7 +150,8 @@ const char* kGolden = R"({
           {
             "path": "/dev/sfc_char",
             "hostPath": "/sim/dev/sfc_char",
-            "fileMode": 432
+            "fileMode": 432,
+            "permissions": "rw"
           }
         ],
         "mounts": [
@@ -175,12 +178,14 @@ const char* kGolden = R"({
           {
             "path": "/dev/onload",
             "hostPath": "/sim/dev/onload",
-            "fileMode": 438
+            "fileMode": 438,
+            "permissions": "rw"
           },
           {
             "path": "/dev/sfc_char",
             "hostPath": "/sim/dev/sfc_char",
-            "fileMode": 432
+            "fileMode": 432,
+            "permissions": "rw"
           }
         ],
         "mounts": [

@@ -257,7 +257,7 @@ TEST_CASE("OCI_ONLOAD=all with the shipped onload.json") {
                            });
   // sfc_char is in both features: one mount, one rule.
   CHECK(CountTarget(r.plan, "/dev/sfc_char") == 1);
-  CHECK(Rules(r.plan) == Strings{"c 300:0 rwm", "c 301:0 rwm", "c 302:0 rwm"});
+  CHECK(Rules(r.plan) == Strings{"c 300:0 rw", "c 301:0 rw", "c 302:0 rw"});
   CHECK(r.plan.preload == Strings{"/usr/lib64/libonload.so"});
   CHECK(r.plan.skipped.empty());
 
@@ -298,7 +298,7 @@ TEST_CASE("OCI_ONLOAD=zf: only the zf entries, no preload") {
                                    "/usr/lib64/libonload_zf.so",
                                    "/usr/lib64/libonload_zf.so.1.1.1"});
   for (const auto& m : r.plan.mounts) CHECK(m.feature == "zf");
-  CHECK(Rules(r.plan) == Strings{"c 302:0 rwm"});
+  CHECK(Rules(r.plan) == Strings{"c 302:0 rw"});
   CHECK(r.plan.preload.empty());
 }
 
@@ -327,7 +327,7 @@ TEST_CASE("library alternatives: Debian layout") {
                                    "/usr/lib/x86_64-linux-gnu/libonload_ext.so.1.1.0",
                                    "/usr/libexec/onload/profiles"});
   CHECK(r.plan.preload == Strings{"/usr/lib/x86_64-linux-gnu/libonload.so"});
-  CHECK(Rules(r.plan) == Strings{"c 240:0 rwm", "c 241:0 rwm", "c 242:0 rwm"});
+  CHECK(Rules(r.plan) == Strings{"c 240:0 rw", "c 241:0 rw", "c 242:0 rw"});
 }
 
 TEST_CASE("first matching alternative wins over later ones") {
@@ -412,7 +412,7 @@ TEST_CASE("missing optional entries are skipped and listed; globs and big device
   CHECK(Targets(r.plan) == Strings{"/dev/infiniband/uverbs0", "/dev/infiniband/uverbs1"});
   CHECK(r.plan.skipped == Strings{"/dev/infiniband/rdma_cm", "/dev/knem"});
   // No 8-bit truncation of majors or minors.
-  CHECK(Rules(r.plan) == Strings{"c 1000:70000 rwm", "c 4000:70001 rwm"});
+  CHECK(Rules(r.plan) == Strings{"c 1000:70000 rw", "c 4000:70001 rw"});
   REQUIRE(r.plan.device_rules.size() == 2);
   CHECK(r.plan.device_rules[0].major == 1000);
   CHECK(r.plan.device_rules[0].minor == 70000);
@@ -430,7 +430,7 @@ TEST_CASE("block devices give b rules") {
   REQUIRE_MESSAGE(r.Go(host), r.err.Line());
   REQUIRE(r.plan.mounts.size() == 1);
   CHECK(r.plan.mounts[0].type == FileType::kBlockDevice);
-  CHECK(Rules(r.plan) == Strings{"b 259:300 rwm"});
+  CHECK(Rules(r.plan) == Strings{"b 259:300 rw"});
 }
 
 TEST_CASE("a required glob that matches nothing is missing") {
@@ -501,8 +501,8 @@ TEST_CASE("two inventories activated independently; one not asked is not applied
   CHECK(Mount(r.plan, "/dev/knem") != nullptr);
   CHECK(Mount(r.plan, "/usr/bin/zf_debug") == nullptr);  // zf not asked
   CHECK(r.plan.skipped == Strings{"/dev/infiniband/rdma_cm"});
-  CHECK(Rules(r.plan) == Strings{"c 231:192 rwm", "c 10:57 rwm", "c 300:0 rwm", "c 301:0 rwm",
-                                 "c 302:0 rwm"});
+  CHECK(Rules(r.plan) == Strings{"c 231:192 rw", "c 10:57 rw", "c 300:0 rw", "c 301:0 rw",
+                                 "c 302:0 rw"});
 }
 
 TEST_CASE("annotations in the OCI state request too") {
@@ -529,7 +529,7 @@ TEST_CASE("same target and same source across inventories: merged") {
   REQUIRE_MESSAGE(r.Go(host), r.err.Line());
   CHECK(r.plan.activated.size() == 2);
   CHECK(Targets(r.plan) == Strings{"/dev/sfc_char", "/usr/lib64/libshared.so"});
-  CHECK(Rules(r.plan) == Strings{"c 302:0 rwm"});
+  CHECK(Rules(r.plan) == Strings{"c 302:0 rw"});
 }
 
 TEST_CASE("same target with different sources: error") {
@@ -734,7 +734,7 @@ TEST_CASE("seed NVIDIA inventory: libraries under the directory mounted once, wi
                                    "/dev/nvidiactl", "/etc/ld.so.conf.d/nvidia-lib64.conf",
                                    "/usr/bin/nvidia-cuda-mps-control",
                                    "/usr/bin/nvidia-cuda-ms-server", "/usr/lib64/nvidia"});
-  CHECK(Rules(r.plan) == Strings{"c 507:0 rwm", "c 507:1 rwm", "c 195:0 rwm", "c 195:255 rwm"});
+  CHECK(Rules(r.plan) == Strings{"c 507:0 rw", "c 507:1 rw", "c 195:0 rw", "c 195:255 rw"});
 }
 
 TEST_CASE("broken inventory: fails only containers that request it") {
