@@ -127,6 +127,17 @@ void AddProfileDevices(const Inventory& inv, const HostView& host, std::vector<C
         warnings->push_back("profile \"" + name + "\" gets no CDI device: " + why);
         continue;
       }
+      // A feature may already have the name ("onload-latency" beside
+      // "onload" with profile "latency"), or another pair may: a spec
+      // naming a device twice is refused whole by CDI runtimes. The
+      // first keeps it.
+      auto taken = [&](const CdiDevice& o) { return o.name == pd.name; };
+      if (std::any_of(devices->begin(), devices->end(), taken) ||
+          std::any_of(added.begin(), added.end(), taken)) {
+        warnings->push_back("profile \"" + name + "\" of feature \"" + d.name +
+                            "\" gets no CDI device: \"" + pd.name + "\" is already a device");
+        continue;
+      }
       pd.plan = d.plan;
       pd.plan.env = env;
       added.push_back(std::move(pd));
@@ -170,7 +181,17 @@ std::string CdiFileName(const Inventory& inv) {
 std::string CdiPreloadFileName(const std::string& spec_file_name, const std::string& device) {
   std::string stem = spec_file_name;
   if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0) stem.resize(stem.size() - 5);
-  return stem + "." + device + ".preload";
+  // The stem's '.' and '%' are percent-encoded, so the first '.' ends the
+  // stem: inventory "a" with device "b.c" and inventory "a.b" with device
+  // "c" would otherwise share one preload file, and one vendor's device
+  // would preload the other's libraries.
+  std::string name;
+  for (char c : stem) {
+    if (c == '.') name += "%2E";
+    else if (c == '%') name += "%25";
+    else name += c;
+  }
+  return name + "." + device + ".preload";
 }
 
 bool CdiSpecJson(const std::string& kind, const std::string& spec_file_name,
@@ -279,6 +300,18 @@ bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string&
                      &out->preload_files, err);
 }
 
+std::map<std::string, std::string> CdiKindConflicts(const InventorySet& set) {
+  std::map<std::string, std::string> owner, out;  // kind -> file; file -> why
+  for (const Inventory& inv : set.inventories) {
+    std::string kind = CdiKindOf(inv);
+    auto [it, first] = owner.emplace(kind, inv.file);
+    if (!first)
+      out[inv.file] = "inventory " + inv.file + ": CDI kind " + kind + " is already inventory " +
+                      it->second + "'s (set another \"cdi_kind\")";
+  }
+  return out;
+}
+
 std::vector<CdiFileToWrite> CdiFilesOf(const CdiSpec& spec) {
   std::vector<CdiFileToWrite> files = spec.preload_files;
   files.push_back({spec.file_name, spec.json});
@@ -325,7 +358,12 @@ int RunCdiGenerate(const Options& opts, const CdiOptions& cdi) {
   std::unique_ptr<HostRootView> host;
   if (!HostRootView::Open(opts.host_root, &host, &err)) return failed(err);
   host->set_resolve_paths(true);
+  std::map<std::string, std::string> conflicts = CdiKindConflicts(set);
   for (const Inventory* inv : selected) {
+    if (auto c = conflicts.find(inv->file); c != conflicts.end()) {
+      rc = failed(Error{c->second});
+      continue;
+    }
     std::string dest = to_dir ? cdi.output_dir + "/" + CdiFileName(*inv) : cdi.output;
     bool to_stdout = dest.empty() || dest == "-";
     // The preload files go next to the spec; the spec names them by an

@@ -39,6 +39,7 @@
 // no device, with a warning; "all" needs every feature. An inventory that
 // yields no device at all is an error, and its spec is not written.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -80,7 +81,9 @@ struct CdiFileToWrite {
   std::string bytes;
 };
 
-// "oci-decorator-<stem>.<device>.preload".
+// "oci-decorator-<stem>.<device>.preload", with '.' and '%' in the stem
+// percent-encoded ("a.b" -> "a%2Eb"), so that no two (spec, device) pairs
+// share a name.
 std::string CdiPreloadFileName(const std::string& spec_file_name, const std::string& device);
 
 // Renders one spec. `host_root` ("/" for the real host) prefixes every host
@@ -116,6 +119,12 @@ std::string CdiSpecSummary(const CdiSpec& spec);
 // and out->file_name is that file's name.
 bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string& host_root,
                   const std::string& spec_path, CdiSpec* out, Error* err);
+
+// Inventories whose CDI kind an earlier one (in file-name order) already
+// has, mapped to one line saying whose: two specs of one kind both name
+// "all", and a CDI runtime then resolves neither. The first keeps the kind,
+// as cluster resource names stay with the first (cluster.h).
+std::map<std::string, std::string> CdiKindConflicts(const InventorySet& set);
 
 // Every file to write into the spec's directory, in order: the preload
 // files, then the spec (so an engine never reads a spec whose preload file

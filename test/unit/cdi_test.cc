@@ -452,3 +452,49 @@ TEST_CASE("cdi: preload files are named after the spec's file, in its directory"
   CHECK(Contains(spec.json, "\"hostPath\": \"/run/x/my-spec.onload.preload\""));
   CHECK(ocid::CdiFilesOf(spec).back().name == "my-spec.json");
 }
+
+TEST_CASE("cdi: no two specs' devices share a preload file, whatever dots their names hold") {
+  using ocid::CdiPreloadFileName;
+  // Inventory a.json's device "b.c" and inventory a.b.json's device "c".
+  CHECK(CdiPreloadFileName("oci-decorator-a.json", "b.c") !=
+        CdiPreloadFileName("oci-decorator-a.b.json", "c"));
+  CHECK(CdiPreloadFileName("oci-decorator-a.b.json", "c") == "oci-decorator-a%2Eb.c.preload");
+  CHECK(CdiPreloadFileName("oci-decorator-a%2Eb.json", "c") == "oci-decorator-a%252Eb.c.preload");
+  // The common names are as before.
+  CHECK(CdiPreloadFileName("oci-decorator-onload.json", "onload-latency") ==
+        "oci-decorator-onload.onload-latency.preload");
+}
+
+TEST_CASE("cdi: a profile device never takes a feature's name: the spec names each device once") {
+  // Feature "onload-latency" and feature "onload" with profile "latency"
+  // both spell "onload-latency"; CDI runtimes refuse a spec naming a
+  // device twice, and with it every device of the inventory.
+  std::string json = R"({"activation_flag": "OCI_X", "driver_feature": ["onload", "onload-latency"],
+    "profiles": {"latency": {"EF_POLL_USEC": "100000"}},
+    "inventory": {"onload": {"libraries": ["/usr/lib64/libonload.so"], "preload": ["libonload.so"]},
+                  "onload-latency": {"binaries": ["/usr/bin/onload"]}}})";
+  CdiSpec spec = Build(Parse(json), Host(), "/");
+  CHECK(spec.devices == std::vector<std::string>{"onload", "onload-latency", "all"});
+  auto j = nlohmann::json::parse(spec.json);
+  CHECK(j["devices"].size() == 3);
+  CHECK(j["devices"][1]["containerEdits"].dump().find("EF_POLL_USEC") == std::string::npos);
+  bool warned = false;
+  for (const auto& w : spec.warnings)
+    warned = warned || Contains(w, "\"onload-latency\" is already a device");
+  CHECK(warned);
+}
+
+TEST_CASE("cdi: two inventories of one CDI kind: the second, in file-name order, is named") {
+  ocid::InventorySet set;
+  std::string a = R"({"activation_flag": "OCI_A", "cdi_kind": "amd.com/onload", "driver_feature": ["f"],
+    "inventory": {"f": {"binaries": ["/usr/bin/onload"]}}})";
+  std::string b = R"({"activation_flag": "OCI_B", "driver_feature": ["g"],
+    "inventory": {"g": {"binaries": ["/usr/bin/onload"]}}})";
+  set.inventories = {Parse(a, "/etc/ocid.d/a.json"), Parse(b, "/etc/ocid.d/b.json"),
+                     Parse(a, "/etc/ocid.d/c.json")};
+  auto conflicts = ocid::CdiKindConflicts(set);
+  REQUIRE(conflicts.size() == 1);
+  CHECK(conflicts.count("/etc/ocid.d/c.json") == 1);
+  CHECK(Contains(conflicts["/etc/ocid.d/c.json"], "CDI kind amd.com/onload is already inventory "
+                                                  "/etc/ocid.d/a.json's"));
+}
