@@ -78,6 +78,19 @@ assert_eq "no TCPDirect: only the onload device" onload "$(jq -r '[.devices[].na
 assert_contains "no TCPDirect: warns why zf is missing" "$out" 'no CDI device "zf"'
 assert_contains "no TCPDirect: names the missing file" "$out" "$T/host-nozf/usr/bin/zf_stackdump"
 
+# Two inventories of one CDI kind: both specs would name "all", and a CDI
+# runtime would then resolve neither. The second (in file-name order) gets none.
+mkdir -p "$T/conf-twice" "$T/cdi-twice"
+cp "$CONF_DIR/onload.json" "$T/conf-twice/onload.json"
+jq '.activation_flag = "OCI_ONLOAD_TWICE"' "$CONF_DIR/onload.json" >"$T/conf-twice/onload2.json"
+out=$("$OCID_BIN" --host-root "$HOST_ROOT" --config-dir "$T/conf-twice" cdi generate --output-dir "$T/cdi-twice" 2>&1)
+assert_eq "[one kind twice] cdi generate exits 1" 1 "$?"
+assert_contains "[one kind twice] one line names both inventories" "$out" \
+  "inventory $T/conf-twice/onload2.json: CDI kind $KIND is already inventory $T/conf-twice/onload.json's"
+assert_eq "[one kind twice] the first keeps its spec, the second gets none" \
+  "oci-decorator-onload.all.preload oci-decorator-onload.json oci-decorator-onload.onload.preload" \
+  "$(ls "$T/cdi-twice" | tr '\n' ' ' | sed 's/ $//')"
+
 # --- podman ------------------------------------------------------------------------------
 
 for what in onload zf all; do
