@@ -275,6 +275,21 @@ bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string&
                      &out->preload_files, err);
 }
 
+bool IsRenderedCdiSpec(const std::string& bytes) {
+  using ordered = nlohmann::ordered_json;
+  ordered j = ordered::parse(bytes, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || j.size() != 3) return false;
+  auto it = j.begin();
+  if (it.key() != "cdiVersion" || !it.value().is_string() || (++it).key() != "kind" ||
+      !it.value().is_string() || (++it).key() != "devices" || !it.value().is_array())
+    return false;
+  try {
+    return j.dump(2) + "\n" == bytes;
+  } catch (const ordered::exception&) {
+    return false;
+  }
+}
+
 std::vector<CdiFileToWrite> CdiFilesOf(const CdiSpec& spec) {
   std::vector<CdiFileToWrite> files = spec.preload_files;
   files.push_back({spec.file_name, spec.json});

@@ -122,6 +122,12 @@ bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string&
 // is missing). Both `cdi generate` and the device plugin write these.
 std::vector<CdiFileToWrite> CdiFilesOf(const CdiSpec& spec);
 
+// Whether `bytes` is a spec as CdiSpecJson renders it: a JSON object of
+// exactly cdiVersion, kind and devices, in that order, that renders back to
+// the same bytes. A hand-written spec (or another tool's) is not one; the
+// device plugin removes only these (kubelet_cdi.h).
+bool IsRenderedCdiSpec(const std::string& bytes);
+
 struct CdiOptions {
   std::string inventory;    // file stem to select; "" = all
   std::string output;       // file, or "-" for stdout; needs one inventory
