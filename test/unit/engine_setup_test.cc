@@ -440,12 +440,14 @@ TEST_CASE("atomic write: names an unprivileged user made first in a sticky world
                           (t / "open") + " is writable by others and not sticky (owner 0, mode 0777)");
   // A sticky ancestor is fine: /tmp/cdi, made by root, in /tmp.
   REQUIRE_MESSAGE(ocid::WriteFileAtomic(t / "cdi2/f.json", "x", 0644, &err), err.Line());
-  // A symlink the user planted in the sticky dir is not followed.
-  REQUIRE(AsNobody([&] { return ::symlink("/etc", (t / "cdi/etc").c_str()) == 0; }));
+  // A symlink the user planted in the sticky dir is not followed, even to
+  // a directory of root's (standing in for /etc).
+  t.Dir("victim");
+  REQUIRE(AsNobody([&] { return ::symlink((t / "victim").c_str(), (t / "cdi/etc").c_str()) == 0; }));
   CHECK_FALSE(ocid::WriteFileAtomic(t / "cdi/etc/oci-decorator-x.json", "x", 0644, &err));
   CHECK_MESSAGE(Contains(err.Line(), "not following symbolic link " + (t / "cdi/etc") +
                                           ": it belongs to another user (owner 65534)"), err.Line());
-  CHECK_FALSE(std::filesystem::exists("/etc/oci-decorator-x.json"));
+  CHECK_FALSE(t.Exists("victim/oci-decorator-x.json"));
   // One root made in a directory only root can change is followed.
   t.Dir("real");
   t.Link("link", "real");
