@@ -1,14 +1,17 @@
 #include "atomic_file.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <ctime>
+#include <deque>
+#include <vector>
 
 #include "files.h"
-#include "unique_fd.h"
 
 namespace ocid {
 namespace {
@@ -24,20 +27,139 @@ void SplitPath(const std::string& path, std::string* dir, std::string* base) {
   }
 }
 
-// mkdir -p with mode 0755 for the missing components.
-bool MakeDirs(const std::string& dir, Error* err) {
-  struct stat st;
-  if (::stat(dir.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return true;
-    return Fail(err, "not a directory", dir);
+bool TrustedOwner(uid_t uid) { return uid == 0 || uid == ::geteuid(); }
+
+std::string Octal(mode_t mode) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(mode & 07777));
+  return buf;
+}
+
+std::string Join(const std::vector<std::string>& parts, size_t n) {
+  std::string s;
+  for (size_t i = 0; i < n && i < parts.size(); ++i) s += "/" + parts[i];
+  return s.empty() ? "/" : s;
+}
+
+std::vector<std::string> Components(const std::string& path) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i <= path.size()) {
+    size_t j = path.find('/', i);
+    if (j == std::string::npos) j = path.size();
+    if (j > i) out.push_back(path.substr(i, j - i));
+    i = j + 1;
   }
-  if (errno != ENOENT) return Fail(err, "cannot stat", dir, errno);
-  std::string parent, base;
-  SplitPath(dir, &parent, &base);
-  if (parent != dir && !MakeDirs(parent, err)) return false;
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
-    return Fail(err, "cannot create directory", dir, errno);
+  return out;
+}
+
+constexpr int kDirFlags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+constexpr int kMaxLinks = 40;  // as the kernel's MAXSYMLINKS
+
+// `name` in `parent` (whose path is `at`) is a directory just made by
+// mkdirat: give it 0755 whatever the umask.
+bool SetNewDirMode(int parent, const std::string& name, const std::string& shown, Error* err) {
+  UniqueFd fd(::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid() || ::fchmod(fd.get(), 0755) != 0)
+    return Fail(err, "cannot set the mode of directory", shown, errno);
   return true;
+}
+
+// Resolves `dir` from "/" into *out (O_PATH), following a symlink only when
+// it is root's or the effective user's, in a directory others cannot change;
+// *names gets the components of the directory reached.
+bool ResolveDir(const std::string& dir, bool create, UniqueFd* out,
+                std::vector<std::string>* names, Error* err) {
+  std::deque<std::string> rest;
+  for (auto& c : Components(dir)) rest.push_back(std::move(c));
+  UniqueFd cur(::open("/", kDirFlags));
+  if (!cur.valid()) return Fail(err, "cannot open directory", "/", errno);
+  names->clear();
+  int links = 0;
+  while (!rest.empty()) {
+    std::string c = std::move(rest.front());
+    rest.pop_front();
+    if (c == ".") continue;
+    if (c == "..") {
+      UniqueFd up(::openat(cur.get(), "..", kDirFlags));
+      if (!up.valid()) return Fail(err, "cannot open directory", Join(*names, names->size()) + "/..", errno);
+      cur = std::move(up);
+      if (!names->empty()) names->pop_back();
+      continue;
+    }
+    const std::string shown = Join(*names, names->size()) + (names->empty() ? "" : "/") + c;
+    UniqueFd next(::openat(cur.get(), c.c_str(), kDirFlags));
+    if (!next.valid() && errno == ENOENT && create) {
+      if (::mkdirat(cur.get(), c.c_str(), 0755) == 0) {
+        if (!SetNewDirMode(cur.get(), c, shown, err)) return false;
+      } else if (errno != EEXIST) {
+        return Fail(err, "cannot create directory", shown, errno);
+      }
+      next.reset(::openat(cur.get(), c.c_str(), kDirFlags));
+    }
+    if (next.valid()) {
+      cur = std::move(next);
+      names->push_back(std::move(c));
+      continue;
+    }
+    int e = errno;
+    struct stat lst;
+    if ((e != ENOTDIR && e != ELOOP) ||
+        ::fstatat(cur.get(), c.c_str(), &lst, AT_SYMLINK_NOFOLLOW) != 0)
+      return Fail(err, "cannot open directory", shown, e);
+    if (!S_ISLNK(lst.st_mode)) return Fail(err, "not a directory", shown);
+    if (++links > kMaxLinks) return Fail(err, "cannot open directory", dir, ELOOP);
+    // fs.protected_symlinks' rule, whatever the sysctl says: a link others
+    // made, or one in a directory others can change, is not followed.
+    struct stat in;
+    if (::fstat(cur.get(), &in) != 0) return Fail(err, "cannot stat", shown, errno);
+    std::string why = UnsafeDirReason(Join(*names, names->size()), in.st_uid, in.st_mode, true);
+    if (why.empty() && !TrustedOwner(lst.st_uid))
+      why = "it belongs to another user (owner " + std::to_string(lst.st_uid) + ")";
+    if (!why.empty()) return Fail(err, "not following symbolic link " + shown + ": " + why);
+    char buf[PATH_MAX];
+    ssize_t n = ::readlinkat(cur.get(), c.c_str(), buf, sizeof buf);
+    if (n < 0 || static_cast<size_t>(n) >= sizeof buf)
+      return Fail(err, "cannot read link", shown, n < 0 ? errno : ENAMETOOLONG);
+    std::string target(buf, static_cast<size_t>(n));
+    auto parts = Components(target);
+    rest.insert(rest.begin(), parts.begin(), parts.end());
+    if (!target.empty() && target[0] == '/') {
+      cur.reset(::open("/", kDirFlags));
+      if (!cur.valid()) return Fail(err, "cannot open directory", "/", errno);
+      names->clear();
+    }
+  }
+  *out = std::move(cur);
+  return true;
+}
+
+// The directory `fd` (named by `names`) and its ancestors, up to "/", as
+// UnsafeDirReason says.
+bool CheckDirChain(int fd, std::vector<std::string> names, Error* err) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return Fail(err, "cannot stat", Join(names, names.size()), errno);
+  std::string why = UnsafeDirReason(Join(names, names.size()), st.st_uid, st.st_mode, false);
+  UniqueFd cur(::openat(fd, ".", kDirFlags));
+  while (why.empty()) {
+    UniqueFd up(::openat(cur.get(), "..", kDirFlags));
+    struct stat here, above;
+    if (!up.valid() || ::fstat(cur.get(), &here) != 0 || ::fstat(up.get(), &above) != 0)
+      return Fail(err, "cannot stat the parent of", Join(names, names.size()), errno);
+    if (here.st_dev == above.st_dev && here.st_ino == above.st_ino) break;  // "/"
+    if (!names.empty()) names.pop_back();
+    why = UnsafeDirReason(Join(names, names.size()), above.st_uid, above.st_mode, true);
+    cur = std::move(up);
+  }
+  if (!why.empty()) return Fail(err, why);
+  return true;
+}
+
+std::string Absolute(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return path;
+  char buf[PATH_MAX];
+  if (!::getcwd(buf, sizeof buf)) return "/" + path;
+  return std::string(buf) + "/" + path;
 }
 
 // The file's status at `base` in dirfd, without following a symlink.
@@ -56,7 +178,73 @@ bool StatTarget(int dirfd, const std::string& base, const std::string& path,
   return true;
 }
 
+// A fresh file `base` in `dfd` holding `data`, owned by uid:gid with
+// `mode`, renamed over the name.
+bool ReplaceIn(int dfd, const std::string& dir, const std::string& base,
+               const std::string& path, const std::string& data, mode_t mode, uid_t uid,
+               gid_t gid, Error* err) {
+  static unsigned counter = 0;
+  std::string tmp = "." + base + ".tmp." + std::to_string(::getpid()) + "." +
+                    std::to_string(++counter);
+  UniqueFd fd(::openat(dfd, tmp.c_str(),
+                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd.valid()) return Fail(err, "cannot create", dir + "/" + tmp, errno);
+  auto fail = [&](const std::string& what, int e) {
+    ::unlinkat(dfd, tmp.c_str(), 0);
+    return Fail(err, what, path, e);
+  };
+  Error werr;
+  if (!WriteAllFd(fd.get(), data, path, &werr)) return fail(werr.what, werr.errnum);
+  // Explicitly: a setgid directory would otherwise hand the file its group.
+  if (::fchown(fd.get(), uid, gid) != 0) return fail("cannot chown the temporary file for", errno);
+  if (::fchmod(fd.get(), mode) != 0) return fail("cannot chmod the temporary file for", errno);
+  if (::fsync(fd.get()) != 0) return fail("cannot fsync the temporary file for", errno);
+  fd.reset();
+  // The target may have become a symlink since it was checked: rename
+  // replaces the link itself, never what it points to.
+  if (::renameat(dfd, tmp.c_str(), dfd, base.c_str()) != 0)
+    return fail("cannot rename the temporary file over", errno);
+  ::fsync(dfd);
+  return true;
+}
+
 }  // namespace
+
+std::string UnsafeDirReason(const std::string& dir, uid_t uid, mode_t mode, bool ancestor) {
+  std::string what;
+  bool sticky_ok = ancestor && (mode & S_ISVTX);
+  if (!TrustedOwner(uid))
+    what = "belongs to another user";
+  else if ((mode & S_IWOTH) && !sticky_ok)
+    what = ancestor ? "is writable by others and not sticky" : "is writable by others";
+  else if ((mode & S_IWGRP) && !sticky_ok)
+    what = ancestor ? "is writable by its group and not sticky" : "is writable by its group";
+  if (what.empty()) return "";
+  return "directory " + dir + " " + what + " (owner " + std::to_string(uid) + ", mode " +
+         Octal(mode) + ")";
+}
+
+std::string UnsafeFileReason(const std::string& path, uid_t uid, mode_t mode) {
+  std::string what;
+  if (!TrustedOwner(uid))
+    what = "belongs to another user";
+  else if (mode & S_IWOTH)
+    what = "is writable by others";
+  else if (mode & S_IWGRP)
+    what = "is writable by its group";
+  if (what.empty()) return "";
+  return path + " " + what + " (owner " + std::to_string(uid) + ", mode " + Octal(mode) + ")";
+}
+
+bool OpenWriteDir(const std::string& dir, bool create, UniqueFd* out, Error* err) {
+  UniqueFd path_fd;
+  std::vector<std::string> names;
+  if (!ResolveDir(Absolute(dir), create, &path_fd, &names, err)) return false;
+  if (!CheckDirChain(path_fd.get(), names, err)) return false;
+  out->reset(::openat(path_fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!out->valid()) return Fail(err, "cannot open directory", Join(names, names.size()), errno);
+  return true;
+}
 
 bool ReadFileIfExists(const std::string& path, size_t limit, std::string* out,
                       bool* exists, Error* err) {
@@ -80,60 +268,83 @@ bool WriteFileAtomic(const std::string& path, const std::string& data, mode_t mo
   std::string dir, base;
   SplitPath(path, &dir, &base);
   if (base.empty() || base == "." || base == "..") return Fail(err, "not a file name", path);
-  if (!MakeDirs(dir, err)) return false;
+  UniqueFd dfd;
+  if (!OpenWriteDir(dir, /*create=*/true, &dfd, err)) {
+    // The directory's own line ("directory /tmp/cdi is writable by others
+    // (owner 0, mode 1777)") after the file it was for.
+    bool refused = err->errnum == 0 && err->path.empty();
+    err->what = (refused ? "refusing to write " : "cannot write ") + path + ": " + err->what;
+    return false;
+  }
+  struct stat old;
+  bool exists = false;
+  if (!StatTarget(dfd.get(), base, path, &old, &exists, err)) return false;
+  return ReplaceIn(dfd.get(), dir, base, path, data, mode & 07777, ::geteuid(), ::getegid(),
+                   err);
+}
+
+bool FileIsCurrent(const std::string& path, const std::string& data, mode_t mode) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK));
+  struct stat st;
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) ||
+      (st.st_mode & 07777) != (mode & 07777) || st.st_uid != ::geteuid() ||
+      static_cast<size_t>(st.st_size) != data.size())
+    return false;
+  std::string have;
+  Error ignored;
+  return ReadAllFd(fd.get(), data.size() + 1, path, &have, &ignored) && have == data;
+}
+
+bool ReplaceBundleFile(const std::string& path, const std::string& data, Error* err) {
+  std::string dir, base;
+  SplitPath(path, &dir, &base);
+  if (base.empty() || base == "." || base == "..") return Fail(err, "not a file name", path);
   UniqueFd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dfd.valid()) return Fail(err, "cannot open directory", dir, errno);
   struct stat old;
   bool exists = false;
   if (!StatTarget(dfd.get(), base, path, &old, &exists, err)) return false;
-
-  static unsigned counter = 0;
-  std::string tmp = "." + base + ".tmp." + std::to_string(::getpid()) + "." +
-                    std::to_string(++counter);
-  mode_t want = exists ? (old.st_mode & 07777) : mode;
-  UniqueFd fd(::openat(dfd.get(), tmp.c_str(),
-                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!fd.valid()) return Fail(err, "cannot create", dir + "/" + tmp, errno);
-  auto fail = [&](const std::string& what, int e) {
-    ::unlinkat(dfd.get(), tmp.c_str(), 0);
-    return Fail(err, what, path, e);
-  };
-  Error werr;
-  if (!WriteAllFd(fd.get(), data, path, &werr)) return fail(werr.what, werr.errnum);
-  if (exists && ::geteuid() == 0 && ::fchown(fd.get(), old.st_uid, old.st_gid) != 0)
-    return fail("cannot chown the temporary file for", errno);
-  if (::fchmod(fd.get(), want) != 0) return fail("cannot chmod the temporary file for", errno);
-  if (::fsync(fd.get()) != 0) return fail("cannot fsync the temporary file for", errno);
-  fd.reset();
-  // The target may have become a symlink since it was checked: rename
-  // replaces the link itself, never what it points to.
-  if (::renameat(dfd.get(), tmp.c_str(), dfd.get(), base.c_str()) != 0)
-    return fail("cannot rename the temporary file over", errno);
-  ::fsync(dfd.get());
-  return true;
+  if (!exists) return Fail(err, "vanished before it could be replaced", path);
+  // Only root can give a file away; anyone else's file is already theirs.
+  uid_t uid = ::geteuid() == 0 ? old.st_uid : ::geteuid();
+  gid_t gid = ::geteuid() == 0 ? old.st_gid : ::getegid();
+  return ReplaceIn(dfd.get(), dir, base, path, data, old.st_mode & 07777, uid, gid, err);
 }
 
 bool WriteBackup(const std::string& path, const std::string& data, std::string* backup,
                  Error* err) {
+  std::string dir, base;
+  SplitPath(path, &dir, &base);
+  UniqueFd dfd;
+  if (!OpenWriteDir(dir, /*create=*/false, &dfd, err)) {
+    bool refused = err->errnum == 0 && err->path.empty();
+    err->what = (refused ? "refusing to back up " : "cannot back up ") + path + ": " + err->what;
+    return false;
+  }
   struct stat st;
-  mode_t mode = ::lstat(path.c_str(), &st) == 0 ? (st.st_mode & 0777) : 0600;
+  mode_t mode = ::fstatat(dfd.get(), base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0
+                    ? (st.st_mode & 0644)
+                    : 0600;
   char stamp[32];
   std::time_t now = std::time(nullptr);
   struct tm tm;
   ::gmtime_r(&now, &tm);
   std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-  std::string name = path + ".bak." + stamp;
+  std::string name = base + ".bak." + stamp;
   for (int n = 1; n < 100; ++n) {
-    UniqueFd fd(::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+    UniqueFd fd(::openat(dfd.get(), name.c_str(),
+                         O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    const std::string shown = path.substr(0, path.size() - base.size()) + name;
     if (fd.valid()) {
-      if (::fchmod(fd.get(), mode) != 0) return Fail(err, "cannot set the mode of", name, errno);
-      if (!WriteAllFd(fd.get(), data, name, err)) return false;
-      if (::fsync(fd.get()) != 0) return Fail(err, "cannot sync", name, errno);
-      *backup = name;
+      if (::fchown(fd.get(), ::geteuid(), ::getegid()) != 0 || ::fchmod(fd.get(), mode) != 0)
+        return Fail(err, "cannot set the owner and mode of", shown, errno);
+      if (!WriteAllFd(fd.get(), data, shown, err)) return false;
+      if (::fsync(fd.get()) != 0) return Fail(err, "cannot sync", shown, errno);
+      *backup = shown;
       return true;
     }
-    if (errno != EEXIST) return Fail(err, "cannot create backup", name, errno);
-    name = path + ".bak." + stamp + "-" + std::to_string(n);
+    if (errno != EEXIST) return Fail(err, "cannot create backup", shown, errno);
+    name = base + ".bak." + stamp + "-" + std::to_string(n);
   }
   return Fail(err, "cannot find a free backup name", path + ".bak." + stamp);
 }

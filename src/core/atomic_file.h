@@ -1,8 +1,29 @@
-// Writing configuration files that other programs read (CDI specs, engine
-// drop-ins, docker's daemon.json) so that a reader never sees half a file:
-// a temporary file in the same directory, fsync, rename over the target,
-// fsync the directory. A symbolic link at the target is refused (never
-// written through), as is anything but a regular file.
+// Writing configuration files that other programs read (CDI specs and their
+// preload files, engine drop-ins, docker's daemon.json, hooks.d entries) so
+// that a reader never sees half a file, and no one but root gets a say in
+// what root wrote (SECURITY.md 2.9):
+//
+// - The directory is resolved into a file descriptor, component by
+//   component from "/" (openat O_NOFOLLOW; a missing component is created
+//   0755 with mkdirat from its parent's fd; a symbolic link is followed
+//   only when root or the effective user made it, in a directory others
+//   cannot change), and everything after that goes through that fd.
+// - It must belong to root or the effective user and be writable by
+//   neither group nor others; each of its ancestors (walked up with "..",
+//   not by name) must belong to root or the effective user and be
+//   writable by group or others only when sticky (then others cannot
+//   rename what root made in it). Otherwise the write is refused with one
+//   line naming the directory, its owner and its mode.
+// - The file is always created fresh: a temporary name (O_EXCL), written,
+//   fchown'd to the effective uid and gid (a setgid directory does not
+//   pick the group), fchmod'ed to exactly the mode the caller states (the
+//   umask plays no part), fsync'ed, renamed over the name, and the
+//   directory fsync'ed. Whatever was at the name before (its owner, its
+//   mode) is replaced; a symbolic link or a non-regular file there is
+//   refused, never written through.
+//
+// The one exception is the runtime shim's rewrite of a bundle's
+// config.json (ReplaceBundleFile).
 #pragma once
 #include <sys/types.h>
 
@@ -10,6 +31,7 @@
 #include <string>
 
 #include "error.h"
+#include "unique_fd.h"
 
 namespace ocid {
 
@@ -18,16 +40,49 @@ namespace ocid {
 bool ReadFileIfExists(const std::string& path, size_t limit, std::string* out,
                       bool* exists, Error* err);
 
-// Replaces `path` with `data`. Missing parent directories are created 0755.
-// The new file gets the old file's mode and owner when it existed, else
-// `mode`. The temporary name (".<name>.tmp.<pid>.<n>") ends in no config
-// extension, so directory scanners (CDI, conf.d globs) never pick it up.
+// Why root must not write files in a directory owned by `uid` with `mode`
+// ("" when it may): "directory /tmp/cdi is writable by others (owner 0,
+// mode 1777)". `ancestor`: a directory above it, where sticky is enough.
+std::string UnsafeDirReason(const std::string& dir, uid_t uid, mode_t mode, bool ancestor);
+// Why a file root wrote is not safe as it is ("" when it is): owned by
+// someone other than root or the effective user, or writable by its group
+// or others.
+std::string UnsafeFileReason(const std::string& path, uid_t uid, mode_t mode);
+
+// Opens `dir` (relative: to the current directory) as the header says,
+// creating missing components 0755 when `create`, and checks it and its
+// ancestors. The fd is opened O_RDONLY | O_DIRECTORY.
+bool OpenWriteDir(const std::string& dir, bool create, UniqueFd* out, Error* err);
+
+// Replaces `path` with `data`, mode `mode`, owned by the effective user,
+// as the header says. Missing parent directories are created 0755. The
+// temporary name (".<name>.tmp.<pid>.<n>") ends in no config extension, so
+// directory scanners (CDI, conf.d globs) never pick it up.
 bool WriteFileAtomic(const std::string& path, const std::string& data, mode_t mode,
                      Error* err);
 
+// Whether `path` already is what WriteFileAtomic(path, data, mode) leaves:
+// a regular file (not a symlink) holding exactly `data`, with permission
+// bits exactly `mode`, owned by the effective user. A file with the right
+// bytes but another mode or owner is not current: write it again.
+bool FileIsCurrent(const std::string& path, const std::string& data, mode_t mode);
+
+// The runtime shim's rewrite of a bundle's config.json: atomically, never
+// through a symlink, but keeping the existing file's mode and owner, and
+// with no rule on the directory. The bundle belongs to the engine, which
+// may be rootless or run the runtime for another user: whoever can write
+// the bundle directory already decides the config.json that the runtime
+// runs, so a rule there protects nothing, and it would refuse bundles that
+// are not root's (a user's `runc run --bundle ~/b` run by root, rootless
+// podman's under $XDG_RUNTIME_DIR). Keeping the owner and mode lets the
+// engine read and remove its bundle as before.
+bool ReplaceBundleFile(const std::string& path, const std::string& data, Error* err);
+
 // Writes `data` (the file's current content) to a new file `path`.bak.<UTC
-// time>, never overwriting one (a -N suffix is added), with the mode of
-// `path`. Returns the backup's name in *backup.
+// time>, never overwriting one (a -N suffix is added), in the directory of
+// `path` checked as OpenWriteDir does, with the mode of `path` less any
+// bit beyond 0644, owned by the effective user. Returns its name in
+// *backup.
 bool WriteBackup(const std::string& path, const std::string& data, std::string* backup,
                  Error* err);
 

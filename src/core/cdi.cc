@@ -194,6 +194,30 @@ std::string CdiPreloadFileName(const std::string& spec_file_name, const std::str
   return name + "." + device + ".preload";
 }
 
+std::string CdiSpecOfPreloadFile(const std::string& preload_file_name) {
+  const std::string suffix = ".preload";
+  const std::string& n = preload_file_name;
+  if (n.size() <= suffix.size() || n.compare(n.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return "";
+  size_t dot = n.find('.');
+  if (dot == 0 || dot + 1 >= n.size() - suffix.size()) return "";  // no stem, or no device
+  std::string stem;
+  for (size_t i = 0; i < dot; ++i) {
+    if (n[i] != '%') {
+      stem += n[i];
+    } else if (n.compare(i, 3, "%2E") == 0) {
+      stem += '.';
+      i += 2;
+    } else if (n.compare(i, 3, "%25") == 0) {
+      stem += '%';
+      i += 2;
+    } else {
+      return "";
+    }
+  }
+  return stem + ".json";
+}
+
 bool CdiSpecJson(const std::string& kind, const std::string& spec_file_name,
                  const std::vector<CdiDevice>& devices, const std::string& host_root,
                  const std::string& spec_dir, std::string* out,
@@ -312,6 +336,21 @@ std::map<std::string, std::string> CdiKindConflicts(const InventorySet& set) {
   return out;
 }
 
+bool IsRenderedCdiSpec(const std::string& bytes) {
+  using ordered = nlohmann::ordered_json;
+  ordered j = ordered::parse(bytes, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || j.size() != 3) return false;
+  auto it = j.begin();
+  if (it.key() != "cdiVersion" || !it.value().is_string() || (++it).key() != "kind" ||
+      !it.value().is_string() || (++it).key() != "devices" || !it.value().is_array())
+    return false;
+  try {
+    return j.dump(2) + "\n" == bytes;
+  } catch (const ordered::exception&) {
+    return false;
+  }
+}
+
 std::vector<CdiFileToWrite> CdiFilesOf(const CdiSpec& spec) {
   std::vector<CdiFileToWrite> files = spec.preload_files;
   files.push_back({spec.file_name, spec.json});
@@ -361,7 +400,7 @@ int RunCdiGenerate(const Options& opts, const CdiOptions& cdi) {
   std::map<std::string, std::string> conflicts = CdiKindConflicts(set);
   for (const Inventory* inv : selected) {
     if (auto c = conflicts.find(inv->file); c != conflicts.end()) {
-      rc = failed(Error{c->second});
+      rc = failed(Error{c->second, "", 0});
       continue;
     }
     std::string dest = to_dir ? cdi.output_dir + "/" + CdiFileName(*inv) : cdi.output;

@@ -85,6 +85,10 @@ struct CdiFileToWrite {
 // percent-encoded ("a.b" -> "a%2Eb"), so that no two (spec, device) pairs
 // share a name.
 std::string CdiPreloadFileName(const std::string& spec_file_name, const std::string& device);
+// The inverse: the spec file name a preload file belongs to
+// ("oci-decorator-a%2Eb.c.preload" -> "oci-decorator-a.b.json"), "" for a
+// name CdiPreloadFileName does not make.
+std::string CdiSpecOfPreloadFile(const std::string& preload_file_name);
 
 // Renders one spec. `host_root` ("/" for the real host) prefixes every host
 // path, as HostView::Display does. `spec_dir` is the absolute host
@@ -130,6 +134,12 @@ std::map<std::string, std::string> CdiKindConflicts(const InventorySet& set);
 // files, then the spec (so an engine never reads a spec whose preload file
 // is missing). Both `cdi generate` and the device plugin write these.
 std::vector<CdiFileToWrite> CdiFilesOf(const CdiSpec& spec);
+
+// Whether `bytes` is a spec as CdiSpecJson renders it: a JSON object of
+// exactly cdiVersion, kind and devices, in that order, that renders back to
+// the same bytes. A hand-written spec (or another tool's) is not one; the
+// device plugin removes only these (kubelet_cdi.h).
+bool IsRenderedCdiSpec(const std::string& bytes);
 
 struct CdiOptions {
   std::string inventory;    // file stem to select; "" = all

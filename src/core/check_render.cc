@@ -115,7 +115,10 @@ void InventoryRows(const InventoryCheck& i, std::vector<Row>* rows) {
     rows->push_back({i.version_state, "version", v.module_path.empty() ? "-" : v.module_path, detail});
   }
   for (const auto& c : i.cdi)
-    rows->push_back({c.state == "current" ? CheckState::kOk : CheckState::kWarn, "cdi", c.path,
+    rows->push_back({c.state == "current"  ? CheckState::kOk
+                     : c.state == "unsafe" ? CheckState::kFail
+                                           : CheckState::kWarn,
+                     "cdi", c.path,
                      c.state + (c.reason.empty() ? "" : ": " + c.reason)});
   if (i.cdi.empty())
     rows->push_back({CheckState::kInfo, "cdi", "-", "no spec of this inventory in /etc/cdi or /var/run/cdi"});

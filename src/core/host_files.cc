@@ -111,6 +111,20 @@ HostRead HostFiles::Identity(const std::string& path, FileIdentity* out, Error* 
   return HostRead::kOk;
 }
 
+HostRead HostFiles::Owner(const std::string& path, FileOwner* out, Error* err) const {
+  UniqueFd fd;
+  HostRead r = OpenPath(path, O_PATH, &fd, err);
+  if (r != HostRead::kOk) return r;
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) {
+    Fail(err, "cannot stat", Display(path), errno);
+    return HostRead::kError;
+  }
+  out->uid = st.st_uid;
+  out->mode = st.st_mode & 07777;
+  return HostRead::kOk;
+}
+
 bool HostFiles::Exists(const std::string& path) const {
   UniqueFd fd;
   Error ignored;

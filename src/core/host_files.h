@@ -24,6 +24,12 @@ struct FileIdentity {
   bool operator==(const FileIdentity& o) const { return dev == o.dev && ino == o.ino; }
 };
 
+// Who owns a file and its permission bits (st_uid, st_mode & 07777).
+struct FileOwner {
+  uint32_t uid = 0;
+  uint32_t mode = 0644;
+};
+
 class HostFiles {
  public:
   static bool Open(const std::string& host_root, std::unique_ptr<HostFiles>* out, Error* err);
@@ -36,6 +42,8 @@ class HostFiles {
   HostRead List(const std::string& dir, std::vector<std::string>* names, Error* err) const;
   // st_dev and st_ino of `path`, symlinks followed inside the host root.
   HostRead Identity(const std::string& path, FileIdentity* out, Error* err) const;
+  // The owner and mode of `path` (symlinks followed inside the host root).
+  HostRead Owner(const std::string& path, FileOwner* out, Error* err) const;
   // Whether `path` exists (symlinks followed inside the host root).
   bool Exists(const std::string& path) const;
 

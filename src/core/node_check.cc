@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "atomic_file.h"
 #include "cdi.h"
 #include "delivery.h"
 #include "planner.h"
@@ -179,6 +180,31 @@ std::string PreloadFilesProblem(const CdiSpec& spec, const std::string& dir,
   return "";
 }
 
+// Why a spec of ours in `dir` (or one of its preload files) is not safe as
+// it is: a file others can write or someone else owns, a CDI directory
+// (or an ancestor) others can change: the rule root's writer applies
+// (atomic_file.h). "" when safe.
+std::string UnsafeCdiProblem(const CdiFile& spec, const std::vector<std::string>& preload_names,
+                             const NodeFacts& node) {
+  for (const auto& d : node.cdi_dirs) {
+    if (d.dir != spec.dir) continue;
+    for (size_t i = 0; i < d.chain.size(); ++i) {
+      std::string why = UnsafeDirReason(d.chain[i].first, d.chain[i].second.uid,
+                                        d.chain[i].second.mode, /*ancestor=*/i > 0);
+      if (!why.empty()) return why + ": others can replace its specs";
+    }
+  }
+  std::string why = UnsafeFileReason(spec.dir + "/" + spec.name, spec.owner.uid, spec.owner.mode);
+  if (!why.empty()) return why;
+  for (const auto& name : preload_names)
+    for (const auto& f : node.cdi_preload_files)
+      if (f.dir == spec.dir && f.name == name && f.error.empty()) {
+        why = UnsafeFileReason(f.dir + "/" + f.name, f.owner.uid, f.owner.mode);
+        if (!why.empty()) return "its preload file " + why;
+      }
+  return "";
+}
+
 void CheckCdi(const Inventory& inv, const HostView& host, const std::string& host_root,
               const NodeFacts& node, std::vector<bool>* used, InventoryCheck* out) {
   const std::string name = CdiFileName(inv);
@@ -195,9 +221,14 @@ void CheckCdi(const Inventory& inv, const HostView& host, const std::string& hos
     c.path = f.dir + "/" + f.name;
     c.inventory = inv.file;
     std::string problem;
+    std::vector<std::string> preload_names;
+    for (const auto& p : spec.preload_files) preload_names.push_back(p.name);
     if (!f.error.empty()) {
       c.state = "unreadable";
       c.reason = f.error.Line();
+    } else if (problem = UnsafeCdiProblem(f, preload_names, node); !problem.empty()) {
+      c.state = "unsafe";
+      c.reason = problem;
     } else if (!built) {
       c.state = "stale";
       c.reason = "`oci-decorator cdi generate` writes no spec now: " + err.Line();
@@ -259,8 +290,16 @@ CheckReport BuildCheckReport(const std::string& config_dir, const InventorySet& 
     CheckCdi(inv, host, host_root, node, &used, &ic);
     bool cdi_current = false;
     for (const auto& c : ic.cdi) {
-      if (c.state == "current") cdi_current = true;
-      else Worsen(&ic.state, CheckState::kWarn);
+      if (c.state == "current") {
+        cdi_current = true;
+      } else if (c.state == "unsafe") {
+        // Engines read it as it is: whoever can change it decides what
+        // every container given these devices preloads.
+        Worsen(&ic.state, CheckState::kFail);
+        ic.reasons.push_back("CDI spec " + c.path + " is unsafe: " + c.reason);
+      } else {
+        Worsen(&ic.state, CheckState::kWarn);
+      }
     }
     ic.delivered = r.engine_set_up || cdi_current;
     if (!ic.delivered) {

@@ -18,7 +18,10 @@
 //     the features it guards, one it does not enforce and an unknown
 //     version warn;
 //   - CDI specs of the inventory in /etc/cdi and /var/run/cdi: current
-//     (byte for byte what `cdi generate` would write now) or stale.
+//     (byte for byte what `cdi generate` would write now) or stale; unsafe
+//     (a failure) when the spec or one of its preload files is not root's
+//     or is writable by group or others, or the directory (or an ancestor)
+//     is one root's writer would refuse (atomic_file.h).
 // Per node: the NICs, the cgroup layout, the kernel interfaces, and the
 // delivery modes set up (hooks.d entries, the runtime shim in docker or
 // containerd). Not set up is information; an inventory that no mode
@@ -73,7 +76,7 @@ struct FeatureCheck {
 struct CdiCheck {
   std::string path;                // host path of the spec
   std::string inventory;           // "" when no loaded inventory has this file name
-  std::string state;               // "current", "stale", "unreadable", "orphan"
+  std::string state;               // "current", "stale", "unsafe", "unreadable", "orphan"
   std::string reason;
 };
 

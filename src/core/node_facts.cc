@@ -86,6 +86,10 @@ bool ReadOurCdiFiles(const HostFiles& files, const std::string& suffix,
               HostRead::kOk &&
           f.error.empty())
         f.error = Error{"vanished while being read", files.Display(std::string(dir) + "/" + n)};
+      if (f.error.empty() &&
+          files.Owner(std::string(dir) + "/" + n, &f.owner, &f.error) != HostRead::kOk &&
+          f.error.empty())
+        f.error = Error{"vanished while being read", files.Display(std::string(dir) + "/" + n)};
       out->push_back(std::move(f));
     }
   }
@@ -96,6 +100,26 @@ bool ReadOurCdiFiles(const HostFiles& files, const std::string& suffix,
 
 bool ReadCdiFiles(const HostFiles& files, std::vector<CdiFile>* out, Error* err) {
   return ReadOurCdiFiles(files, ".json", out, err);
+}
+
+bool ReadCdiDirs(const HostFiles& files, std::vector<CdiDir>* out, Error* err) {
+  out->clear();
+  for (const char* dir : kCdiDirs) {
+    CdiDir d;
+    d.dir = dir;
+    for (std::string p = dir;;) {
+      FileOwner o;
+      HostRead r = files.Owner(p, &o, err);
+      if (r == HostRead::kError) return false;
+      if (r == HostRead::kMissing) break;
+      d.chain.emplace_back(p, o);
+      if (p == "/") break;
+      size_t slash = p.rfind('/');
+      p = slash == 0 ? "/" : p.substr(0, slash);
+    }
+    if (!d.chain.empty() && d.chain[0].first == dir) out->push_back(std::move(d));
+  }
+  return true;
 }
 
 bool ReadCdiPreloadFiles(const HostFiles& files, std::vector<CdiFile>* out, Error* err) {

@@ -5,6 +5,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "error.h"
@@ -49,7 +50,16 @@ struct CdiFile {
   std::string name;     // oci-decorator-onload.json
   std::string bytes;
   Error error;          // set when it could not be read
+  FileOwner owner;      // its owner and mode
 };
+// A CDI directory that exists, and who can change it: the directory, then
+// each of its ancestors up to "/" (the directory's path cut back, as the
+// host root resolves each: /var/run is /run).
+struct CdiDir {
+  std::string dir;
+  std::vector<std::pair<std::string, FileOwner>> chain;
+};
+bool ReadCdiDirs(const HostFiles& files, std::vector<CdiDir>* out, Error* err);
 constexpr size_t kMaxCdiSpecBytes = 4 << 20;
 bool ReadCdiFiles(const HostFiles& files, std::vector<CdiFile>* out, Error* err);
 // The preload files written with our specs (oci-decorator-*.preload: cdi.h).
@@ -92,6 +102,7 @@ struct NodeFacts {
   EngineSetup engines;
   std::vector<CdiFile> cdi_files;
   std::vector<CdiFile> cdi_preload_files;
+  std::vector<CdiDir> cdi_dirs;
   std::string cdi_error;              // a CDI directory could not be listed
 };
 

@@ -59,7 +59,8 @@ int RunCheck(const Options& opts, const CheckOptions& check) {
   node.kernel = kernel::Probe();
   ReadEngineSetup(*files, self, &node.engines);
   if (!ReadCdiFiles(*files, &node.cdi_files, &err) ||
-      !ReadCdiPreloadFiles(*files, &node.cdi_preload_files, &err))
+      !ReadCdiPreloadFiles(*files, &node.cdi_preload_files, &err) ||
+      !ReadCdiDirs(*files, &node.cdi_dirs, &err))
     node.cdi_error = err.Line();
 
   CheckReport report = BuildCheckReport(opts.config_dir, set, *host, host->root_path(), node);

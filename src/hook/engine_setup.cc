@@ -1,6 +1,7 @@
 #include "engine_setup.h"
 
 #include <fnmatch.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -113,7 +114,12 @@ bool WriteConfig(const std::string& engine, const std::string& file,
   std::string old;
   bool exists = false;
   if (!ReadFileIfExists(file, kMaxEngineConfigBytes, &old, &exists, err)) return false;
-  if (exists && old == content) {
+  // Root-owned, 0644 (SECURITY.md 2.9); an operator's narrower mode (a
+  // daemon.json kept 0600) stays narrow. The right bytes under another
+  // owner or a wider mode are written again.
+  struct stat st;
+  mode_t mode = exists && ::lstat(file.c_str(), &st) == 0 ? (st.st_mode & 0644) : 0644;
+  if (exists && old == content && FileIsCurrent(file, content, mode)) {
     std::printf("%s: %s is up to date: nothing to do\n", engine.c_str(), file.c_str());
     return true;
   }
@@ -124,7 +130,7 @@ bool WriteConfig(const std::string& engine, const std::string& file,
   }
   std::string saved;
   if (exists && backup && !WriteBackup(file, old, &saved, err)) return false;
-  if (!WriteFileAtomic(file, content, 0644, err)) return false;
+  if (!WriteFileAtomic(file, content, mode, err)) return false;
   std::printf("%s: %s %s%s:\n%s", engine.c_str(), exists ? "updated" : "created",
               file.c_str(), saved.empty() ? "" : (" (old file backed up to " + saved + ")").c_str(),
               show.c_str());

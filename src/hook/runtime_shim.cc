@@ -199,7 +199,7 @@ class Shim {
     }
     // Replaced atomically, never through a symlink: the shim writes nowhere
     // but the bundle directory.
-    if (bytes != c.config_bytes && !WriteFileAtomic(c.config_path, bytes, 0644, err)) return false;
+    if (bytes != c.config_bytes && !ReplaceBundleFile(c.config_path, bytes, err)) return false;
     std::string line = "container " + c.state.id + ": edited " + c.config_path + ": " + Summary(plan);
     log::Fields f = planned_;
     f.decision = "applied";

@@ -131,6 +131,40 @@ assert_eq "--cdi-dir: every hostPath in the spec under --host-path-root, but the
 assert_no_match "GRPC_TRACE/GRPC_VERBOSITY in the environment: no gRPC debug output" \
   "$(cat "$T/logs/hpr.log")" '^[DI][0-9]{4} |grpc_trace|tracer'
 
+echo "# --- --cdi-dir: root's files, mode 0644; what inventories removed meanwhile left goes at start"
+KDIR3=$T/kubelet3
+mkdir -m 0750 "$KDIR3"
+start_plugin "$T/logs/cdi3.log" --kubelet-dir "$KDIR3" --cdi-dir "$T/cdi3"
+check "the onload socket is served" wait_socket "$KDIR3/oci-decorator-amd.com_onload.sock"
+stop_plugin
+spec_sum=$(sha256sum <"$T/cdi3/oci-decorator-onload.json")
+# While the plugin is down: an inventory "gone" was removed (its spec and
+# preload file as the plugin wrote them, root's), the spec made writable by
+# others, a preload file given to another user; the operator's own files.
+cp -p "$T/cdi3/oci-decorator-onload.json" "$T/cdi3/oci-decorator-gone.json"
+cp -p "$T/cdi3/oci-decorator-onload.onload.preload" "$T/cdi3/oci-decorator-gone.onload.preload"
+chmod 0666 "$T/cdi3/oci-decorator-onload.json"
+chown 65534:65534 "$T/cdi3/oci-decorator-onload.onload.preload"
+echo '{"cdiVersion": "0.3.0", "kind": "example.com/mine", "devices": []}' >"$T/cdi3/oci-decorator-mine.json"
+echo '/usr/lib64/mine.so' >"$T/cdi3/oci-decorator-mine.x.preload"
+echo 'notes' >"$T/cdi3/README"
+start_plugin "$T/logs/cdi3.log" --kubelet-dir "$KDIR3" --cdi-dir "$T/cdi3"
+check "the onload socket is served again" wait_socket "$KDIR3/oci-decorator-amd.com_onload.sock"
+stop_plugin
+assert_eq "--cdi-dir: the 0666 spec and the foreign-owned preload file are root's, 0644, on the next Sync" \
+  "oci-decorator-onload.json 644 0:0 oci-decorator-onload.onload.preload 644 0:0" \
+  "$(cd "$T/cdi3" && stat -c '%n %a %u:%g' oci-decorator-onload.json oci-decorator-onload.onload.preload | tr '\n' ' ' | sed 's/ $//')"
+assert_eq "--cdi-dir: the spec's bytes unchanged" "$spec_sum" "$(sha256sum <"$T/cdi3/oci-decorator-onload.json")"
+check_not "--cdi-dir: at start, the spec of an inventory removed meanwhile is removed" \
+  test -e "$T/cdi3/oci-decorator-gone.json"
+check_not "--cdi-dir: and its preload file" test -e "$T/cdi3/oci-decorator-gone.onload.preload"
+assert_contains "--cdi-dir: the removal is logged with why" "$(cat "$T/logs/cdi3.log")" \
+  "removed $T/cdi3/oci-decorator-gone.json: no inventory gone.json in $CONF_DIR"
+check "--cdi-dir: an operator's spec named like ours (not as the plugin renders it) stays" \
+  test -e "$T/cdi3/oci-decorator-mine.json"
+check "--cdi-dir: and the preload file next to it" test -e "$T/cdi3/oci-decorator-mine.x.preload"
+check "--cdi-dir: an unrelated file stays" test -e "$T/cdi3/README"
+
 echo "# --- end to end (a): --allocate mounts, applied to a runc config.json as a CRI runtime does"
 rm -f "$KDIR"/*
 start_plugin "$T/logs/mounts.log" --kubelet-dir "$KDIR" --allocate mounts

@@ -152,6 +152,28 @@ assert_eq "[CDI spec with an edited preload file] stale" "stale" "$(json 'j["inv
 mv "$T/preload.keep" "$H/etc/cdi/oci-decorator-onload.onload.preload"
 run_check --json
 assert_eq "[preload file back] current again" "0 current" "$RC $(json 'j["inventories"][0]["cdi"][0]["state"]')"
+# Others can write the spec, another user owns the preload file, others can
+# change the directory: unsafe, a failure naming the file, owner and mode.
+chmod 0666 "$H/etc/cdi/oci-decorator-onload.json"
+run_check --json
+assert_eq "[0666 CDI spec] exit 1, unsafe, names the file, its owner and mode" \
+  "1 unsafe /etc/cdi/oci-decorator-onload.json is writable by others (owner 0, mode 0666)" \
+  "$RC $(json 'j["inventories"][0]["cdi"][0]["state"], j["inventories"][0]["cdi"][0]["reason"]')"
+chmod 0644 "$H/etc/cdi/oci-decorator-onload.json"
+chown 65534:65534 "$H/etc/cdi/oci-decorator-onload.onload.preload"
+run_check --json
+assert_eq "[foreign-owned preload file] exit 1, unsafe, names it" \
+  "1 unsafe its preload file /etc/cdi/oci-decorator-onload.onload.preload belongs to another user (owner 65534, mode 0644)" \
+  "$RC $(json 'j["inventories"][0]["cdi"][0]["state"], j["inventories"][0]["cdi"][0]["reason"]')"
+chown 0:0 "$H/etc/cdi/oci-decorator-onload.onload.preload"
+chmod 1777 "$H/etc/cdi"
+run_check
+assert_eq "[CDI dir others can write] exit 1" 1 "$RC"
+assert_match "[CDI dir others can write] a FAIL row naming the directory, owner and mode" "$OUT" \
+  "^FAIL +cdi +/etc/cdi/oci-decorator-onload.json +unsafe: directory /etc/cdi is writable by others \(owner 0, mode 1777\)"
+chmod 0755 "$H/etc/cdi"
+run_check --json
+assert_eq "[safe again] current" "0 current" "$RC $(json 'j["inventories"][0]["cdi"][0]["state"]')"
 # The library is upgraded: the spec names the old file.
 mv "$H/usr/lib64/libonload_ext.so.1.2.0" "$H/usr/lib64/libonload_ext.so.1.2.1"
 ln -sfn libonload_ext.so.1.2.1 "$H/usr/lib64/libonload_ext.so.1"
@@ -164,6 +186,10 @@ assert_match "[stale CDI spec] the table warns with the file" "$OUT" "^WARN +cdi
 add_hooks_entry
 run_check
 assert_eq "[stale CDI spec, hooks.d entry] exit 0: the stale spec only warns" 0 "$RC"
+chmod 0666 "$H/etc/cdi/oci-decorator-onload.json"
+run_check
+assert_eq "[0666 CDI spec, hooks.d entry] exit 1: an unsafe spec fails whatever else delivers" 1 "$RC"
+chmod 0644 "$H/etc/cdi/oci-decorator-onload.json"
 
 # --- the version lock ---------------------------------------------------------------
 echo "# --- the version lock"

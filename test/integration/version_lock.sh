@@ -19,7 +19,9 @@
 #   4. cdi generate leaves the guarded devices out with the line as a warning
 #      (every device for the shipped lock: no spec, exit 1; zf and "all" kept
 #      apart for a lock on "onload" only);
-#      the device plugin's resources are unhealthy with the line as why
+#      the device plugin's resources are unhealthy with the line as why, and
+#      a module upgraded under a running plugin removes its spec from
+#      --cdi-dir (found by the periodic re-check)
 #      (healthy on a match), and so are its devices as the kubelet
 #      (ListAndWatch) and Nomad (Fingerprint, the line as health
 #      description) receive them;
@@ -86,6 +88,32 @@ if [[ -n ${OCID_PLUGIN:-} ]]; then
     "$(jq -r '[.devices[].health] | unique | join(",")' <<<"$KUBE_DEVICES")"
   assert_eq "[match, nomad mode] Fingerprint: every device of every group healthy" "true" \
     "$(jq -r '[.[][] .healthy] | unique | map(tostring) | join(",")' <<<"$NOMAD_GROUPS")"
+
+  # The module upgraded under a running plugin (sysfs changes, inotify does
+  # not see it: the periodic re-check does): the spec that offered the
+  # now-refused library leaves --cdi-dir, its preload files after it.
+  kdir=$T/kubelet-upgrade
+  mkdir -m 0750 "$kdir"
+  env -i "$OCID_PLUGIN" --config-dir "$CONF_DIR" --host-root "$HV" --recheck-interval 1 kubernetes \
+    --kubelet-dir "$kdir" --cdi-dir "$T/cdi-upgrade" >"$T/logs/plugin-upgrade.log" 2>&1 &
+  pid=$!
+  wait_socket "$kdir/oci-decorator-amd.com_onload.sock" || nok "the plugin serves $kdir"
+  check "[match, plugin --cdi-dir] the spec is written" test -f "$T/cdi-upgrade/oci-decorator-onload.json"
+  check "[match, plugin --cdi-dir] with its preload file" test -f "$T/cdi-upgrade/oci-decorator-onload.onload.preload"
+  sim_module_version "$HV" "$MOD_V"
+  for _ in $(seq 50); do
+    [[ -e $T/cdi-upgrade/oci-decorator-onload.json ]] || break
+    sleep 0.2
+  done
+  check_not "[plugin] module upgraded under a running plugin: its spec is removed from --cdi-dir" \
+    test -e "$T/cdi-upgrade/oci-decorator-onload.json"
+  assert_eq "[plugin] module upgraded: its preload files are removed too" "" "$(ls -A "$T/cdi-upgrade")"
+  assert_contains "[plugin] module upgraded: one line says why" "$(cat "$T/logs/plugin-upgrade.log")" \
+    "removed $T/cdi-upgrade/oci-decorator-onload.json: $CONF_DIR/onload.json yields no CDI spec now"
+  kill -TERM "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  rm -rf "$kdir"
+  sim_module_version "$HV" "$LIB_V"
 fi
 
 # --- 2. mismatch: refused in hook and shim mode

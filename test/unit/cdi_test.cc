@@ -498,3 +498,20 @@ TEST_CASE("cdi: two inventories of one CDI kind: the second, in file-name order,
   CHECK(Contains(conflicts["/etc/ocid.d/c.json"], "CDI kind amd.com/onload is already inventory "
                                                   "/etc/ocid.d/a.json's"));
 }
+
+TEST_CASE("cdi: a preload file's name gives back its spec's, and nothing else does") {
+  using ocid::CdiPreloadFileName;
+  using ocid::CdiSpecOfPreloadFile;
+  for (std::string spec : {"oci-decorator-onload.json", "oci-decorator-a.b.json", "oci-decorator-a%b.json",
+                           "my-spec.json"})
+    for (std::string dev : {"onload", "b.c", "onload-latency", "x:y"}) {
+      CAPTURE(spec);
+      CAPTURE(dev);
+      CHECK(CdiSpecOfPreloadFile(CdiPreloadFileName(spec, dev)) == spec);
+    }
+  CHECK(CdiSpecOfPreloadFile("oci-decorator-onload.json") == "");
+  CHECK(CdiSpecOfPreloadFile("x.preload") == "");
+  CHECK(CdiSpecOfPreloadFile("x..preload") == "");
+  CHECK(CdiSpecOfPreloadFile(".x.preload") == "");
+  CHECK(CdiSpecOfPreloadFile("a%2Fb.x.preload") == "");
+}

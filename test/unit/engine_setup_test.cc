@@ -2,7 +2,10 @@
 // the file writing under a scratch tree (dry run, backups, symlinks).
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -333,7 +336,7 @@ TEST_CASE("setup: bad names and paths are usage errors") {
   CHECK(Setup(s) == 2);
 }
 
-TEST_CASE("atomic write: mode and owner of the old file kept, no temporary left") {
+TEST_CASE("atomic write: exactly the stated mode, whatever was there or the umask; no temporary left") {
   TempTree t;
   t.File("f.conf", "old");
   ::chmod((t / "f.conf").c_str(), 0640);
@@ -342,11 +345,173 @@ TEST_CASE("atomic write: mode and owner of the old file kept, no temporary left"
   CHECK(t.Read("f.conf") == "new");
   struct stat st;
   REQUIRE(::stat((t / "f.conf").c_str(), &st) == 0);
-  CHECK((st.st_mode & 0777) == 0640);
+  CHECK((st.st_mode & 07777) == 0644);
   int entries = 0;
   for (const auto& e : std::filesystem::directory_iterator(t.path())) (void)e, ++entries;
   CHECK(entries == 1);
-  REQUIRE(ocid::WriteFileAtomic(t / "g.conf", "x", 0600, &err));
-  REQUIRE(::stat((t / "g.conf").c_str(), &st) == 0);
-  CHECK((st.st_mode & 0777) == 0600);
+  mode_t old_umask = ::umask(0077);
+  REQUIRE(ocid::WriteFileAtomic(t / "new/dir/g.conf", "x", 0644, &err));
+  ::umask(old_umask);
+  REQUIRE(::stat((t / "new/dir/g.conf").c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0644);
+  REQUIRE(::stat((t / "new/dir").c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0755);
+  REQUIRE(ocid::WriteFileAtomic(t / "h.conf", "x", 0600, &err));
+  REQUIRE(::stat((t / "h.conf").c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0600);
+}
+
+namespace {
+
+constexpr uid_t kNobody = 65534;
+
+// Runs `f` in a child process as uid/gid 65534 with no supplementary
+// groups (an unprivileged local user); true when it returned true.
+template <typename F>
+bool AsNobody(F f) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::umask(0);
+    bool ok = ::setgroups(0, nullptr) == 0 && ::setresgid(kNobody, kNobody, kNobody) == 0 &&
+              ::setresuid(kNobody, kNobody, kNobody) == 0 && f();
+    ::_exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  return pid > 0 && ::waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+         WEXITSTATUS(status) == 0;
+}
+
+bool CreateFile(const std::string& path, const std::string& bytes, mode_t mode) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, mode);
+  bool ok = fd >= 0 && ::write(fd, bytes.data(), bytes.size()) == ssize_t(bytes.size());
+  if (fd >= 0) ::close(fd);
+  return ok;
+}
+
+struct stat Stat(const std::string& path) {
+  struct stat st {};
+  REQUIRE(::lstat(path.c_str(), &st) == 0);
+  return st;
+}
+
+}  // namespace
+
+TEST_CASE("atomic write: names an unprivileged user made first in a sticky world-writable dir") {
+  if (::geteuid() != 0) {
+    MESSAGE("skipped: needs root to act as uid 65534");
+    return;
+  }
+  TempTree t;
+  t.Dir("cdi");
+  ::chmod((t / "cdi").c_str(), 01777);
+  ::chmod(t.path().c_str(), 0755);  // so that uid 65534 reaches cdi/
+  const std::string spec = t / "cdi/oci-decorator-onload.json";
+  const std::string preload = t / "cdi/oci-decorator-onload.onload.preload";
+  REQUIRE(AsNobody([&] {
+    return CreateFile(spec, "{}", 0666) && CreateFile(preload, "/tmp/evil.so\n", 0666);
+  }));
+  Error err;
+  CHECK_FALSE(ocid::WriteFileAtomic(preload, "/usr/lib64/libonload.so\n", 0644, &err));
+  CHECK(err.Line() == "refusing to write " + preload + ": directory " + (t / "cdi") +
+                          " is writable by others (owner 0, mode 1777)");
+  CHECK_FALSE(ocid::WriteFileAtomic(spec, "{\"kind\": \"x/y\"}\n", 0644, &err));
+  CHECK(err.Line().rfind("refusing to write " + spec + ": directory ", 0) == 0);
+  // Nothing written: the user's files as they were, nothing else there.
+  CHECK(t.Read("cdi/oci-decorator-onload.onload.preload") == "/tmp/evil.so\n");
+  CHECK(t.Read("cdi/oci-decorator-onload.json") == "{}");
+  CHECK(Stat(preload).st_uid == kNobody);
+  int entries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(t / "cdi")) (void)e, ++entries;
+  CHECK(entries == 2);
+
+  // The same directory owned by the user (mode 0755): not root's.
+  t.Dir("mine");
+  ::chown((t / "mine").c_str(), kNobody, kNobody);
+  CHECK_FALSE(ocid::WriteFileAtomic(t / "mine/f.json", "x", 0644, &err));
+  CHECK(err.Line() == "refusing to write " + (t / "mine/f.json") + ": directory " + (t / "mine") +
+                          " belongs to another user (owner 65534, mode 0755)");
+  CHECK_FALSE(t.Exists("mine/f.json"));
+  // A root-owned 0755 directory inside a world-writable one that is not
+  // sticky: the user can rename it away and put their own in its place.
+  t.Dir("open/cdi");
+  ::chmod((t / "open").c_str(), 0777);
+  CHECK_FALSE(ocid::WriteFileAtomic(t / "open/cdi/f.json", "x", 0644, &err));
+  CHECK(err.Line() == "refusing to write " + (t / "open/cdi/f.json") + ": directory " +
+                          (t / "open") + " is writable by others and not sticky (owner 0, mode 0777)");
+  // A sticky ancestor is fine: /tmp/cdi, made by root, in /tmp.
+  REQUIRE_MESSAGE(ocid::WriteFileAtomic(t / "cdi2/f.json", "x", 0644, &err), err.Line());
+  // A symlink the user planted in the sticky dir is not followed, even to
+  // a directory of root's (standing in for /etc).
+  t.Dir("victim");
+  REQUIRE(AsNobody([&] { return ::symlink((t / "victim").c_str(), (t / "cdi/etc").c_str()) == 0; }));
+  CHECK_FALSE(ocid::WriteFileAtomic(t / "cdi/etc/oci-decorator-x.json", "x", 0644, &err));
+  CHECK_MESSAGE(Contains(err.Line(), "not following symbolic link " + (t / "cdi/etc") +
+                                          ": it belongs to another user (owner 65534)"), err.Line());
+  CHECK_FALSE(t.Exists("victim/oci-decorator-x.json"));
+  // One root made in a directory only root can change is followed.
+  t.Dir("real");
+  t.Link("link", "real");
+  REQUIRE_MESSAGE(ocid::WriteFileAtomic(t / "link/f.json", "x", 0644, &err), err.Line());
+  CHECK(t.Read("real/f.json") == "x");
+}
+
+TEST_CASE("atomic write: a foreign-owned 0666 file at the name becomes root's, mode as stated") {
+  if (::geteuid() != 0) {
+    MESSAGE("skipped: needs root to act as uid 65534");
+    return;
+  }
+  TempTree t;
+  t.Dir("cdi");
+  ::chmod((t / "cdi").c_str(), 0777);
+  ::chmod(t.path().c_str(), 0755);
+  const std::string preload = t / "cdi/oci-decorator-onload.onload.preload";
+  REQUIRE(AsNobody([&] { return CreateFile(preload, "/usr/lib64/libonload.so\n", 0666); }));
+  ::chmod((t / "cdi").c_str(), 02755);  // root's now, and setgid
+  ::chown((t / "cdi").c_str(), 0, kNobody);
+  // The right bytes under the wrong owner and mode are not current.
+  CHECK_FALSE(ocid::FileIsCurrent(preload, "/usr/lib64/libonload.so\n", 0644));
+  Error err;
+  REQUIRE_MESSAGE(ocid::WriteFileAtomic(preload, "/usr/lib64/libonload.so\n", 0644, &err),
+                  err.Line());
+  struct stat st = Stat(preload);
+  CHECK(st.st_uid == 0);
+  CHECK(st.st_gid == ::getegid());  // not the setgid directory's group
+  CHECK((st.st_mode & 07777) == 0644);
+  CHECK(t.Read("cdi/oci-decorator-onload.onload.preload") == "/usr/lib64/libonload.so\n");
+  CHECK(ocid::FileIsCurrent(preload, "/usr/lib64/libonload.so\n", 0644));
+  CHECK_FALSE(ocid::FileIsCurrent(preload, "/usr/lib64/libonload.so\n", 0600));
+  CHECK_FALSE(ocid::FileIsCurrent(preload, "/other.so\n", 0644));
+  ::chmod(preload.c_str(), 0666);
+  CHECK_FALSE(ocid::FileIsCurrent(preload, "/usr/lib64/libonload.so\n", 0644));
+  ::chmod(preload.c_str(), 0644);
+  ::chown(preload.c_str(), kNobody, kNobody);
+  CHECK_FALSE(ocid::FileIsCurrent(preload, "/usr/lib64/libonload.so\n", 0644));
+  t.Link("cdi/link.preload", preload);
+  ::chown(preload.c_str(), 0, 0);
+  CHECK_FALSE(ocid::FileIsCurrent(t / "cdi/link.preload", "/usr/lib64/libonload.so\n", 0644));
+}
+
+TEST_CASE("atomic write: the shim's config.json keeps the engine's owner and mode") {
+  if (::geteuid() != 0) {
+    MESSAGE("skipped: needs root to act as uid 65534");
+    return;
+  }
+  // A bundle of another user's (rootless engines; `runc run --bundle` in a
+  // user's directory): no directory rule, the file stays theirs.
+  TempTree t;
+  t.Dir("bundle");
+  ::chown((t / "bundle").c_str(), kNobody, kNobody);
+  t.File("bundle/config.json", "{}");
+  ::chown((t / "bundle/config.json").c_str(), kNobody, kNobody);
+  ::chmod((t / "bundle/config.json").c_str(), 0600);
+  Error err;
+  REQUIRE_MESSAGE(ocid::ReplaceBundleFile(t / "bundle/config.json", "{\"a\":1}", &err), err.Line());
+  CHECK(t.Read("bundle/config.json") == "{\"a\":1}");
+  struct stat st = Stat(t / "bundle/config.json");
+  CHECK(st.st_uid == kNobody);
+  CHECK(st.st_gid == kNobody);
+  CHECK((st.st_mode & 07777) == 0600);
+  t.Link("bundle/link.json", "config.json");
+  CHECK_FALSE(ocid::ReplaceBundleFile(t / "bundle/link.json", "{}", &err));
+  CHECK(Contains(err.Line(), "symbolic link"));
 }

@@ -295,6 +295,44 @@ TEST_CASE("check: delivery modes") {
     r = Report(moved, n);
     CHECK(r.inventories[0].cdi[0].state == "stale");
   }
+  SUBCASE("a spec or preload file others can write, or a CDI dir others can change, is unsafe") {
+    n.engines.hooks = Node().engines.hooks;  // delivered anyway: unsafe still fails
+    Inventory inv = Parse(kOnload, kFile);
+    ocid::CdiSpec spec;
+    Error err;
+    REQUIRE(ocid::BuildCdiSpec(inv, h, "/", "/etc/cdi/oci-decorator-onload.json", &spec, &err));
+    n.cdi_files.push_back({"/etc/cdi", "oci-decorator-onload.json", spec.json, {}});
+    for (const auto& f : spec.preload_files)
+      n.cdi_preload_files.push_back({"/etc/cdi", f.name, f.bytes, {}});
+    n.cdi_dirs.push_back({"/etc/cdi", {{"/etc/cdi", {0, 0755}}, {"/etc", {0, 0755}}, {"/", {0, 0755}}}});
+    CheckReport r = Report(h, n);
+    REQUIRE(r.inventories[0].cdi.size() == 1);
+    REQUIRE(r.inventories[0].cdi[0].state == "current");
+    CHECK(r.ready);
+
+    auto unsafe = [&](const std::string& why) {
+      CheckReport u = Report(h, n);
+      CHECK(u.inventories[0].cdi[0].state == "unsafe");
+      CHECK_MESSAGE(u.inventories[0].cdi[0].reason == why, u.inventories[0].cdi[0].reason);
+      CHECK(u.inventories[0].state == CheckState::kFail);
+      CHECK_FALSE(u.ready);
+      CHECK(Contains(ocid::CheckTable(u), "FAIL  cdi"));
+    };
+    n.cdi_files[0].owner.mode = 0666;
+    unsafe("/etc/cdi/oci-decorator-onload.json is writable by others (owner 0, mode 0666)");
+    n.cdi_files[0].owner.mode = 0644;
+    n.cdi_preload_files[0].owner.uid = 65534;
+    unsafe("its preload file /etc/cdi/" + n.cdi_preload_files[0].name +
+           " belongs to another user (owner 65534, mode 0644)");
+    n.cdi_preload_files[0].owner.uid = 0;
+    n.cdi_dirs[0].chain[0].second.mode = 01777;
+    unsafe("directory /etc/cdi is writable by others (owner 0, mode 1777): others can replace its specs");
+    n.cdi_dirs[0].chain[0].second.mode = 0755;
+    n.cdi_dirs[0].chain[1].second.mode = 0777;
+    unsafe("directory /etc is writable by others and not sticky (owner 0, mode 0777): others can replace its specs");
+    n.cdi_dirs[0].chain[1].second.mode = 01777;  // sticky, as /tmp: fine above
+    CHECK(Report(h, n).inventories[0].cdi[0].state == "current");
+  }
   SUBCASE("a spec no inventory writes is an orphan") {
     n.engines.hooks = Node().engines.hooks;
     n.cdi_files.push_back({"/var/run/cdi", "oci-decorator-gone.json", "{}", {}});
