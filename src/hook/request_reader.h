@@ -32,14 +32,17 @@
 // keys and env entries it must compare: memory is bounded whatever the
 // size of the document, so no size cap applies to deciding.
 //
-// A document runc could not decode (a syntax error, input that ends early,
-// a first value that is not an object, a request path of the wrong type)
-// is kUnreadable. runc refuses to run such a config.json itself, so nothing
-// it runs is failed by treating kUnreadable like kAsked when a flag was
-// mentioned: the caps and the strict parse then name what is wrong, as
-// before this reader existed (the failure is the runtime's to report, and
-// it does). A container that did not ask is never failed: every document
-// runc runs is readable here, and reads as not asking unless it asks.
+// Malformed input: a syntax error, input that ends early, a first value
+// that is not an object, or the wrong type where a request would be
+// ("process": [], an env entry 5) is kUnreadable: the reader cannot tell,
+// and neither can runc, which refuses to run such a config.json itself.
+// So treating kUnreadable like kAsked once a flag is mentioned fails
+// nothing runc runs, and the caps and the strict parse then name what is
+// wrong, as before this reader existed. The wrong type anywhere else
+// ("root": 5) is not looked at: runc refuses that document before any
+// hook runs, and the mention asks for nothing. A container that did not
+// ask is never failed: every document runc runs is readable here and
+// reads as not asking unless it asks.
 #pragma once
 #include <cstdint>
 #include <string>
