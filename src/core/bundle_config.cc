@@ -326,16 +326,24 @@ bool MapToHost(const std::vector<IdMapping>& mappings, uint32_t id, uint32_t* ho
   return false;
 }
 
+bool EnvEntryIs(std::string_view entry, std::string_view name, std::string_view* value) {
+  if (entry.size() < name.size() || entry.substr(0, name.size()) != name) return false;
+  if (entry.size() == name.size()) {  // "NAME" without '=': present, empty
+    if (value) *value = std::string_view();
+    return true;
+  }
+  if (entry[name.size()] != '=') return false;
+  if (value) *value = entry.substr(name.size() + 1);
+  return true;
+}
+
 bool LookupEnv(const std::vector<std::string>& env, std::string_view name,
                std::string* value) {
   bool found = false;
   for (const auto& e : env) {
-    if (e.size() > name.size() && e[name.size()] == '=' &&
-        std::string_view(e).substr(0, name.size()) == name) {
-      *value = e.substr(name.size() + 1);
-      found = true;
-    } else if (e == name) {  // "NAME" without '=': present, empty
-      value->clear();
+    std::string_view v;
+    if (EnvEntryIs(e, name, &v)) {
+      value->assign(v);
       found = true;
     }
   }

@@ -91,6 +91,12 @@ bool ParseBundleConfig(std::string_view bytes, const std::string& where,
 std::string RootfsPath(const std::string& bundle, const std::string& state_root,
                        const std::string& root_path);
 
+// Whether the process.env entry `entry` is the variable `name`: "NAME=value",
+// or "NAME" alone (present, empty). *value, when given, gets what follows
+// the '='. The one definition of "the env entry for a flag": LookupEnv and
+// the request reader (request_reader.h) both use it.
+bool EnvEntryIs(std::string_view entry, std::string_view name, std::string_view* value = nullptr);
+
 // The value of `name` in an env list; the last occurrence wins (as runc and
 // docker dedupe). Returns false when the variable is absent.
 bool LookupEnv(const std::vector<std::string>& env, std::string_view name,

@@ -41,10 +41,39 @@ std::string InventoryName(const std::string& file) {
   return name;
 }
 
-bool BytesMention(const RequestScan& scan, std::string_view bytes) {
-  FlagScanner s(scan.flags);
-  s.Feed(bytes);
-  return s.mentioned();
+bool StateAsks(const RequestScan& scan, std::string_view bytes) {
+  StateRequests s(scan.flags);
+  StateRequests::Observe(&s, bytes);
+  return s.Asks();
+}
+
+// Does config.json ask? *asks is false when no flag occurs in it, or runc's
+// reading holds no request; true when it asks or, with a flag mentioned,
+// cannot be decoded (request_reader.h: runc would refuse it). False with
+// `err` when the file cannot be scanned.
+bool ConfigAsks(const RequestScan& scan, const std::string& path, bool* asks, Error* err) {
+  *asks = false;
+  FlagScanner scanner(scan.flags);
+  RequestReader reader(scan.flags, RequestReader::Document::kConfig);
+  if (!ScanFileForFlags(path, &scanner, &reader, err)) return false;
+  if (!scanner.mentioned()) {
+    OCID_DEBUG("no activation flag of " + std::to_string(scan.files.size()) +
+               " inventories mentioned (inventories not parsed)");
+    return true;
+  }
+  RequestReader::Verdict v = reader.Finish();
+  if (v == RequestReader::Verdict::kNotAsked) {
+    OCID_DEBUG("an activation flag is mentioned in " + Printable(path) +
+               " but not requested, as runc reads it (not parsed)");
+    return true;
+  }
+  if (v == RequestReader::Verdict::kUnreadable)
+    OCID_DEBUG(Printable(path) + " mentions an activation flag and runc could not decode it (" +
+               reader.Detail() + "): parsed strictly");
+  else
+    OCID_DEBUG(Printable(path) + " asks: " + reader.Detail());
+  *asks = true;
+  return true;
 }
 
 }  // namespace
@@ -59,29 +88,23 @@ bool ScanInventories(const Options& opts, RequestScan* out, bool* dir_unreadable
   return true;
 }
 
-bool LoadIfAsked(const Options&, const RequestScan& scan, bool state_mentions,
+bool LoadIfAsked(const Options&, const RequestScan& scan, bool state_asks,
                  Container* c, bool* asked, Error* err) {
   *asked = false;
   if (scan.flags.empty()) return true;
   c->config_path = c->state.bundle + "/config.json";
-  bool mentioned = state_mentions;
-  if (!mentioned) {
-    // Scanned in chunks: any size, a symlink followed as the runtime did.
-    FlagScanner scanner(scan.flags);
+  if (!state_asks) {
+    // Read in chunks: any size, a symlink followed as the runtime did.
     Error e;
-    if (!ScanFileForFlags(c->config_path, &scanner, &e)) {
+    bool asks = false;
+    if (!ConfigAsks(scan, c->config_path, &asks, &e)) {
       log::Warn("container " + Printable(c->state.id) + ": " + e.Line() +
                 " (no request can be read from it: the container did not ask)");
       return true;
     }
-    mentioned = scanner.mentioned();
+    if (!asks) return true;
   }
-  if (!mentioned) {
-    OCID_DEBUG("no activation flag of " + std::to_string(scan.files.size()) +
-               " inventories mentioned (inventories not parsed)");
-    return true;
-  }
-  // A flag occurs: the container may have asked, and the caps apply.
+  // It asks: the caps apply.
   *asked = true;
   if (!ReadFileAt(AT_FDCWD, c->config_path, kMaxConfigBytes, &c->config_bytes, err)) return false;
   ParseInventoryFiles(scan.files, &c->inventories);
@@ -94,19 +117,19 @@ bool LoadIfAsked(const Options& opts, const std::string& state_bytes, Container*
   *asked = false;
   RequestScan scan;
   if (!ScanInventories(opts, &scan, dir_unreadable, err)) return false;
-  return LoadIfAsked(opts, scan, BytesMention(scan, state_bytes), c, asked, err);
+  return LoadIfAsked(opts, scan, StateAsks(scan, state_bytes), c, asked, err);
 }
 
-bool CouldHaveAsked(const RequestScan& scan, bool state_mentions, const std::string& bundle) {
+bool CouldHaveAsked(const RequestScan& scan, bool state_asks, const std::string& bundle) {
   if (scan.flags.empty()) return false;
-  if (state_mentions) return true;
+  if (state_asks) return true;
   // The rest of the request may be in config.json, if the state still
   // names a bundle.
   if (bundle.empty() || bundle[0] != '/' || bundle.find('\0') != std::string::npos) return true;
-  FlagScanner scanner(scan.flags);
   Error ignored;
-  if (!ScanFileForFlags(bundle + "/config.json", &scanner, &ignored)) return true;
-  return scanner.mentioned();
+  bool asks = false;
+  if (!ConfigAsks(scan, bundle + "/config.json", &asks, &ignored)) return true;
+  return asks;
 }
 
 bool CouldHaveAsked(const Options& opts, const std::string& state_bytes) {
@@ -115,12 +138,13 @@ bool CouldHaveAsked(const Options& opts, const std::string& state_bytes) {
   Error ignored;
   // As in LoadIfAsked: without readable inventories nobody can have asked.
   if (!ScanInventories(opts, &scan, &dir_unreadable, &ignored)) return false;
-  FlagScanner scanner(scan.flags);
-  FdInput in(state_bytes, FlagScanner::Observe, &scanner);
+  StateRequests requests(scan.flags);
+  FdInput in(state_bytes, StateRequests::Observe, &requests);
   OciState st;
   std::string bundle;
   ParseOciState(&in, &st, &ignored, &bundle);
-  return CouldHaveAsked(scan, scanner.mentioned(), bundle);
+  in.Drain();
+  return CouldHaveAsked(scan, requests.Asks(), bundle);
 }
 
 ConfigInterest InterestOf(const InventorySet& set) {

@@ -3,11 +3,14 @@
 //
 //   ScanInventories  reads the inventory files and the activation flags they
 //                declare, before anything the container handed over is read.
-//   LoadIfAsked  decides, without parsing any JSON, whether any inventory can
-//                be asked for (its activation flag occurs in the state or
-//                config.json: request_scan.h); only then parses them. Nearly
-//                every container stops here, whatever the size or kind of
-//                its config.json.
+//   LoadIfAsked  decides whether any inventory is asked for: nearly every
+//                container stops at the raw-byte scan (no activation flag
+//                occurs in the state or config.json: request_scan.h); where
+//                one occurs, the streaming request reader decides as runc
+//                reads the document (request_reader.h). Only a container
+//                that asks meets the caps and the strict parse, so one that
+//                did not ask is never failed by its config.json's size or
+//                bytes.
 //   PlanFor      builds the Plan through a HostRootView under --host-root.
 #pragma once
 #include <memory>
@@ -21,6 +24,7 @@
 #include "oci_state.h"
 #include "options.h"
 #include "plan.h"
+#include "request_reader.h"
 #include "request_scan.h"
 
 namespace ocid {
@@ -43,14 +47,35 @@ struct RequestScan {
 // can let containers that cannot have asked go on.
 bool ScanInventories(const Options& opts, RequestScan* out, bool* dir_unreadable, Error* err);
 
-// c->state must be set (bundle at least); `state_mentions` says whether a
-// flag occurred in the state's bytes. On return with *asked == false, no
-// inventory can be activated and nothing was parsed. A config.json that
-// cannot be scanned (not a regular file, unreadable) holds no request the
-// hook can see: with none in the state either, the container did not ask
-// (a warning says so). Once a flag occurs, the caps apply: config.json must
-// be a regular file of at most kMaxConfigBytes, not a symlink.
-bool LoadIfAsked(const Options& opts, const RequestScan& scan, bool state_mentions,
+// The state's bytes as they stream past (an FdInput observer): the flag
+// scan and the request reader together. Asks() is true when the state's
+// annotations ask, or a flag occurs and the state cannot be read to tell.
+class StateRequests {
+ public:
+  explicit StateRequests(const std::vector<std::string>& flags)
+      : scanner_(flags), reader_(flags, RequestReader::Document::kState) {}
+  static void Observe(void* self, std::string_view chunk) {
+    auto* s = static_cast<StateRequests*>(self);
+    s->scanner_.Feed(chunk);
+    s->reader_.Feed(chunk);
+  }
+  bool Asks() const {
+    return scanner_.mentioned() && reader_.Finish() != RequestReader::Verdict::kNotAsked;
+  }
+
+ private:
+  FlagScanner scanner_;
+  RequestReader reader_;
+};
+
+// c->state must be set (bundle at least); `state_asks` is StateRequests'
+// Asks(). On return with *asked == false, no inventory can be activated and
+// nothing was parsed. A config.json that cannot be scanned (not a regular
+// file, unreadable) holds no request the hook can see: with none in the
+// state either, the container did not ask (a warning says so). Once it
+// asks, the caps apply: config.json must be a regular file of at most
+// kMaxConfigBytes, not a symlink, and parse strictly.
+bool LoadIfAsked(const Options& opts, const RequestScan& scan, bool state_asks,
                  Container* c, bool* asked, Error* err);
 // The same from the state's bytes, reading the inventories first.
 bool LoadIfAsked(const Options& opts, const std::string& state_bytes, Container* c,
@@ -58,11 +83,11 @@ bool LoadIfAsked(const Options& opts, const std::string& state_bytes, Container*
 
 // For a state that could not be read or parsed: could the container still
 // have asked? Decided as LoadIfAsked decides, from what can be read: false
-// when no inventory declares a readable flag, or when no flag occurs in the
-// state bytes nor in the config.json of the bundle the state names
-// (`bundle`, as far as the state could be read); true when it cannot tell
-// (no usable bundle, config.json unreadable).
-bool CouldHaveAsked(const RequestScan& scan, bool state_mentions, const std::string& bundle);
+// when no inventory declares a readable flag, or when neither the state
+// nor the config.json of the bundle the state names (`bundle`, as far as
+// the state could be read) asks; true when it cannot tell (no usable
+// bundle, config.json unreadable).
+bool CouldHaveAsked(const RequestScan& scan, bool state_asks, const std::string& bundle);
 // The same from the state's bytes, reading the inventories first.
 bool CouldHaveAsked(const Options& opts, const std::string& state_bytes);
 

@@ -341,8 +341,8 @@ int RunHook(const Options& opts, const std::string& stage, int stdin_fd, bool co
   RequestScan scan;
   bool dir_unreadable = false;
   bool scanned = apply && ScanInventories(opts, &scan, &dir_unreadable, &err);
-  FlagScanner scanner(scan.flags);
-  FdInput in(stdin_fd, kMaxStateStreamBytes, FlagScanner::Observe, &scanner);
+  StateRequests requests(scan.flags);
+  FdInput in(stdin_fd, kMaxStateStreamBytes, StateRequests::Observe, &requests);
   if (!apply && stage != "poststop") {
     in.Drain();  // always to EOF: the runtime must not see EPIPE
     OCID_DEBUG("nothing to do at stage " + stage);
@@ -365,7 +365,7 @@ int RunHook(const Options& opts, const std::string& stage, int stdin_fd, bool co
     // cannot have asked: no inventory installed, or no activation flag in
     // the state nor in the config.json of the bundle it names. When that
     // cannot be told (no usable bundle), the container may have asked: fail.
-    if (!apply || !CouldHaveAsked(scan, scanner.mentioned(), bundle_seen)) {
+    if (!apply || !CouldHaveAsked(scan, requests.Asks(), bundle_seen)) {
       log::Warn(err.Line() + " (ignored: no inventory can have been asked for)");
       return 0;
     }
@@ -379,7 +379,7 @@ int RunHook(const Options& opts, const std::string& stage, int stdin_fd, bool co
   }
 
   bool asked = false;
-  bool loaded = LoadIfAsked(opts, scan, scanner.mentioned(), &l, &asked, &err);
+  bool loaded = LoadIfAsked(opts, scan, requests.Asks(), &l, &asked, &err);
   if (loaded && !asked) {
     ReportNotAsked(l.state.id, stage);
     return 0;
@@ -446,8 +446,21 @@ int RunPlan(const Options& opts, const std::string& bundle) {
   std::unique_ptr<HostRootView> host;
   Plan plan;
   if (!ReadFileAt(AT_FDCWD, l.config_path, kMaxConfigBytes, &l.config_bytes, &err) ||
-      !ParseBundleConfig(l.config_bytes, l.config_path, &l.config, &err) ||
-      !LoadInventoryDir(opts.config_dir, &l.inventories, &err) ||
+      !ParseBundleConfig(l.config_bytes, l.config_path, &l.config, &err)) {
+    // The hook would not parse it: for a container that does not ask, as
+    // runc reads config.json, the plan is to do nothing (decision.h).
+    RequestScan scan;
+    bool dir_unreadable = false;
+    Error ignored;
+    if (!ScanInventories(opts, &scan, &dir_unreadable, &ignored) ||
+        CouldHaveAsked(scan, false, b))
+      return Failed("", err);
+    log::Warn(err.Line() + " (not needed: the container does not ask, as runc reads it)");
+    plan.container_id = l.state.id;
+    std::fputs(PlanToJson(plan).c_str(), stdout);
+    return 0;
+  }
+  if (!LoadInventoryDir(opts.config_dir, &l.inventories, &err) ||
       !PlanFor(opts, l, /*resolve_paths=*/true, &host, &plan, &err))
     return Failed("", err);
   for (const auto& broken : l.inventories.broken) log::Warn("ignoring " + broken.error.Line());

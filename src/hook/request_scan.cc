@@ -73,7 +73,8 @@ void FlagScanner::Feed(std::string_view chunk) {
   }
 }
 
-bool ScanFileForFlags(const std::string& path, FlagScanner* scanner, Error* err) {
+bool ScanFileForFlags(const std::string& path, FlagScanner* scanner, RequestReader* reader,
+                      Error* err) {
   UniqueFd where(::open(path.c_str(), O_PATH | O_CLOEXEC));
   if (!where.valid()) return Fail(err, "cannot open", path, errno);
   struct stat st;
@@ -86,16 +87,30 @@ bool ScanFileForFlags(const std::string& path, FlagScanner* scanner, Error* err)
   UniqueFd fd(::open(self.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (!fd.valid()) return Fail(err, "cannot open", path, errno);
   char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(fd.get(), buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Fail(err, "cannot read", path, errno);
+  // Pass 1 feeds the scanner until a mention; pass 2 the reader from the
+  // start until it has its answer.
+  for (int pass = 1; pass <= 2; ++pass) {
+    off_t at = 0;
+    for (;;) {
+      ssize_t n = ::pread(fd.get(), buf, sizeof buf, at);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return Fail(err, "cannot read", path, errno);
+      }
+      if (n == 0) break;
+      at += n;
+      std::string_view chunk(buf, static_cast<size_t>(n));
+      if (pass == 1) {
+        scanner->Feed(chunk);
+        if (scanner->mentioned()) break;
+      } else {
+        reader->Feed(chunk);
+        if (reader->done()) break;
+      }
     }
-    if (n == 0) return true;
-    scanner->Feed(std::string_view(buf, static_cast<size_t>(n)));
-    if (scanner->mentioned()) return true;
+    if (!reader || !scanner->mentioned()) return true;
   }
+  return true;
 }
 
 }  // namespace ocid

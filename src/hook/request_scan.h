@@ -1,12 +1,13 @@
 // Could this container have asked? The raw-byte scan that decides it for
-// nearly every container, before any JSON is parsed.
+// nearly every container, before any JSON is parsed; where it finds a flag
+// mentioned, the request reader (request_reader.h) decides.
 //
 // A request is an env entry or an annotation naming an inventory's
 // activation flag, so a flag that occurs nowhere in the state or
 // config.json bytes, not even JSON-escaped, cannot have been asked for. The
 // scan reads its input in chunks and keeps nothing but a few bytes of
-// overlap: it works on input of any size, and a container that did not ask
-// is never failed by the size or kind of what it handed the runtime.
+// overlap: it works on input of any size. A mention is not a request (the
+// flag may be in process.args); it only means the reader must look.
 #pragma once
 #include <cstddef>
 #include <string>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "error.h"
+#include "request_reader.h"
 
 namespace ocid {
 
@@ -40,12 +42,16 @@ class FlagScanner {
   bool mentioned_ = false;
 };
 
-// Scans the file at `path` (the bundle's config.json) for the flags. The
+// Scans the file at `path` (the bundle's config.json) for the flags and,
+// when one is mentioned and `reader` is given, reads it again from the
+// start with `reader` (request_reader.h: whether runc's reading asks). The
 // file is looked at through an O_PATH fd first (a symlink is followed, as
 // the runtime followed it), and read only if it is a regular file: opening
-// a device node would run its driver's open as host root. Returns false
-// with `err` set when the file cannot be scanned (missing, not a regular
-// file, unreadable); the caller decides what that means.
-bool ScanFileForFlags(const std::string& path, FlagScanner* scanner, Error* err);
+// a device node would run its driver's open as host root. Both passes read
+// the same open file, in chunks: any size. Returns false with `err` set
+// when the file cannot be scanned (missing, not a regular file,
+// unreadable); the caller decides what that means.
+bool ScanFileForFlags(const std::string& path, FlagScanner* scanner, RequestReader* reader,
+                      Error* err);
 
 }  // namespace ocid

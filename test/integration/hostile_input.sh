@@ -8,10 +8,12 @@
 # state dir and the host mount table unchanged. Real runc containers check
 # that a broken inventory stops only the containers that ask for it.
 #
-# "Asked" is decided without parsing: an activation flag of an installed
-# inventory occurs in the state or config.json bytes. A garbage config.json
-# that mentions no flag did not ask (exit 0); when the hook cannot read what
-# it would need to tell (no usable bundle, config.json unreadable), it fails.
+# "Asked" is decided without a strict parse: an activation flag of an
+# installed inventory occurs in the state or config.json bytes, and runc's
+# reading of it holds a request (or runc could not read it either). A
+# garbage config.json that mentions no flag did not ask (exit 0); when the
+# hook cannot read what it would need to tell (no usable bundle,
+# config.json unreadable), it fails.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 it_setup lib64
 
@@ -109,10 +111,12 @@ expect "the whole state, a container that did not ask" 0 0
 hook_run "$IN"
 expect "state with a NUL byte after the document, config.json does not ask" 0 1 \
   "NUL byte at offset $size" "ignored"
+# What follows the first JSON value is no part of the state (a Decoder, as
+# runc's, never reads it), so a flag named there asks for nothing.
 { cat "$T/whole.json"; printf '\0{"oci-decorator/OCI_ONLOAD": 1}'; } >"$IN"
 hook_run "$IN"
-expect "state with a NUL byte after the document, which names OCI_ONLOAD" 1 1 \
-  "NUL byte at offset $size"
+expect "state with a NUL byte after the document, which names OCI_ONLOAD after it" 0 1 \
+  "NUL byte at offset $size" "ignored"
 
 # 50 MB on stdin: through a pipe (read as a stream, drained), from a
 # regular file, and a stream that never ends (given up on at 64 MiB).
@@ -323,7 +327,14 @@ for bad in '"root": "rootfs"' '"root": {"path": 5}' '"root": {"path": "a\u0000b"
            '"root": {"path": "r"}, "linux": []'; do
   printf '{%s, "x-flag": "OCI_ONLOAD"}' "$bad" >"$HB/config.json"
   hook_run "$IN"
-  expect "config.json with $bad (mentions OCI_ONLOAD)" 1 1 "$HB/config.json"
+  if [[ $bad == *process* || $bad == *annotations* ]]; then
+    # The wrong type where a request would be: runc cannot read it, nor
+    # can the hook tell, so it counts as asking and is refused.
+    expect "config.json with $bad (mentions OCI_ONLOAD)" 1 1 "$HB/config.json"
+  else
+    # Elsewhere runc refuses the document itself; the mention asks nothing.
+    expect "config.json with $bad (mentions OCI_ONLOAD outside a request)" 0 0
+  fi
   [[ $bad == *OCI_ONLOAD* ]] && continue  # it mentions the flag itself
   printf '{%s}' "$bad" >"$HB/config.json"
   hook_run "$IN"
@@ -470,5 +481,45 @@ assert_not_contains "[runc, non-UTF-8 env, asks] never ran" "$OUT" "SHOULD-NOT-R
 assert_contains "[runc, non-UTF-8 env, asks] the error says why" "$ERR" "ill-formed UTF-8"
 assert_contains "[runc, non-UTF-8 env, asks] ... and where" "$ERR" "$B/config.json"
 assert_state_dir_empty "[runc, non-UTF-8 env, asks]"
+
+# "Asked" is runc's reading (SECURITY 2.5, 2.11): OCI_ONLOAD named only in
+# process.args, in a 33 MiB config.json (padded under a key runc ignores:
+# exec takes no 33 MiB argument or variable) with a 0xff byte in another
+# variable's value, asks for nothing. runc runs it (Go replaces the byte);
+# the hook must neither apply the 32 MiB cap nor parse it strictly. The same
+# container with OCI_ONLOAD=all in process.env asks, and the cap applies.
+head -c 34603008 /dev/zero | tr '\0' p >"$T/padding"
+mention_bundle() {  # NAME [make_bundle options]: sets B, CID; the hook logs at debug
+  local name=$1; shift
+  IT_DEBUG=1 make_bundle "$name" --env "LANG=caf@FF@" "$@" -- 'echo RAN; : OCI_ONLOAD=all'
+  jq --rawfile pad "$T/padding" '.["x-padding"] = $pad' "$B/config.json" >"$B/c.new" &&
+    mv "$B/c.new" "$B/config.json"
+  sed -i 's/@FF@/\xff/' "$B/config.json"
+  check "[$name] config.json is over the 32 MiB cap" test "$(stat -c %s "$B/config.json")" -gt 33554432
+  check "[$name] config.json holds a raw 0xff byte" env LC_ALL=C grep -q "$(printf 'caf\xff')" "$B/config.json"
+  check "[$name] config.json names OCI_ONLOAD in process.args" \
+    test "$(jq -r '.process.args[2]' "$B/config.json")" = 'echo RAN; : OCI_ONLOAD=all'
+}
+mention_bundle mention-args
+run_container
+echo "# --- runc: OCI_ONLOAD only in process.args, 33 MiB, 0xff in another variable"
+assert_eq "[runc, mention in args] container ran" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+assert_contains "[runc, mention in args] process ran" "$OUT" "RAN"
+check "[runc, mention in args] the hook wrote its debug log" test -s "$T/logs/$CID.log"
+assert_eq "[runc, mention in args] hook logged nothing above debug" "" \
+  "$(grep -v '^[^ ]* oci-decorator\[[0-9]*\] debug: ' "$T/logs/$CID.log")"
+assert_contains "[runc, mention in args] ... and says why it did not ask" "$(cat "$T/logs/$CID.log")" \
+  "mentioned in $B/config.json but not requested"
+assert_state_dir_empty "[runc, mention in args]"
+mention_bundle mention-env --env OCI_ONLOAD=all
+run_container
+echo "# --- runc: the same with OCI_ONLOAD=all in process.env"
+check_not "[runc, mention in env] runc run fails" test "$RC" -eq 0
+assert_not_contains "[runc, mention in env] never ran" "$OUT" "RAN"
+assert_contains "[runc, mention in env] the refusal names the cap" "$ERR" \
+  "$B/config.json is larger than 33554432 bytes"
+assert_state_dir_empty "[runc, mention in env]"
+rm -f "$T/padding"
 
 it_finish

@@ -254,15 +254,27 @@ make_bundle variantnoask --config-dir "$CONF_PRIV" --jq "$VARIANT" -- 'echo RAN'
 run_container
 assert_eq "[case variant, not asking] container runs" 0 "$RC"
 assert_contains "[case variant, not asking] process ran" "$OUT" "RAN"
-# A request only in an earlier duplicate "process" (crun reads the first):
-# refused too.
+# A request only in a later duplicate "process" (runc decodes it into the
+# same struct, so its env wins; crun reads the first): it asks, and the
+# ambiguity refuses it.
 make_bundle dupask --config-dir "$CONF_PRIV" -- 'echo SHOULD-NOT-RUN'
 whole=$(jq -c . "$B/config.json")
-printf '{"process": {"env": ["OCI_ONLOAD=all"]}, %s\n' "${whole:1}" >"$B/config.json"
+printf '%s, "process": {"env": ["OCI_ONLOAD=all"]}}\n' "${whole%\}}" >"$B/config.json"
 check "[duplicate process, asks] config.json has \"process\" twice" \
   test "$(grep -o '"process"' "$B/config.json" | grep -c '')" -ge 2
 run_container
 check "[duplicate process, asks] container refused" test "$RC" -ne 0
+assert_not_contains "[duplicate process, asks] never ran" "$OUT" "SHOULD-NOT-RUN"
 assert_contains "[duplicate process, asks] the error says why" "$ERR" 'process\" is given twice'
+# A request only in an earlier duplicate: runc's reading drops it, so the
+# container asks for nothing (request_reader.h) and runs without Onload.
+make_bundle dupearly --config-dir "$CONF_PRIV" -- 'echo RAN; ls /dev/onload 2>&1; true'
+whole=$(jq -c . "$B/config.json")
+printf '{"process": {"env": ["OCI_ONLOAD=all"]}, %s\n' "${whole:1}" >"$B/config.json"
+run_container
+assert_eq "[duplicate process, earlier request] container runs" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+assert_contains "[duplicate process, earlier request] process ran" "$OUT" "RAN"
+assert_contains "[duplicate process, earlier request] nothing activated" "$OUT" "No such file"
 
 it_finish

@@ -898,6 +898,42 @@ TEST_CASE("garbage config.json: did not ask unless a flag occurs in it") {
   CHECK(Hook(f, f.State(R"(, "annotations": {"oci-decorator/OCI_GOOD": "all"})")) == 1);
 }
 
+TEST_CASE("a flag mentioned outside process.env asks nothing: no cap, no strict parse") {
+  Fixture f;
+  f.Inventory("a-good.json", kGoodInventory);
+  // Over the 32 MiB cap, the flag in process.args and invalid UTF-8 in
+  // another variable's value (runc runs it: Go replaces the byte).
+  std::string pad(33u << 20, 'p');
+  std::string body = R"({"root": {"path": "rootfs"}, "process": {"args": ["sh", "-c", "OCI_GOOD=all x"],
+      "env": ["LANG=caf)" "\xff" R"(", "PAD=)" + pad + "\"]";
+  f.Config(body + "}}");
+  Loaded l = Load(f, f.State());
+  CHECK_MESSAGE(l.ok, l.err.Line());
+  CHECK_FALSE(l.asked);
+  CHECK(Hook(f, f.State()) == 0);
+  // The flag as an env entry of the same document: the caps apply.
+  f.Config(body.substr(0, body.size() - 1) + R"(, "OCI_GOOD=all"]}})");
+  l = Load(f, f.State());
+  CHECK(l.asked);
+  CHECK_FALSE(l.ok);
+  CHECK_MESSAGE(Contains(l.err.Line(), "larger than 33554432 bytes"), l.err.Line());
+  CHECK(Hook(f, f.State()) == 1);
+  // Small, with the invalid byte: the strict parse refuses only an asker.
+  f.Config(R"({"root": {"path": "rootfs"}, "process": {"args": ["OCI_GOOD"], "env": ["LANG=caf)" "\xff" R"("]}})");
+  l = Load(f, f.State());
+  CHECK_MESSAGE(l.ok, l.err.Line());
+  CHECK_FALSE(l.asked);
+  f.Config(R"({"root": {"path": "rootfs"}, "process": {"env": ["LANG=caf)" "\xff" R"(", "OCI_GOOD=all"]}})");
+  l = Load(f, f.State());
+  CHECK(l.asked);
+  CHECK_FALSE(l.ok);
+  // The state: an annotation value naming the flag is no request either.
+  f.ConfigEnv(R"("TERM=xterm")");
+  CHECK(Hook(f, f.State(R"(, "annotations": {"note": "oci-decorator/OCI_GOOD"})")) == 0);
+  CHECK_FALSE(ocid::CouldHaveAsked(f.opts, f.State(R"(, "pid": "x", "annotations": {"note": "OCI_GOOD"})")));
+  CHECK(ocid::CouldHaveAsked(f.opts, f.State(R"(, "pid": "x", "annotations": {"oci-decorator/OCI_GOOD": "all"})")));
+}
+
 TEST_CASE("config.json missing, a FIFO, a directory, a symlink, 50 MB: no hang; errors only once asked") {
   Fixture f;
   f.Inventory("a-good.json", kGoodInventory);
@@ -1233,9 +1269,13 @@ TEST_CASE("policy sees what runc applies: case variants and duplicates refuse on
   // The request only in a variant, or only in an earlier duplicate.
   e = plan_error(R"({"root": {"path": "rootfs"}, "proce\u017fs": {"env": ["OCI_GOOD=all"]}})");
   CHECK_MESSAGE(Contains(e, "config.json is ambiguous"), e);
-  e = plan_error(R"({"root": {"path": "rootfs"}, "process": {"env": ["OCI_GOOD=all"]},
-      "process": {"env": ["PATH=/bin"]}})");
+  e = plan_error(R"({"root": {"path": "rootfs"}, "process": {"env": ["PATH=/bin"]},
+      "process": {"env": ["OCI_GOOD=all"]}})");
   CHECK_MESSAGE(Contains(e, "is given twice"), e);
+  // A request runc's reading drops (an earlier duplicate) asks for nothing:
+  // nothing is activated for it under any runtime (request_reader.h).
+  CHECK(plan_error(R"({"root": {"path": "rootfs"}, "process": {"env": ["OCI_GOOD=all"]},
+      "process": {"env": ["PATH=/bin"]}})") == "not asked");
   // The flag named, but no reading asks: left alone.
   CHECK(plan_error(R"({"root": {"path": "rootfs"}, "process": {"env": ["OCI_GOOD=none"],
       "args": ["OCI_GOOD=all"]}, "Process": {"capabilities": {"bounding": ["CAP_SYS_ADMIN"]}}})") ==
