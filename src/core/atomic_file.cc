@@ -250,15 +250,14 @@ bool ReadFileIfExists(const std::string& path, size_t limit, std::string* out,
                       bool* exists, Error* err) {
   out->clear();
   *exists = false;
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK));
-  if (!fd.valid()) {
-    if (errno == ENOENT) return true;
-    if (errno == ELOOP) return Fail(err, "refusing to read through a symbolic link", path);
-    return Fail(err, "cannot open", path, errno);
+  // Only a regular file is opened (files.h); a symlink is refused.
+  UniqueFd fd;
+  Error e;
+  if (!OpenRegularFileAt(AT_FDCWD, path, LastSymlink::kRefuse, &fd, &e)) {
+    if (e.errnum == ENOENT) return true;
+    *err = e;
+    return false;
   }
-  struct stat st;
-  if (::fstat(fd.get(), &st) != 0) return Fail(err, "cannot stat", path, errno);
-  if (!S_ISREG(st.st_mode)) return Fail(err, "not a regular file", path);
   *exists = true;
   return ReadAllFd(fd.get(), limit, path, out, err);
 }

@@ -307,7 +307,7 @@ std::string CheckJson(const CheckReport& r) {
                    {"warnings", n.engines.warnings}};
   // Host paths and file contents can hold bytes that are not UTF-8: shown
   // as U+FFFD rather than failing the whole report.
-  return j.dump(2, ' ', false, ordered::error_handler_t::replace) + "\n";
+  return PrintableJson(j.dump(2, ' ', false, ordered::error_handler_t::replace)) + "\n";
 }
 
 }  // namespace ocid

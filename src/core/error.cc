@@ -1,46 +1,65 @@
 #include "error.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace ocid {
 namespace {
 
-// Length of the well-formed UTF-8 sequence at s[i] (2..4), 0 if there is
-// none: overlong forms, surrogates, values above U+10FFFF and the C1
-// controls (U+0080..U+009F, which some terminals obey) do not count.
-size_t Utf8SequenceAt(std::string_view s, size_t i) {
+// Length of the well-formed UTF-8 sequence at s[i] (2..4) and its code
+// point in *cp, 0 if there is none: overlong forms, surrogates and values
+// above U+10FFFF do not count.
+size_t Utf8SequenceAt(std::string_view s, size_t i, char32_t* cp) {
   auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
   auto cont = [&](size_t k) { return i + k < s.size() && (b(k) & 0xC0) == 0x80; };
   unsigned char c = b(0);
-  if (c >= 0xC2 && c <= 0xDF) return cont(1) && !(c == 0xC2 && b(1) < 0xA0) ? 2 : 0;
+  if (c >= 0xC2 && c <= 0xDF) {
+    if (!cont(1)) return 0;
+    *cp = (char32_t{c} & 0x1F) << 6 | (b(1) & 0x3F);
+    return 2;
+  }
   if (c >= 0xE0 && c <= 0xEF) {
     if (!cont(1) || !cont(2)) return 0;
     if (c == 0xE0 && b(1) < 0xA0) return 0;   // overlong
     if (c == 0xED && b(1) >= 0xA0) return 0;  // UTF-16 surrogate
+    *cp = (char32_t{c} & 0x0F) << 12 | char32_t{b(1) & 0x3Fu} << 6 | (b(2) & 0x3F);
     return 3;
   }
   if (c >= 0xF0 && c <= 0xF4) {
     if (!cont(1) || !cont(2) || !cont(3)) return 0;
     if (c == 0xF0 && b(1) < 0x90) return 0;   // overlong
     if (c == 0xF4 && b(1) >= 0x90) return 0;  // above U+10FFFF
+    *cp = (char32_t{c} & 0x07) << 18 | char32_t{b(1) & 0x3Fu} << 12 |
+          char32_t{b(2) & 0x3Fu} << 6 | (b(3) & 0x3F);
     return 4;
   }
   return 0;
 }
 
+// The characters Printable() shows escaped (error.h lists them and why).
+bool Escaped(char32_t cp) {
+  return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x061C || cp == 0x200E ||
+         cp == 0x200F || (cp >= 0x2028 && cp <= 0x2029) || (cp >= 0x202A && cp <= 0x202E) ||
+         (cp >= 0x2066 && cp <= 0x2069);
+}
+
+constexpr char kHex[] = "0123456789abcdef";
+
 void AppendEscaped(std::string_view s, std::string* out) {
-  static const char kHex[] = "0123456789abcdef";
   for (size_t i = 0; i < s.size();) {
     auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7F) {
-      out->push_back(static_cast<char>(c));
-      ++i;
-    } else if (size_t n = c >= 0x80 ? Utf8SequenceAt(s, i) : 0; n > 0) {
+    char32_t cp = c;
+    size_t n = c < 0x80 ? 1 : Utf8SequenceAt(s, i, &cp);
+    if (n == 0 || Escaped(cp)) {
+      // Each byte of it: a bad byte on its own, a control with its encoding.
+      for (size_t k = 0; k < std::max<size_t>(n, 1); ++k) {
+        auto e = static_cast<unsigned char>(s[i + k]);
+        out->append({'\\', 'x', kHex[e >> 4], kHex[e & 15]});
+      }
+      i += std::max<size_t>(n, 1);
+    } else {
       out->append(s.substr(i, n));
       i += n;
-    } else {
-      out->append({'\\', 'x', kHex[c >> 4], kHex[c & 15]});
-      ++i;
     }
   }
 }
@@ -62,6 +81,31 @@ std::string Printable(std::string_view s, size_t max) {
     AppendEscaped(s.substr(0, head), &out);
     out += "[... " + std::to_string(s.size() - head - tail) + " bytes ...]";
     AppendEscaped(s.substr(s.size() - tail), &out);
+  }
+  return out;
+}
+
+std::string PrintableJson(std::string_view json) {
+  std::string out;
+  out.reserve(json.size());
+  for (size_t i = 0; i < json.size();) {
+    auto c = static_cast<unsigned char>(json[i]);
+    char32_t cp = c;
+    size_t n = c < 0x80 ? 1 : Utf8SequenceAt(json, i, &cp);
+    if (n == 0) {
+      // Not from a dump with error_handler_t::replace: shown as that does.
+      out += "\\ufffd";
+      ++i;
+      continue;
+    }
+    if (c >= 0x20 && Escaped(cp)) {
+      // Only inside strings: outside them a JSON text is ASCII without DEL.
+      out.append({'\\', 'u', kHex[(cp >> 12) & 15], kHex[(cp >> 8) & 15], kHex[(cp >> 4) & 15],
+                  kHex[cp & 15]});
+    } else {
+      out.append(json.substr(i, n));
+    }
+    i += n;
   }
   return out;
 }

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "host_proc.h"
+#include "rootfs_path.h"
 #include "unique_fd.h"
 
 namespace ocid {
@@ -95,20 +97,40 @@ void FdInput::Drain() {
   while (underflow() != traits_type::eof()) setg(egptr(), egptr(), egptr());
 }
 
+bool ReopenRegularFile(int where, const std::string& shown, UniqueFd* out, Error* err,
+                       struct stat* st_out) {
+  struct stat st;
+  if (::fstat(where, &st) != 0) return Fail(err, "cannot stat", shown, errno);
+  if (S_ISLNK(st.st_mode)) return Fail(err, "refusing to read through a symbolic link", shown);
+  if (!S_ISREG(st.st_mode))
+    return Fail(err, std::string("not a regular file (a ") + FileTypeDescription(st.st_mode) + ")",
+                shown);
+  int proc = -1;
+  if (!host_proc::Fd(&proc, err)) return false;
+  UniqueFd fd(::openat(proc, host_proc::ThreadSelfFd(where).c_str(),
+                       O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (!fd.valid()) return Fail(err, "cannot open", shown, errno);
+  struct stat again;
+  if (::fstat(fd.get(), &again) != 0 || again.st_dev != st.st_dev || again.st_ino != st.st_ino)
+    return Fail(err, "cannot reopen (not the file examined)", shown);
+  if (st_out) *st_out = again;
+  *out = std::move(fd);
+  return true;
+}
+
+bool OpenRegularFileAt(int dirfd, const std::string& path, LastSymlink last, UniqueFd* out,
+                       Error* err, struct stat* st) {
+  int nofollow = last == LastSymlink::kRefuse ? O_NOFOLLOW : 0;
+  UniqueFd where(::openat(dirfd, path.c_str(), O_PATH | O_CLOEXEC | nofollow));
+  if (!where.valid()) return Fail(err, "cannot open", path, errno);
+  return ReopenRegularFile(where.get(), path, out, err, st);
+}
+
 bool ReadFileAt(int dirfd, const std::string& path, size_t limit,
                 std::string* out, Error* err) {
   out->clear();
-  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused
-  // below); for a regular file the flag changes nothing.
-  UniqueFd fd(::openat(dirfd, path.c_str(),
-                       O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK));
-  if (!fd.valid()) {
-    if (errno == ELOOP) return Fail(err, "refusing to read through a symbolic link", path);
-    return Fail(err, "cannot open", path, errno);
-  }
-  struct stat st;
-  if (::fstat(fd.get(), &st) != 0) return Fail(err, "cannot stat", path, errno);
-  if (!S_ISREG(st.st_mode)) return Fail(err, "not a regular file", path);
+  UniqueFd fd;
+  if (!OpenRegularFileAt(dirfd, path, LastSymlink::kRefuse, &fd, err)) return false;
   return ReadAllFd(fd.get(), limit, path, out, err);
 }
 

@@ -1,5 +1,7 @@
 // Thin file reading wrappers. Parsers take bytes; these get the bytes.
 #pragma once
+#include <sys/stat.h>
+
 #include <cstddef>
 #include <streambuf>
 #include <string>
@@ -7,6 +9,7 @@
 #include <vector>
 
 #include "error.h"
+#include "unique_fd.h"
 
 namespace ocid {
 
@@ -31,10 +34,36 @@ constexpr size_t kMaxDrainBytes = 64 << 20;
 bool ReadAllFd(int fd, size_t limit, const std::string& what, std::string* out,
                Error* err);
 
-// Opens `path` relative to dirfd (AT_FDCWD for plain paths) with O_NOFOLLOW
-// on the last component and reads it whole, up to `limit` bytes. Only a
-// regular file is read: a symlink, FIFO, directory or device is refused
-// (a FIFO without waiting for a writer).
+// Every file the hook or the plugin reads (host files: inventories,
+// profiles, the version-lock library and module version, engine configs,
+// CDI files; and a bundle's config.json) is opened in two steps, so that
+// nothing but a regular file is ever opened for reading: open(2) on a
+// device node would run its driver's open as root (a watchdog arms, a tape
+// rewinds), and on a FIFO it would wait for a writer. The name is resolved
+// to an O_PATH fd, which opens nothing, by the caller's own rules (a
+// symlink followed or not, inside a root or not); fstat says what it is;
+// only a regular file is reopened O_RDONLY through the host's procfs
+// (thread-self/fd/N, host_proc.h): exactly the inode examined.
+//
+// Reopens the O_PATH fd `where` for reading when it is a regular file (its
+// fstat in *st when asked); anything else fails with one line "not a
+// regular file (a FIFO): <shown>", a symlink with "refusing to read through
+// a symbolic link: <shown>".
+bool ReopenRegularFile(int where, const std::string& shown, UniqueFd* out, Error* err,
+                       struct stat* st = nullptr);
+
+// What a name's last component may be.
+enum class LastSymlink { kFollow, kRefuse };
+
+// openat(dirfd, path, O_PATH) (with O_NOFOLLOW for kRefuse), then
+// ReopenRegularFile. A name that cannot be resolved fails "cannot open"
+// with its errno (ENOENT for a missing one).
+bool OpenRegularFileAt(int dirfd, const std::string& path, LastSymlink last, UniqueFd* out,
+                       Error* err, struct stat* st = nullptr);
+
+// Opens `path` relative to dirfd (AT_FDCWD for plain paths) with
+// OpenRegularFileAt (a symlink as its last component refused) and reads it
+// whole, up to `limit` bytes.
 bool ReadFileAt(int dirfd, const std::string& path, size_t limit,
                 std::string* out, Error* err);
 

@@ -46,26 +46,12 @@ HostRead HostFiles::OpenPath(const std::string& path, int flags, UniqueFd* fd, E
 
 HostRead HostFiles::Read(const std::string& path, size_t limit, std::string* out,
                          Error* err) const {
-  // O_PATH first: opening a FIFO for reading would wait for a writer.
+  // O_PATH first, then only a regular file is opened (files.h).
   UniqueFd pfd;
   HostRead r = OpenPath(path, O_PATH, &pfd, err);
   if (r != HostRead::kOk) return r;
-  struct stat st;
-  if (::fstat(pfd.get(), &st) != 0) {
-    Fail(err, "cannot stat", Display(path), errno);
-    return HostRead::kError;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    Fail(err, "not a regular file", Display(path));
-    return HostRead::kError;
-  }
-  char proc[64];
-  std::snprintf(proc, sizeof proc, "/proc/self/fd/%d", pfd.get());
-  UniqueFd fd(::open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY));
-  if (!fd.valid()) {
-    Fail(err, "cannot open", Display(path), errno);
-    return HostRead::kError;
-  }
+  UniqueFd fd;
+  if (!ReopenRegularFile(pfd.get(), Display(path), &fd, err)) return HostRead::kError;
   if (!ReadAllFd(fd.get(), limit, Display(path), out, err)) return HostRead::kError;
   return HostRead::kOk;
 }

@@ -6,6 +6,7 @@
 #include <sys/statfs.h>
 
 #include <cerrno>
+#include <mutex>
 
 #include "unique_fd.h"
 
@@ -14,9 +15,8 @@ namespace {
 
 constexpr ino_t kProcRootIno = 1;  // PROC_ROOT_INO
 
-// Opens /proc and refuses anything but the root of a procfs: a tmpfs or a
-// directory mounted there, or a procfs subdirectory bound over it, would
-// answer with whatever its owner wrote.
+}  // namespace
+
 bool OpenChecked(UniqueFd* out, Error* err) {
   UniqueFd fd(::open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!fd.valid()) return Fail(err, "cannot open the host's procfs", "/proc", errno);
@@ -30,11 +30,12 @@ bool OpenChecked(UniqueFd* out, Error* err) {
   return true;
 }
 
-}  // namespace
-
 bool Fd(int* fd, Error* err) {
   // Opened once: a second open could happen after setns and see the
-  // container's /proc. Only the hook's main thread calls this.
+  // container's /proc. Locked: the device plugin reads files (files.h)
+  // from several threads.
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
   static UniqueFd proc;
   if (!proc.valid() && !OpenChecked(&proc, err)) return false;
   *fd = proc.get();

@@ -15,14 +15,23 @@
 #include <string>
 
 #include "error.h"
+#include "unique_fd.h"
 
 namespace ocid::host_proc {
 
 // The host's /proc as an O_PATH directory fd: opened and checked (fstatfs
 // f_type PROC_SUPER_MAGIC, the procfs root inode) by the first call, the
 // same fd for every later one. The executor makes the first call before it
-// enters a container's mount namespace; the fd is never closed.
+// enters a container's mount namespace (reading a host file makes it
+// earlier, files.h); the fd is never closed. Safe from any thread.
 bool Fd(int* fd, Error* err);
+
+// What Fd() does on its first call, every time: opens /proc and refuses
+// anything but the root of a procfs (a tmpfs or a directory mounted there,
+// or a procfs subdirectory bound over it, would answer with whatever its
+// owner wrote). For the tests: Fd() is usually open already, since the
+// first host file read (files.h) opens it.
+bool OpenChecked(UniqueFd* out, Error* err);
 
 // "thread-self/fd/N" and "thread-self/fdinfo/N", relative to Fd(): the
 // magic link naming exactly the object that fd N holds, and its fdinfo.

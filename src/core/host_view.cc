@@ -85,16 +85,16 @@ bool HostView::ReadChunks(const std::string& path, size_t, const ChunkSink&,
 
 bool HostRootView::ReadChunks(const std::string& path, size_t limit, const ChunkSink& sink,
                               Error* err) const {
-  // O_NONBLOCK: a FIFO planted where a file is expected must not block the
-  // open; it is refused below, as is anything but a regular file.
-  UniqueFd fd;
-  if (!OpenInRoot(root_.get(), path, O_RDONLY | O_NONBLOCK | O_NOCTTY, &fd, err)) {
+  // Resolved in the root to an O_PATH fd, then only a regular file is
+  // opened (files.h): a device node or FIFO planted where a profile or the
+  // version-lock library is expected is never opened.
+  UniqueFd where, fd;
+  if (!OpenInRoot(root_.get(), path, O_PATH, &where, err)) {
     err->path = Display(path);
     return false;
   }
   struct stat st;
-  if (::fstat(fd.get(), &st) != 0) return Fail(err, "cannot stat host file", Display(path), errno);
-  if (!S_ISREG(st.st_mode)) return Fail(err, "host path is not a regular file", Display(path));
+  if (!ReopenRegularFile(where.get(), Display(path), &fd, err, &st)) return false;
   auto too_big = [&] {
     return Fail(err, "host file is larger than " + std::to_string(limit) + " bytes",
                 Display(path));

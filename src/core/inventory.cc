@@ -476,12 +476,11 @@ bool ReadInventoryDir(const std::string& dir, std::vector<InventoryFile>* out, E
   for (const auto& n : names) {
     InventoryFile f;
     f.path = dir + (dir.empty() || dir.back() == '/' ? "" : "/") + n;
-    UniqueFd fd(::openat(dfd.get(), n.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+    // A symlink is followed, as ever; only a regular file is opened (files.h).
+    UniqueFd fd;
     struct stat st;
-    if (!fd.valid()) {
-      Fail(&f.read_error, "cannot open inventory", f.path, errno);
-    } else if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
-      Fail(&f.read_error, "inventory is not a regular file", f.path);
+    if (!OpenRegularFileAt(dfd.get(), n, LastSymlink::kFollow, &fd, &f.read_error, &st)) {
+      f.read_error.path = f.path;  // "not a regular file (a FIFO): <dir>/x.json"
     } else {
       ReadAllFd(fd.get(), kMaxInventoryBytes, f.path, &f.bytes, &f.read_error);
       if (f.read_error.empty() && !dir_insecure.empty()) f.read_error = dir_insecure;

@@ -27,6 +27,8 @@
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
 
+#include "error.h"
+
 namespace ocid::log {
 namespace {
 
@@ -349,8 +351,17 @@ bool Enabled(Level level) {
 
 void Write(Level level, std::string_view message) { Write(level, message, Fields{}); }
 
-void Write(Level level, std::string_view message, const Fields& fields) {
+void Write(Level level, std::string_view raw, const Fields& raw_fields) {
   if (!Enabled(level)) return;
+  // Every line and field through the one escaping rule (error.h Printable),
+  // whoever built it: a container's bytes reach every target as the same
+  // visible escapes, never as a control a terminal or a log reader obeys.
+  // Callers cut what can be huge; nothing is cut here.
+  auto shown = [](std::string_view s) { return Printable(s, std::string_view::npos); };
+  const std::string message = shown(raw);
+  const Fields fields{shown(raw_fields.container_id), shown(raw_fields.inventory),
+                      shown(raw_fields.feature),      shown(raw_fields.decision),
+                      shown(raw_fields.reason),       shown(raw_fields.stage)};
   std::lock_guard<std::mutex> lock(g_mu);
   if (g_cfg.format == Format::kText) {
     if (g_to_stderr || g_to_file) TextLogger().log(ToSpd(level), "{}", message);

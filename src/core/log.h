@@ -73,6 +73,8 @@ void SetStderrLevel(Level level);
 void OpenSinks();
 
 bool Enabled(Level level);
+// The message and every field go through Printable (error.h) first, on every
+// target: the one escaping rule, whatever the caller did.
 void Write(Level level, std::string_view message, const Fields& fields);
 void Write(Level level, std::string_view message);
 

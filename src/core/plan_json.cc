@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "error.h"
+
 namespace ocid {
 
 std::string PlanToJson(const Plan& plan) {
@@ -54,8 +56,10 @@ std::string PlanToJson(const Plan& plan) {
   j["skipped"] = plan.skipped;
   if (!plan.ignored.empty()) j["ignored"] = plan.ignored;
   if (!plan.warnings.empty()) j["warnings"] = plan.warnings;
-  // Host file names need not be UTF-8; never throw over one.
-  return j.dump(2, ' ', false, ordered::error_handler_t::replace) + "\n";
+  // Host file names need not be UTF-8; never throw over one. The bundle's
+  // strings reach a terminal: DEL, C1 and bidi controls escaped too (nlohmann
+  // escapes only C0).
+  return PrintableJson(j.dump(2, ' ', false, ordered::error_handler_t::replace)) + "\n";
 }
 
 }  // namespace ocid

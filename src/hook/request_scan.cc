@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "rootfs_path.h"
+#include "files.h"
 #include "unique_fd.h"
 
 namespace ocid {
@@ -75,17 +75,10 @@ void FlagScanner::Feed(std::string_view chunk) {
 
 bool ScanFileForFlags(const std::string& path, FlagScanner* scanner, RequestReader* reader,
                       Error* err) {
-  UniqueFd where(::open(path.c_str(), O_PATH | O_CLOEXEC));
-  if (!where.valid()) return Fail(err, "cannot open", path, errno);
-  struct stat st;
-  if (::fstat(where.get(), &st) != 0) return Fail(err, "cannot stat", path, errno);
-  if (!S_ISREG(st.st_mode))
-    return Fail(err, std::string("not a regular file (a ") + FileTypeDescription(st.st_mode) + ")",
-                path);
-  // Reopened through the O_PATH fd: exactly the file just examined.
-  std::string self = "/proc/self/fd/" + std::to_string(where.get());
-  UniqueFd fd(::open(self.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
-  if (!fd.valid()) return Fail(err, "cannot open", path, errno);
+  // A symlink followed, as the runtime followed it; only a regular file is
+  // opened (files.h).
+  UniqueFd fd;
+  if (!OpenRegularFileAt(AT_FDCWD, path, LastSymlink::kFollow, &fd, err)) return false;
   char buf[65536];
   // Pass 1 feeds the scanner until a mention; pass 2 the reader from the
   // start until it has its answer.

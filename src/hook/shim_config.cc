@@ -9,15 +9,12 @@ namespace {
 
 using nlohmann::json;
 
-// logfmt quoting, as logrus' text formatter does for values with spaces.
+// logfmt quoting, as logrus' text formatter does for values with spaces, of
+// a value already through Printable (no control byte left to escape).
 std::string Quoted(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
     out += c;
   }
   return out + "\"";
@@ -72,7 +69,8 @@ bool ValidateShimSettings(const ShimSettings& s, Error* err) {
 }
 
 std::string RuntimeLogLine(const std::string& format, const std::string& level,
-                           const std::string& msg, const std::string& time) {
+                           const std::string& raw, const std::string& time) {
+  const std::string msg = Printable(raw, std::string_view::npos);
   if (format == "json") {
     nlohmann::ordered_json j;
     j["level"] = level;

@@ -1,5 +1,7 @@
 #include "kubelet_allocate.h"
 
+#include "error.h"
+
 #include "slot_ids.h"
 
 namespace ocid {
@@ -99,7 +101,7 @@ grpc::Status BuildAllocateResponse(const std::string& resource, const ClusterRes
     for (const std::string& id : c.devices_ids())
       if (!IsDeviceId(resource, k8s.slots, id))
         return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                            what + "unknown device ID \"" + PrintableId(id) + "\" (this plugin serves " +
+                            what + "unknown device ID \"" + Printable(id, kMaxShownId) + "\" (this plugin serves " +
                                 DeviceIdPrefix(resource) + "-0 to " + DeviceIdPrefix(resource) + "-" +
                                 std::to_string(k8s.slots - 1) + ")");
   }
@@ -112,16 +114,6 @@ grpc::Status BuildAllocateResponse(const std::string& resource, const ClusterRes
   for (int i = 0; i < req.container_requests_size(); ++i)
     FillContainer(*r, k8s.allocate, out->add_container_responses());
   return grpc::Status::OK;
-}
-
-std::string PrintableId(const std::string& s, size_t max) {
-  std::string out;
-  for (size_t i = 0; i < s.size() && i < max; ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    out += (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') ? static_cast<char>(c) : '?';
-  }
-  if (s.size() > max) out += "...";
-  return out;
 }
 
 }  // namespace ocid

@@ -36,6 +36,9 @@ constexpr const char* kHealthy = "Healthy";
 constexpr const char* kUnhealthy = "Unhealthy";
 // More containers than any pod has; Allocate refuses a request with more.
 constexpr int kMaxContainerRequests = 256;
+// How much of an unknown device ID Allocate's answer quotes (through
+// Printable, error.h: a client's bytes).
+constexpr size_t kMaxShownId = 80;
 
 // "oci-decorator-amd.com_onload.sock" for "amd.com/onload".
 std::string SocketNameFor(const std::string& resource);
@@ -64,8 +67,5 @@ grpc::Status BuildAllocateResponse(const std::string& resource, const ClusterRes
                                    const v1beta1::AllocateRequest& req,
                                    v1beta1::AllocateResponse* out);
 
-// A client-supplied string made safe for one log line: printable ASCII
-// only (others as '?'), at most `max` characters then "...".
-std::string PrintableId(const std::string& s, size_t max = 80);
 
 }  // namespace ocid

@@ -13,6 +13,7 @@
 
 #include "completion_cli11.h"
 #include "env_profile.h"
+#include "error.h"
 #include "kubelet_plugin.h"
 #include "log.h"
 #include "nomad_plugin.h"
@@ -125,6 +126,8 @@ int main(int argc, char** argv) try {
   if (*resources) return ocid::RunResources(opts, json);
   return 2;
 } catch (const std::exception& e) {
-  std::fprintf(stderr, "oci-decorator-device-plugin: internal error: %s\n", e.what());
+  // What an exception says may quote a client's bytes (error.h: the one rule).
+  std::fprintf(stderr, "oci-decorator-device-plugin: internal error: %s\n",
+               ocid::Printable(e.what()).c_str());
   return 70;
 }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cluster.h"
+#include "error.h"
 #include "host_view.h"
 #include "inventory.h"
 #include "log.h"
@@ -62,7 +63,9 @@ int RunResources(const PluginOptions& opts, bool json) {
   if (json) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const auto& r : view.resources) out.push_back(ToJson(r));
-    std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    std::printf("%s\n",
+                PrintableJson(out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace))
+                    .c_str());
     return all_healthy ? 0 : 1;
   }
   if (view.resources.empty()) std::printf("no resources (inventories in %s)\n", opts.config_dir.c_str());
@@ -70,8 +73,8 @@ int RunResources(const PluginOptions& opts, bool json) {
     std::string names = r.k8s_name.empty() ? "-" : r.k8s_name;
     names += "  nomad " + (r.nomad_type.empty() ? "-" : r.nomad_vendor + "/" + r.nomad_type);
     names += "  cdi " + r.cdi_device;
-    std::printf("%-9s %s\n", r.healthy ? "healthy" : "UNHEALTHY", names.c_str());
-    if (!r.healthy) std::printf("          %s\n", r.why.c_str());
+    std::printf("%-9s %s\n", r.healthy ? "healthy" : "UNHEALTHY", Printable(names).c_str());
+    if (!r.healthy) std::printf("          %s\n", Printable(r.why).c_str());
   }
   return all_healthy ? 0 : 1;
 }

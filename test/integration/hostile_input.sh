@@ -265,7 +265,7 @@ hook_run "$IN"
 expect "config.json is a FIFO" 0 1 "not a regular file (a FIFO): $HB/config.json" "did not ask"
 state_to "$IN" "$HB" 4242 "$ASKS"
 hook_run "$IN"
-expect "config.json is a FIFO, the state asks" 1 1 "not a regular file: $HB/config.json"
+expect "config.json is a FIFO, the state asks" 1 1 "not a regular file (a FIFO): $HB/config.json"
 
 new_bundle dir
 mkdir "$HB/config.json"
@@ -274,7 +274,7 @@ hook_run "$IN"
 expect "config.json is a directory" 0 1 "not a regular file (a directory): $HB/config.json"
 state_to "$IN" "$HB" 4242 "$ASKS"
 hook_run "$IN"
-expect "config.json is a directory, the state asks" 1 1 "not a regular file: $HB/config.json"
+expect "config.json is a directory, the state asks" 1 1 "not a regular file (a directory): $HB/config.json"
 
 # A symlinked config.json is followed for the scan, as runc follows it.
 new_bundle symlink

@@ -1,7 +1,8 @@
 #!/bin/bash
 # `oci-decorator plan --bundle DIR` run as an unprivileged user (nobody): JSON
 # with the expected targets, device rules and preload for an activated bundle,
-# "active": false for one that did not ask, and nothing changed anywhere.
+# "active": false for one that did not ask, and nothing changed anywhere; a
+# bundle's C1 controls and DEL printed as JSON escapes.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 it_setup lib64
 
@@ -103,6 +104,25 @@ for envv in "" "OCI_ONLOAD=none" "DISABLE_OCI_ONLOAD=1"; do
   assert_eq "[$d] no mounts" 0 "$(jq -r '.mounts | length' <<<"$PLAN")"
   assert_eq "[$d] no cgroup rules" 0 "$(jq -r '.cgroup_rules | length' <<<"$PLAN")"
 done
+
+# --- a bundle's terminal controls (issue 19, finding 6): root.path and an ignored env
+# value holding U+009B (CSI) and DEL reach the terminal as JSON escapes, never raw.
+# An inventory that accepts only the annotation, so the env request is ignored.
+CONF_ANNO=$T/conf-anno
+mkdir -p "$CONF_ANNO"
+jq '. + {"activation_policy": {"sources": ["annotation"]}}' "$CONF_DIR/onload.json" >"$CONF_ANNO/onload.json"
+make_bundle planctl --env $'OCI_ONLOAD=all\xc2\x9b31m\x7f' \
+  --jq '.root.path = "rootfs\u009b2J\u007f"' -- true
+PLAN=$("${AS_NOBODY[@]}" "$BIN" --config-dir "$CONF_ANNO" --host-root "$HOST_ROOT" \
+       --state-dir "$STATE_DIR" plan --bundle "$B" 2>"$T/plan.err")
+PLAN_RC=$?
+echo "# --- plan, controls in root.path and an ignored env value"
+assert_eq "[controls] plan exits 0" 0 "$PLAN_RC"
+check_not "[controls] no raw U+009B or DEL on stdout" quiet grep -qaP '\xc2\x9b|\x7f' <<<"$PLAN"
+assert_contains "[controls] root.path as escapes" "$PLAN" 'rootfs\u009b2J\u007f"'
+assert_contains "[controls] the ignored request as escapes" "$PLAN" 'env OCI_ONLOAD=all\u009b31m\u007f ('
+assert_eq "[controls] the JSON still holds the bytes" $'OCI_ONLOAD=all\xc2\x9b31m\x7f' \
+  "$(jq -r '.ignored[0] | sub("^env "; "") | sub(" \\(.*$"; "")' <<<"$PLAN")"
 
 # --- failures are reported, not crashed on
 make_bundle planbogus --env OCI_ONLOAD=bogus -- true

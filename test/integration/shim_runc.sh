@@ -5,7 +5,9 @@
 #   1. OCI_ONLOAD=all: create edits config.json (mounts, linux.devices,
 #      device rules, LD_PRELOAD), start runs it; files read-only, devices
 #      pass the device cgroup, libonload preloaded; only the shim's keys changed;
-#   2. a second create from the same bundle adds nothing (idempotent);
+#   2. a second create from the same bundle adds nothing (idempotent); a request
+#      holding CR, VT and FF is escaped in runc's --log (text and json) and the
+#      shim's own log;
 #   3. `oci-decorator runtime --runtime R -- ... run` (the subcommand form);
 #   4. a container that did not ask: config.json byte-identical, even when
 #      it is not JSON at all (nothing parsed); state and delete pass through;
@@ -124,6 +126,29 @@ assert_eq "one mount at /usr/bin/onload" 1 "$(jq '[.mounts[] | select(.destinati
 assert_eq "one LD_PRELOAD entry" "LD_PRELOAD=/usr/lib64/libonload.so" "$(jq -r '.process.env[] | select(startswith("LD_PRELOAD"))' "$CFG")"
 assert_contains "container ran again" "$(field LDP)" "/usr/lib64/libonload.so"
 shim delete "$CID" >/dev/null 2>&1
+
+# --- 2b. a request holding CR, VT and FF -----------------------------------------------------
+# Issue 19, finding 5: the "edited" line quotes the request (env OCI_ONLOAD=...), a value
+# of the container's choosing; runc's text --log quoting escaped only '"', '\' and
+# newline, and the shim's own log took it raw. The value still asks (runc's env is taken
+# as is; the hook trims blanks around each feature).
+echo "# --- 2b. control bytes in the request: escaped in runc's --log and the shim's log"
+for fmt in text json; do
+  make_bundle "ctl-$fmt" --no-hook --env $'OCI_ONLOAD=onload\r\v\f' -- 'true'
+  IT_IDS+=("$CID")
+  RLOG=$T/logs/runc-$CID.$fmt
+  "$SHIM" "${SHIM_OPTS[@]}" --root "$RUNC_ROOT" --log "$RLOG" --log-format "$fmt" \
+    create --bundle "$B" "$CID" </dev/null >"$B/out" 2>"$B/err"
+  assert_eq "[$fmt] create exits 0" 0 "$?"
+  # Both formats quote the escape's backslash: \\x0d in the file, \x0d once decoded.
+  assert_contains "[$fmt] runc's log quotes the request with visible escapes" \
+    "$(grep -a "container $CID: edited" "$RLOG")" 'env OCI_ONLOAD=onload\\x0d\\x0b\\x0c)'
+  check_not "[$fmt] no raw CR, VT or FF in runc's log" quiet grep -qaP '[\x0b\x0c\x0d]' "$RLOG"
+  assert_contains "[$fmt] the shim's own log quotes it the same way" \
+    "$(grep -a "container $CID: edited" "$T/logs/shim.log")" 'env OCI_ONLOAD=onload\x0d\x0b\x0c)'
+  runc --root "$RUNC_ROOT" delete -f "$CID" >/dev/null 2>&1
+done
+check_not "no raw CR, VT or FF in the shim's own log" quiet grep -qaP '[\x0b\x0c\x0d]' "$T/logs/shim.log"
 
 # --- 3. the subcommand form, with `run` --------------------------------------------------
 echo "# --- 3. oci-decorator runtime --runtime R -- ... run"

@@ -92,9 +92,10 @@ TEST_CASE("host_proc: a /proc that is no procfs root is refused") {
   }
   int rc = InChild([] {
     if (!CoverProc()) return 2;
-    int proc = -1;
+    // What Fd()'s first call does (this process has opened it already).
+    UniqueFd proc;
     Error err;
-    if (host_proc::Fd(&proc, &err)) return 1;
+    if (host_proc::OpenChecked(&proc, &err)) return 1;
     return err.what == "refusing: not the root of a procfs" ? 0 : 3;
   });
   CHECK(rc == 0);

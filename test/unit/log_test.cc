@@ -287,3 +287,52 @@ TEST_CASE("an unreachable socket target loses its lines and says so once, nothin
   ::close(p[0]);
   ::close(p[1]);
 }
+
+// Issue 19, finding 5: the runtime shim logged a container's activation
+// value raw, so its CR, VT and FF reached the text log (and journald, and
+// stderr). Write() applies the one escaping rule (error.h) on every target,
+// whatever the caller passed.
+TEST_CASE("every target shows a container's control bytes as escapes, never raw") {
+  RestoreLog restore;
+  ocid::test::TempTree t;
+  Receiver journal(t / "journal"), syslog(t / "log");
+  int p[2];
+  REQUIRE(::pipe2(p, O_CLOEXEC | O_NONBLOCK) == 0);
+  ocid::log::Config c;
+  std::string why;
+  REQUIRE(ocid::log::ParseTargets("stderr,file,journald,syslog", &c.targets, &why));
+  c.journald_socket = t / "journal";
+  c.syslog_socket = t / "log";
+  c.stderr_fd = p[1];
+  c.file = t / "shim.log";
+  REQUIRE(ocid::log::Init(c, &why));
+  const std::string value = "all\r\x0b\x0c\x1b[2J\x7f\xc2\x9b\xe2\x80\xae";
+  const std::string shown = "all\\x0d\\x0b\\x0c\\x1b[2J\\x7f\\xc2\\x9b\\xe2\\x80\\xae";
+  ocid::log::Fields f;
+  f.container_id = "c1\r";
+  f.reason = "request env OCI_ONLOAD=" + value;
+  ocid::log::Write(Level::kInfo, "container c1: edited: env OCI_ONLOAD=" + value, f);
+
+  std::string text = ReadPipe(p[0]);
+  std::string file = t.Read("shim.log");
+  std::string d = journal.Next(), s = syslog.Next();
+  for (const std::string* out : {&text, &file, &d, &s}) {
+    CAPTURE(*out);
+    CHECK(out->find("env OCI_ONLOAD=" + shown) != std::string::npos);
+    for (std::string raw : {"\r", "\x0b", "\x0c", "\x1b", "\x7f", "\xc2\x9b", "\xe2\x80\xae"})
+      CHECK(out->find(raw) == std::string::npos);
+  }
+  CHECK(d.find("CONTAINER_ID=c1\\x0d\n") != std::string::npos);
+  CHECK(d.find("REASON=request env OCI_ONLOAD=" + shown + "\n") != std::string::npos);
+
+  // The JSON format: the same message once decoded.
+  c.format = ocid::log::Format::kJson;
+  c.targets = {ocid::log::Target::kStderr};
+  REQUIRE(ocid::log::Init(c, &why));
+  ocid::log::Write(Level::kInfo, "v=" + value, f);
+  std::string line = ReadPipe(p[0]);
+  CHECK(line.find("\xc2\x9b") == std::string::npos);
+  CHECK(nlohmann::json::parse(line)["message"] == "v=" + shown);
+  ::close(p[0]);
+  ::close(p[1]);
+}

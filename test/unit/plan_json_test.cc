@@ -196,6 +196,23 @@ TEST_CASE("strings are escaped, output stays valid JSON") {
   CHECK(j["skipped"][0] == "/dev/we\"ird");
 }
 
+// Finding 6 of issue 19: `plan` printed a bundle's root.path and an ignored
+// env value with C1 controls (U+009B, CSI) and DEL raw to the terminal.
+TEST_CASE("a bundle's controls reach the terminal as JSON escapes (C1, DEL, bidi)") {
+  Plan p;
+  p.container_id = "ctr";
+  p.rootfs = "/b/root\xc2\x9b" "2J\x7f";
+  p.ignored = {"env OCI_ONLOAD=\xc2\x9b" "31m\x7f\xe2\x80\xae\r"};
+  std::string text = ocid::PlanToJson(p);
+  for (std::string raw : {"\x7f", "\xc2\x9b", "\xe2\x80\xae", "\r", "\x1b"})
+    CHECK_MESSAGE(text.find(raw) == std::string::npos, "raw control in the plan's output");
+  CHECK(text.find("\"/b/root\\u009b2J\\u007f\"") != std::string::npos);
+  CHECK(text.find("\"env OCI_ONLOAD=\\u009b31m\\u007f\\u202e\\r\"") != std::string::npos);
+  json j = json::parse(text);
+  CHECK(j["container"]["rootfs"] == p.rootfs);
+  CHECK(j["ignored"][0] == p.ignored[0]);
+}
+
 // `oci-decorator plan` prints this. Host file names matched by a glob, and
 // the container id taken from the bundle directory name, are bytes, not
 // necessarily UTF-8: the printer must not throw (nlohmann's dump() does by

@@ -2,6 +2,8 @@
 // options, settings precedence and the runtime log lines.
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -201,7 +203,26 @@ TEST_CASE("RuntimeLogLine: runc's json and text formats") {
   CHECK(ocid::RuntimeLogLine("json", "error", "oci-decorator: x \"y\"", "2024-01-02T03:04:05.000000001Z") ==
         "{\"level\":\"error\",\"msg\":\"oci-decorator: x \\\"y\\\"\",\"time\":\"2024-01-02T03:04:05.000000001Z\"}\n");
   CHECK(ocid::RuntimeLogLine("", "info", "a \"b\"\nc", "T") ==
-        "time=\"T\" level=info msg=\"a \\\"b\\\"\\nc\"\n");
+        "time=\"T\" level=info msg=\"a \\\"b\\\"\\\\x0ac\"\n");
+}
+
+// Finding 5 of issue 19: an activation value's CR, VT and FF reached the
+// runtime's --log raw (the text format's quoting escaped only '"', '\' and
+// newline; JSON leaves DEL, C1 and bidi raw). Both formats now carry the one
+// rule's escapes (error.h Printable), the same message as every other log.
+TEST_CASE("RuntimeLogLine: a container's control bytes are escaped in both formats") {
+  const std::string msg = "edited: env OCI_ONLOAD=all\r\x0b\x0c\x1b\x7f\xc2\x9b\xe2\x80\xae";
+  const std::string shown = "edited: env OCI_ONLOAD=all\\x0d\\x0b\\x0c\\x1b\\x7f\\xc2\\x9b\\xe2\\x80\\xae";
+  std::string text = ocid::RuntimeLogLine("text", "info", msg, "T");
+  CHECK(text == "time=\"T\" level=info msg=\"" +
+                    std::string("edited: env OCI_ONLOAD=all\\\\x0d\\\\x0b\\\\x0c\\\\x1b\\\\x7f"
+                                "\\\\xc2\\\\x9b\\\\xe2\\\\x80\\\\xae") + "\"\n");
+  std::string js = ocid::RuntimeLogLine("json", "info", msg, "T");
+  for (std::string raw : {"\r", "\x0b", "\x0c", "\x7f", "\xc2\x9b", "\xe2\x80\xae"}) {
+    CHECK(text.find(raw) == std::string::npos);
+    CHECK(js.find(raw) == std::string::npos);
+  }
+  CHECK(nlohmann::json::parse(js)["msg"] == shown);
 }
 
 TEST_CASE("IsShimProgramName: the installed link's name, any directory") {

@@ -185,8 +185,16 @@ TEST_CASE("kubelet: Allocate refuses what it cannot serve, with a reason") {
   CHECK(st.error_code() == grpc::StatusCode::FAILED_PRECONDITION);
 }
 
-TEST_CASE("kubelet: PrintableId keeps log lines single and short") {
-  CHECK(ocid::PrintableId("onload-1") == "onload-1");
-  CHECK(ocid::PrintableId(std::string("a\nb\0c", 5)) == "a?b?c");
-  CHECK(ocid::PrintableId(std::string(200, 'x')).size() == 83);
+TEST_CASE("kubelet: an unknown ID is quoted through the one escaping rule, cut short") {
+  ClusterResource r = Onload(true);
+  auto opts = Opts(AllocateMode::kBoth);
+  v1beta1::AllocateResponse out;
+  auto st = BuildAllocateResponse("amd.com/onload", &r, opts,
+                                  Request({{std::string("a\nb\0c\xc2\x9b\xe2\x80\xae", 10)}}), &out);
+  CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK(st.error_message().find("unknown device ID \"a\\x0ab\\x00c\\xc2\\x9b\\xe2\\x80\\xae\"") !=
+        std::string::npos);
+  st = BuildAllocateResponse("amd.com/onload", &r, opts, Request({{std::string(200, 'x')}}), &out);
+  CHECK(st.error_message().find("[... 120 bytes ...]") != std::string::npos);
+  CHECK(st.error_message().find(std::string(61, 'x')) == std::string::npos);
 }
