@@ -83,29 +83,30 @@ HostRead HostFiles::List(const std::string& dir, std::vector<std::string>* names
   return HostRead::kOk;
 }
 
-HostRead HostFiles::Identity(const std::string& path, FileIdentity* out, Error* err) const {
+HostRead HostFiles::Stat(const std::string& path, struct stat* st, Error* err) const {
   UniqueFd fd;
   HostRead r = OpenPath(path, O_PATH, &fd, err);
   if (r != HostRead::kOk) return r;
-  struct stat st;
-  if (::fstat(fd.get(), &st) != 0) {
+  if (::fstat(fd.get(), st) != 0) {
     Fail(err, "cannot stat", Display(path), errno);
     return HostRead::kError;
   }
+  return HostRead::kOk;
+}
+
+HostRead HostFiles::Identity(const std::string& path, FileIdentity* out, Error* err) const {
+  struct stat st;
+  HostRead r = Stat(path, &st, err);
+  if (r != HostRead::kOk) return r;
   out->dev = st.st_dev;
   out->ino = st.st_ino;
   return HostRead::kOk;
 }
 
 HostRead HostFiles::Owner(const std::string& path, FileOwner* out, Error* err) const {
-  UniqueFd fd;
-  HostRead r = OpenPath(path, O_PATH, &fd, err);
-  if (r != HostRead::kOk) return r;
   struct stat st;
-  if (::fstat(fd.get(), &st) != 0) {
-    Fail(err, "cannot stat", Display(path), errno);
-    return HostRead::kError;
-  }
+  HostRead r = Stat(path, &st, err);
+  if (r != HostRead::kOk) return r;
   out->uid = st.st_uid;
   out->mode = st.st_mode & 07777;
   return HostRead::kOk;

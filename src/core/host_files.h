@@ -5,6 +5,8 @@
 // symlinks included. Nothing is written, nothing executed; a file is only
 // read when it is a regular file (never a FIFO or a device).
 #pragma once
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -55,6 +57,8 @@ class HostFiles {
 
  private:
   HostRead OpenPath(const std::string& path, int flags, UniqueFd* fd, Error* err) const;
+  // fstat of the file at `path` (resolved as OpenPath does), never opened.
+  HostRead Stat(const std::string& path, struct stat* st, Error* err) const;
   UniqueFd root_;
   std::string root_path_;
 };

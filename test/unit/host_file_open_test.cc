@@ -210,11 +210,12 @@ TEST_CASE("every reader of a named file: a FIFO or a device is refused, never op
          return LineOf(ocid::ScanFileForFlags(file, &scanner, nullptr, &err), err);
        }},
   };
-  for (const auto& [name, read] : readers) {
+  for (const auto& reader : readers) {
+    const char* name = reader.first;  // CAPTURE cannot take a structured binding (clang)
     CAPTURE(name);
     for (const Node& n : kNodes) {
       Plant(n, file);
-      Expect(n, file, TryRead(file, read), file);
+      Expect(n, file, TryRead(file, reader.second), file);
     }
   }
 
