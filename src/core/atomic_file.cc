@@ -283,14 +283,14 @@ bool WriteFileAtomic(const std::string& path, const std::string& data, mode_t mo
 }
 
 bool FileIsCurrent(const std::string& path, const std::string& data, mode_t mode) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK));
+  UniqueFd fd;
   struct stat st;
-  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) ||
+  Error ignored;
+  if (!OpenRegularFileAt(AT_FDCWD, path, LastSymlink::kRefuse, &fd, &ignored, &st) ||
       (st.st_mode & 07777) != (mode & 07777) || st.st_uid != ::geteuid() ||
       static_cast<size_t>(st.st_size) != data.size())
     return false;
   std::string have;
-  Error ignored;
   return ReadAllFd(fd.get(), data.size() + 1, path, &have, &ignored) && have == data;
 }
 

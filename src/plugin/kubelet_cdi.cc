@@ -40,12 +40,12 @@ std::string PreloadStem(const std::string& name) { return SpecStem(CdiSpecOfPrel
 // `name` in `dfd` is a regular file (not a symlink) of root's (the
 // effective user's); *bytes gets its content when asked.
 bool RootFile(int dfd, const std::string& name, std::string* bytes) {
-  UniqueFd fd(::openat(dfd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  UniqueFd fd;
   struct stat st;
-  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) ||
+  Error ignored;
+  if (!OpenRegularFileAt(dfd, name, LastSymlink::kRefuse, &fd, &ignored, &st) ||
       st.st_uid != ::geteuid())
     return false;
-  Error ignored;
   return !bytes || ReadAllFd(fd.get(), kMaxCdiSpecFileBytes, name, bytes, &ignored);
 }
 

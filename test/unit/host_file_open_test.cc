@@ -219,6 +219,19 @@ TEST_CASE("every reader of a named file: a FIFO or a device is refused, never op
     }
   }
 
+  // FileIsCurrent (the CDI writers' "already written?"): a node at the name
+  // is not current, and is never opened to find out.
+  for (const Node& n : kNodes) {
+    Plant(n, file);
+    Outcome o = TryRead(file, [&] {
+      return std::string(ocid::FileIsCurrent(file, "", n.mode & 07777) ? "current" : "");
+    });
+    CAPTURE(n.kind);
+    CHECK(o.finished);
+    CHECK_FALSE(o.opened);
+    CHECK(o.line.empty());
+  }
+
   // HostFiles (engine configs, CDI files, sysfs attributes): named inside the host root.
   for (const Node& n : kNodes) {
     Plant(n, t / "host/etc/docker/daemon.json");
