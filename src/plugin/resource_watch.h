@@ -36,7 +36,7 @@ class ResourceWatch {
   void Stop();
 
   // The current view and its generation (bumped whenever a rebuild gives a
-  // different view: resources, health or deliveries).
+  // different view: resources, health, deliveries or CDI specs).
   ClusterView View(uint64_t* generation = nullptr) const;
   // Blocks until the generation is not `seen`, `timeout` passes, or Stop();
   // returns the generation then current.
