@@ -1,6 +1,7 @@
 #include "cluster.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "cdi.h"
@@ -184,6 +185,47 @@ void BuildClusterView(const InventorySet& set, const HostView& host,
     if (!kept)
       out->warnings.push_back("inventory " + b.file + " is broken and serves nothing: " +
                               b.error.Line());
+  }
+}
+
+void BuildClusterCdi(const InventorySet& set, const HostView& host,
+                     const std::string& host_path_root, const std::string& cdi_dir,
+                     const ClusterView* previous, ClusterView* out) {
+  out->cdi_dir = cdi_dir;
+  out->cdi_specs.clear();
+  std::map<std::string, std::string> conflicts = CdiKindConflicts(set);
+  for (const Inventory& inv : set.inventories) {
+    ClusterCdiSpec c;
+    c.inventory = inv.file;
+    c.stem = InventoryStem(inv.file);
+    c.kind = CdiKindOf(inv);
+    c.spec_path = cdi_dir + "/" + CdiFileName(inv);
+    CdiSpec spec;
+    Error err;
+    if (auto it = conflicts.find(inv.file); it != conflicts.end()) {
+      c.why = it->second;
+    } else if (!BuildCdiSpec(inv, host, host_path_root, c.spec_path, &spec, &err)) {
+      c.why = err.Line();
+    } else {
+      c.state = ClusterCdiSpec::State::kWritten;
+      c.devices = spec.devices;
+      c.warnings = spec.warnings;
+      c.summary = CdiSpecSummary(spec);
+      c.files = CdiFilesOf(spec);
+    }
+    out->cdi_specs.push_back(std::move(c));
+  }
+  for (const BrokenInventory& b : set.broken) {
+    ClusterCdiSpec c;
+    if (previous)
+      for (const ClusterCdiSpec& p : previous->cdi_specs)
+        if (p.inventory == b.file && p.spec_path.rfind(cdi_dir + "/", 0) == 0) c = p;
+    c.inventory = b.file;
+    c.stem = InventoryStem(b.file);
+    if (c.spec_path.empty()) c.spec_path = cdi_dir + "/oci-decorator-" + c.stem + ".json";
+    c.state = ClusterCdiSpec::State::kKept;
+    c.why = b.error.Line();
+    out->cdi_specs.push_back(std::move(c));
   }
 }
 

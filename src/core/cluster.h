@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "cdi.h"
 #include "delivery.h"
 #include "host_view.h"
 #include "inventory.h"
@@ -41,9 +42,34 @@ struct ClusterResource {
   Delivery delivery;                  // when healthy
 };
 
+// The CDI spec one inventory yields in a CDI directory (the device plugin's
+// --cdi-dir), or why it yields none.
+struct ClusterCdiSpec {
+  enum class State {
+    kWritten,  // `files` are the spec and its preload files
+    kNone,     // no spec (a kind another inventory has, no device on this
+               // host): one it had must go; `why` says why
+    kKept,     // a broken inventory: the previous view's files (maybe none)
+  };
+  std::string inventory;  // file
+  std::string stem;       // InventoryStem: its files are oci-decorator-<stem>...
+  std::string kind;       // its CDI kind ("" when unknown: broken, never built)
+  State state = State::kNone;
+  std::string why;        // one line, for kNone and kKept
+  std::string spec_path;  // <dir>/oci-decorator-<stem>.json
+  std::vector<std::string> devices;   // device names in the spec, in order
+  std::vector<std::string> warnings;  // devices left out, and why
+  std::string summary;                // CdiSpecSummary, for the log
+  std::vector<CdiFileToWrite> files;  // CdiFilesOf: preload files, then the spec
+};
+
 struct ClusterView {
   std::vector<ClusterResource> resources;  // by inventory file, declared order
   std::vector<std::string> warnings;       // features left out, and why; plan warnings
+  // With a CDI directory (BuildClusterCdi): every inventory's spec in it,
+  // loaded ones in file-name order, then broken ones. `cdi_dir` empty: none.
+  std::string cdi_dir;
+  std::vector<ClusterCdiSpec> cdi_specs;
 };
 
 // Checks a Kubernetes extended resource name: "<domain>/<name>", the domain
@@ -63,5 +89,18 @@ bool CheckK8sResourceName(const std::string& name, std::string* why);
 void BuildClusterView(const InventorySet& set, const HostView& host,
                       const std::string& host_path_root, const ClusterView* previous,
                       ClusterView* out, const std::string& profile = "");
+
+// Adds to `out` (built by BuildClusterView from the same `set` and `host`)
+// each inventory's CDI spec as it belongs in `cdi_dir`, the absolute host
+// directory the specs go to (cdi.h BuildCdiSpec, host paths named under
+// `host_path_root`, the preload files named under `cdi_dir`):
+// - a loaded inventory whose CDI kind an earlier one has (CdiKindConflicts)
+//   or that yields no spec on this host (no device builds) gets kNone, why;
+// - a broken inventory keeps what `previous` had for it (kKept; no files
+//   when it had none), so pods that got its devices keep starting while
+//   the operator fixes the file.
+void BuildClusterCdi(const InventorySet& set, const HostView& host,
+                     const std::string& host_path_root, const std::string& cdi_dir,
+                     const ClusterView* previous, ClusterView* out);
 
 }  // namespace ocid

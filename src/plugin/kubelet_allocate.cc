@@ -13,9 +13,9 @@ bool IsSocketNameChar(char c) {
 }
 
 // Fills one container's answer from a healthy resource.
-void FillContainer(const ClusterResource& r, AllocateMode mode,
+void FillContainer(const ClusterResource& r, AllocateMode mode, bool name_cdi,
                    v1beta1::ContainerAllocateResponse* c) {
-  if (mode == AllocateMode::kCdi || mode == AllocateMode::kBoth)
+  if (name_cdi && (mode == AllocateMode::kCdi || mode == AllocateMode::kBoth))
     c->add_cdi_devices()->set_name(r.cdi_device);
   if (mode == AllocateMode::kMounts || mode == AllocateMode::kBoth) {
     for (const DeliveredMount& m : r.delivery.mounts) {
@@ -77,7 +77,9 @@ v1beta1::ListAndWatchResponse DeviceList(const std::string& resource, int slots,
 grpc::Status BuildAllocateResponse(const std::string& resource, const ClusterResource* r,
                                    const KubernetesOptions& k8s,
                                    const v1beta1::AllocateRequest& req,
-                                   v1beta1::AllocateResponse* out) {
+                                   v1beta1::AllocateResponse* out, const CdiResolution& cdi,
+                                   std::string* note) {
+  if (note) note->clear();
   std::string what = "Allocate " + resource + ": ";
   if (req.container_requests_size() == 0)
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, what + "no container requests");
@@ -110,9 +112,14 @@ grpc::Status BuildAllocateResponse(const std::string& resource, const ClusterRes
                         what + "the resource is no longer served (its inventory is gone)");
   if (!r->healthy)
     return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, what + "unhealthy: " + r->why);
+  if (!cdi.resolves && k8s.allocate == AllocateMode::kCdi)
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                        what + "CDI device " + r->cdi_device + " does not resolve: " + cdi.why);
+  if (!cdi.resolves && k8s.allocate == AllocateMode::kBoth && note)
+    *note = what + "answered without CDI device " + r->cdi_device + " (mounts only): " + cdi.why;
   out->Clear();
   for (int i = 0; i < req.container_requests_size(); ++i)
-    FillContainer(*r, k8s.allocate, out->add_container_responses());
+    FillContainer(*r, k8s.allocate, cdi.resolves, out->add_container_responses());
   return grpc::Status::OK;
 }
 

@@ -17,6 +17,12 @@
 //             vanished resource -> FAILED_PRECONDITION with the reason;
 //             otherwise, per container, cdi_devices [<cdi_device>] and/or
 //             the delivery (mounts read-only, devices "rw", LD_PRELOAD env).
+//             The CDI device is named only when it resolves (with
+//             --cdi-dir: a spec the CDI keeper has written or found
+//             current, kubelet_cdi.h; without, the operator's word that
+//             specs are written elsewhere); when it does not, `both`
+//             answers the delivery alone (and says so in one log line),
+//             `cdi` is FAILED_PRECONDITION naming the spec and why.
 #pragma once
 #include <grpcpp/support/status.h>
 
@@ -60,12 +66,21 @@ const ClusterResource* FindK8sResource(const ClusterView& view, const std::strin
 v1beta1::ListAndWatchResponse DeviceList(const std::string& resource, int slots,
                                          const ClusterResource* r);
 
+// Whether the resource's CDI device resolves on this node now.
+struct CdiResolution {
+  bool resolves = true;
+  std::string why;  // when it does not: the spec and why
+};
+
 // Allocate for `resource` given its current state `r` (null: not in the
-// view any more). Fills `out` only when the status is OK.
+// view any more) and whether its CDI device resolves. Fills `out` only
+// when the status is OK; *note gets the log line of an answer that leaves
+// out the CDI device ("" otherwise).
 grpc::Status BuildAllocateResponse(const std::string& resource, const ClusterResource* r,
                                    const KubernetesOptions& k8s,
                                    const v1beta1::AllocateRequest& req,
-                                   v1beta1::AllocateResponse* out);
+                                   v1beta1::AllocateResponse* out,
+                                   const CdiResolution& cdi = {}, std::string* note = nullptr);
 
 
 }  // namespace ocid

@@ -1,17 +1,20 @@
 #include "kubelet_cdi.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <memory>
 #include <set>
 
 #include "atomic_file.h"
 #include "cdi.h"
 #include "files.h"
-#include "host_view.h"
-#include "inventory.h"
 #include "log.h"
 
 namespace ocid {
@@ -49,26 +52,56 @@ bool RootFile(int dfd, const std::string& name, std::string* bytes) {
   return !bytes || ReadAllFd(fd.get(), kMaxCdiSpecFileBytes, name, bytes, &ignored);
 }
 
+constexpr uint32_t kDirMask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
+                              IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF |
+                              IN_ONLYDIR;
+// Events come in bursts (an editor's save, `rm *`): one pass once this long
+// has passed without one.
+constexpr int kQuietMs = 50;
+
+// Whether a file name in the directory is one the keeper owns.
+bool Ours(const std::string& name) { return !SpecStem(name).empty() || !PreloadStem(name).empty(); }
+
 }  // namespace
 
-CdiDirWriter::CdiDirWriter(const PluginOptions& opts, std::string dir)
-    : opts_(opts), dir_(std::move(dir)) {}
+CdiDirKeeper::CdiDirKeeper(std::string dir, std::string config_dir)
+    : dir_(std::move(dir)), config_dir_(std::move(config_dir)) {}
 
-void CdiDirWriter::RemoveStem(const std::string& stem, const std::string& why) {
+CdiDirKeeper::~CdiDirKeeper() {
+  Stop();
+  if (inotify_fd_ >= 0) ::close(inotify_fd_);
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+}
+
+void CdiDirKeeper::SayOnce(const std::string& key, const std::string& line, bool error) {
+  auto [it, fresh] = said_.emplace(key, line);
+  if (!fresh && it->second == line) return;
+  it->second = line;
+  if (error)
+    log::Error(line);
+  else
+    log::Warn(line);
+}
+
+void CdiDirKeeper::RemoveStem(const std::string& stem, const std::string& why,
+                              const std::set<std::string>* keep) {
   UniqueFd dfd(::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   std::vector<std::string> names;
   Error err;
   if (!dfd.valid() || !ListDirectory(dfd.get(), dir_, &names, &err)) return;
   // The spec first: an engine then no longer names the preload files.
   const std::string spec = kPrefix + stem + ".json";
-  if (::unlinkat(dfd.get(), spec.c_str(), 0) == 0)
+  if (!keep && ::unlinkat(dfd.get(), spec.c_str(), 0) == 0)
     log::Info("removed " + dir_ + "/" + spec + ": " + why);
-  for (const auto& n : names)
-    if (PreloadStem(n) == stem && ::unlinkat(dfd.get(), n.c_str(), 0) == 0)
-      log::Info("removed " + dir_ + "/" + n + ": " + why);
+  for (const auto& n : names) {
+    if (PreloadStem(n) != stem || (keep && keep->count(n))) continue;
+    // A preload file next to a spec we keep: only root's is ours to remove.
+    if (keep && !RootFile(dfd.get(), n, nullptr)) continue;
+    if (::unlinkat(dfd.get(), n.c_str(), 0) == 0) log::Info("removed " + dir_ + "/" + n + ": " + why);
+  }
 }
 
-void CdiDirWriter::RemoveOrphans(const std::set<std::string>& stems) {
+void CdiDirKeeper::RemoveOrphans(const std::set<std::string>& stems) {
   UniqueFd dfd;
   Error err;
   if (!OpenWriteDir(dir_, /*create=*/false, &dfd, &err)) {
@@ -90,7 +123,7 @@ void CdiDirWriter::RemoveOrphans(const std::set<std::string>& stems) {
     }
     if (::unlinkat(dfd.get(), n.c_str(), 0) == 0)
       log::Info("removed " + dir_ + "/" + n + ": no inventory " + stem + ".json in " +
-                opts_.config_dir);
+                config_dir_);
   }
   for (const auto& n : names) {
     std::string owner = PreloadStem(n);
@@ -98,80 +131,77 @@ void CdiDirWriter::RemoveOrphans(const std::set<std::string>& stems) {
         !RootFile(dfd.get(), n, nullptr))
       continue;
     if (::unlinkat(dfd.get(), n.c_str(), 0) == 0)
-      log::Info("removed " + dir_ + "/" + n + ": no inventory in " + opts_.config_dir +
-                " writes it");
+      log::Info("removed " + dir_ + "/" + n + ": no inventory in " + config_dir_ + " writes it");
   }
 }
 
-bool CdiDirWriter::Sync() {
-  InventorySet set;
-  Error err;
-  if (!LoadInventoryDir(opts_.config_dir, &set, &err)) {
-    log::Error("CDI specs in " + dir_ + " not updated: " + err.Line());
-    return false;
-  }
-  std::unique_ptr<HostRootView> host;
-  if (!HostRootView::Open(opts_.host_root, &host, &err)) {
-    log::Error("CDI specs in " + dir_ + " not updated: " + err.Line());
-    return false;
-  }
-  host->set_resolve_paths(true);
+bool CdiDirKeeper::Sync(const ClusterView& view) {
+  if (view.cdi_dir.empty()) return true;  // the inventories were never read
   bool ok = true;
-  std::set<std::string> present;  // inventories still in the directory
-  std::set<std::string> stems;    // and their stems, loaded or broken
-  for (const BrokenInventory& b : set.broken) {
-    present.insert(b.file);
-    stems.insert(InventoryStem(b.file));
-  }
-  for (const Inventory& inv : set.inventories) stems.insert(InventoryStem(inv.file));
+  std::set<std::string> stems, present;
+  for (const ClusterCdiSpec& c : view.cdi_specs) stems.insert(c.stem);
   if (!swept_) {
     RemoveOrphans(stems);
     swept_ = true;
   }
-  std::map<std::string, std::string> conflicts = CdiKindConflicts(set);
-  for (const Inventory& inv : set.inventories) {
-    present.insert(inv.file);
-    if (auto c = conflicts.find(inv.file); c != conflicts.end()) {
-      log::Warn("CDI spec of " + inv.file + " not written: " + c->second);
-      RemoveStem(InventoryStem(inv.file), inv.file + " has another inventory's CDI kind");
-      written_.erase(inv.file);
-      continue;
-    }
-    CdiSpec spec;
-    if (!BuildCdiSpec(inv, *host, opts_.host_path_root, dir_ + "/" + CdiFileName(inv), &spec, &err)) {
-      // No device on this host (the resources are unhealthy anyway): an old
-      // spec would still offer what the plan now refuses.
-      log::Warn("CDI spec of " + inv.file + " not written: " + err.Line());
-      RemoveStem(InventoryStem(inv.file), inv.file + " yields no CDI spec now");
-      written_.erase(inv.file);
+  auto snap = std::make_shared<Snapshot>();
+  for (const ClusterCdiSpec& c : view.cdi_specs) {
+    present.insert(c.inventory);
+    if (c.files.empty()) {
+      if (c.state == ClusterCdiSpec::State::kKept) continue;  // broken, never had one
+      SayOnce(c.inventory, "CDI spec of " + c.inventory + " not written: " + c.why, false);
+      RemoveStem(c.stem, c.inventory + " yields no CDI spec now");
+      written_.erase(c.inventory);
+      if (!c.kind.empty()) snap->emplace(c.kind, OnDisk{c.spec_path, c.why, {}, {}, {}});
       continue;
     }
     // The preload files first, the spec last (cdi.h CdiFilesOf); each only
     // when it is not current (bytes, mode 0644, root's).
     std::vector<std::string> paths;
-    bool spec_changed = false, failed = false;
-    for (const auto& f : CdiFilesOf(spec)) {
+    std::set<std::string> names;
+    bool spec_changed = false;
+    Error err;
+    std::string failed;
+    for (const auto& f : c.files) {
       std::string path = dir_ + "/" + f.name;
       paths.push_back(path);
+      names.insert(f.name);
       if (FileIsCurrent(path, f.bytes, 0644)) continue;
       if (!WriteFileAtomic(path, f.bytes, 0644, &err)) {
-        log::Error("CDI spec of " + inv.file + " not written: " + err.Line());
-        failed = true;
+        failed = err.Line();
         break;
       }
-      if (f.name == spec.file_name)
+      ++files_written_;
+      if (path == c.spec_path)
         spec_changed = true;
       else
-        log::Info("wrote " + path + ": the preload file of " + inv.file);
+        log::Info("wrote " + path + ": the preload file of " + c.inventory);
     }
-    if (failed) {
+    if (!failed.empty()) {
+      SayOnce(c.inventory, "CDI spec of " + c.inventory + " not written: " + failed, true);
+      if (!c.kind.empty())
+        snap->emplace(c.kind, OnDisk{c.spec_path, "not written: " + failed, {}, {}, {}});
       ok = false;
       continue;
     }
-    written_[inv.file] = paths;
-    if (!spec_changed) continue;
-    log::Info("wrote " + paths.back() + ": " + CdiSpecSummary(spec));
+    said_.erase(c.inventory);
+    if (spec_changed) log::Info("wrote " + c.spec_path + ": " + c.summary);
+    // Preload files of devices the spec no longer has.
+    RemoveStem(c.stem, "no device of " + c.inventory + " preloads through it now", &names);
+    written_[c.inventory] = paths;
+    if (c.kind.empty()) continue;
+    OnDisk d;
+    d.spec_path = c.spec_path;
+    d.devices.insert(c.devices.begin(), c.devices.end());
+    d.notes = c.warnings;
+    d.files = c.files;
+    if (!snap->emplace(c.kind, std::move(d)).second) continue;
   }
+  // A kind an inventory lost to an earlier one: say so when asked about it.
+  for (const ClusterCdiSpec& c : view.cdi_specs)
+    if (c.files.empty() && !c.why.empty())
+      if (auto it = snap->find(c.kind); it != snap->end() && it->second.why.empty())
+        it->second.notes.push_back(c.why);
   for (auto it = written_.begin(); it != written_.end();) {
     if (present.count(it->first)) {
       ++it;
@@ -180,9 +210,142 @@ bool CdiDirWriter::Sync() {
     // The spec first (an engine then no longer names the preload files).
     for (auto p = it->second.rbegin(); p != it->second.rend(); ++p)
       if (::unlink(p->c_str()) == 0) log::Info("removed " + *p + ": " + it->first + " is gone");
+    said_.erase(it->first);
     it = written_.erase(it);
   }
+  {
+    std::lock_guard<std::mutex> l(snap_mu_);
+    snapshot_ = std::move(snap);
+  }
+  ++passes_;
   return ok;
+}
+
+bool CdiDirKeeper::Resolves(const std::string& cdi_device, std::string* why) const {
+  std::shared_ptr<const Snapshot> snap;
+  {
+    std::lock_guard<std::mutex> l(snap_mu_);
+    snap = snapshot_;
+  }
+  size_t eq = cdi_device.find('=');
+  std::string kind = cdi_device.substr(0, eq);
+  std::string device = eq == std::string::npos ? "" : cdi_device.substr(eq + 1);
+  auto it = snap ? snap->find(kind) : Snapshot::const_iterator{};
+  if (!snap || it == snap->end()) {
+    *why = "no CDI spec of kind " + kind + " in " + dir_ + " (not written yet)";
+    return false;
+  }
+  const OnDisk& d = it->second;
+  if (!d.why.empty()) {
+    *why = d.spec_path + ": " + d.why;
+    return false;
+  }
+  if (!d.devices.count(device)) {
+    *why = d.spec_path + " has no device \"" + device + "\"";
+    for (const auto& n : d.notes) *why += "; " + n;
+    return false;
+  }
+  const std::string spec_name = d.spec_path.substr(d.spec_path.rfind('/') + 1);
+  const std::string preload_name = CdiPreloadFileName(spec_name, device);
+  for (const auto& f : d.files) {
+    if (f.name != spec_name && f.name != preload_name) continue;
+    if (FileIsCurrent(dir_ + "/" + f.name, f.bytes, 0644)) continue;
+    *why = dir_ + "/" + f.name + " is missing or not as written (being rewritten)";
+    Wake();
+    return false;
+  }
+  return true;
+}
+
+void CdiDirKeeper::Wake() const {
+  uint64_t one = 1;
+  if (wake_fd_ >= 0) (void)!::write(wake_fd_, &one, sizeof one);
+}
+
+void CdiDirKeeper::WatchDir() {
+  // The same directory gives the same watch; a new one (removed and made
+  // again) a new watch, the old one's events end with IN_IGNORED.
+  int wd = ::inotify_add_watch(inotify_fd_, dir_.c_str(), kDirMask);
+  if (wd < 0 && dir_watch_ >= 0) log::Warn("CDI directory " + dir_ + ": " + std::strerror(errno));
+  dir_watch_ = wd;
+}
+
+bool CdiDirKeeper::Start(const ResourceWatch* watch, std::chrono::milliseconds period,
+                         Error* err) {
+  inotify_fd_ = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+  if (inotify_fd_ < 0) return Fail(err, "cannot start inotify", "", errno);
+  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake_fd_ < 0) return Fail(err, "cannot create an eventfd", "", errno);
+  ResourceWatch::Mark seen = watch->CurrentMark();
+  Sync(watch->View());
+  WatchDir();
+  thread_ = std::thread([this, watch, period] { Loop(watch, period); });
+  // View changes and honoured rechecks, as wake-ups of the loop.
+  waiter_ = std::thread([this, watch, seen]() mutable {
+    constexpr auto kTick = std::chrono::milliseconds(250);
+    while (!stopping_) {
+      auto begin = std::chrono::steady_clock::now();
+      ResourceWatch::Mark now = watch->WaitForMark(seen, kTick);
+      if (now == seen) {
+        // Back before its time with nothing new: the watch stopped.
+        if (std::chrono::steady_clock::now() - begin < kTick / 2) return;
+        continue;
+      }
+      seen = now;
+      Wake();
+    }
+  });
+  return true;
+}
+
+void CdiDirKeeper::Stop() {
+  stopping_ = true;
+  Wake();
+  if (waiter_.joinable()) waiter_.join();
+  if (thread_.joinable()) thread_.join();
+}
+
+void CdiDirKeeper::Loop(const ResourceWatch* watch, std::chrono::milliseconds period) {
+  alignas(struct inotify_event) char buf[4096];
+  const int period_ms = static_cast<int>(period.count());
+  while (!stopping_) {
+    pollfd fds[2] = {{inotify_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+    int n = ::poll(fds, 2, period_ms);
+    if (n < 0 && errno != EINTR) {
+      log::Error(std::string("CDI keeper: poll: ") + std::strerror(errno));
+      return;
+    }
+    if (stopping_) return;
+    bool due = n == 0;  // the periodic re-check
+    if (fds[1].revents & POLLIN) {
+      uint64_t v;
+      (void)!::read(wake_fd_, &v, sizeof v);
+      due = true;
+    }
+    if (fds[0].revents & POLLIN) {
+      // Only events for our names matter (not others' files, not our
+      // temporary names), and the directory itself going away.
+      for (;;) {
+        ssize_t got;
+        while ((got = ::read(inotify_fd_, buf, sizeof buf)) > 0)
+          for (char* p = buf; p < buf + got;) {
+            auto* ev = reinterpret_cast<struct inotify_event*>(p);
+            p += sizeof(struct inotify_event) + ev->len;
+            if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED | IN_Q_OVERFLOW)) {
+              if ((ev->mask & IN_IGNORED) && ev->wd == dir_watch_) dir_watch_ = -1;
+              due = true;
+            } else if (ev->len > 0 && Ours(ev->name)) {
+              due = true;
+            }
+          }
+        pollfd quiet = {inotify_fd_, POLLIN, 0};
+        if (!due || ::poll(&quiet, 1, kQuietMs) <= 0) break;
+      }
+    }
+    if (!due) continue;
+    Sync(watch->View());
+    WatchDir();
+  }
 }
 
 }  // namespace ocid

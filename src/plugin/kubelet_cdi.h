@@ -1,63 +1,141 @@
-// Keeps the inventories' CDI specs current in a directory (--cdi-dir), so
-// the cdi_devices that Allocate names always resolve on this node: one
-// spec per inventory, the core's BuildCdiSpec under --host-root with host
-// paths named under --host-path-root, with its preload files (mounted at
-// /etc/ld.so.preload: cdi.h) before it. The spec names them under
-// --cdi-dir: the directory must have the same path on the host as in the
-// plugin.
+// Keeps the CDI specs of the cluster view present and current in a
+// directory (--cdi-dir), so that the cdi_devices Allocate names resolve on
+// this node. The keeper plans nothing: the ResourceWatch builds each
+// inventory's spec (cluster.h BuildClusterCdi: the core's BuildCdiSpec
+// under --host-root, host paths under --host-path-root, its preload files,
+// mounted at /etc/ld.so.preload, named under --cdi-dir) in the same
+// rebuild, from the same inventories and host, as the resources; the keeper
+// makes the directory match that view. The directory must have the same
+// path on the host as in the plugin.
+//
+// When. On its own thread, a pass runs at start (before Start returns),
+// on every view change and every honoured Recheck (SIGHUP), on inotify
+// events for our file names in the directory (a spec or preload file
+// deleted, renamed, written or chmod'ed by anyone), and every --recheck-
+// interval. A pass that finds everything current writes nothing, so the
+// events of its own writes cause one more pass and no more.
 //
 // Each file is written (atomic_file.h: root's, 0644, in a directory only
-// root can change) unless it is already current: the right bytes AND
-// mode 0644 AND owned by root, so a file others can write, or that
-// someone else owns, is replaced on the next Sync.
+// root can change) unless it is already current: the right bytes AND mode
+// 0644 AND owned by root, so a file deleted, edited, made writable by
+// others or given to someone else is replaced.
 //
-// What the writer owns, and so reconciles, is its naming in --cdi-dir:
+// What the keeper owns, and so reconciles, is its naming in --cdi-dir:
 // oci-decorator-<stem>.json and oci-decorator-<stem>.<device>.preload
 // (cdi.h), <stem> an inventory's file stem.
 // - An inventory that parses but yields no spec (the version lock after a
-//   module upgrade, every device gone) has its spec removed, then its
-//   preload files, with one log line why: an old spec would keep offering
-//   what the plan no longer allows.
+//   module upgrade, every device gone), or whose CDI kind an earlier one
+//   has (cdi.h CdiKindConflicts), has its spec removed, then its preload
+//   files, with one log line why: an old spec would keep offering what the
+//   plan no longer allows.
+// - A device the spec no longer has (a feature removed from the
+//   inventory) has its preload file removed (root's only).
 // - An inventory that is gone has its spec and preload files removed; at
-//   start (the first Sync), so are those left by inventories removed while
+//   start (the first pass), so are those left by inventories removed while
 //   the plugin was down. There, a spec is removed only when it is a
 //   regular file owned by root that is byte for byte what this program
 //   renders (cdi.h IsRenderedCdiSpec), a preload file only when it is
-//   owned by root and the spec it belongs to is not left:
-//   an operator's own file in the directory stays.
-// - An inventory whose CDI kind an earlier one has (cdi.h
-//   CdiKindConflicts) gets no spec, and one it had is removed.
-// - A broken (unparseable) inventory keeps its last spec: pods that got
-//   its devices keep starting while the operator fixes the file.
+//   owned by root and the spec it belongs to is not left: an operator's
+//   own file in the directory stays.
+// - A broken (unparseable) inventory keeps its last spec, and the keeper
+//   keeps it present: pods that got its devices keep starting while the
+//   operator fixes the file.
+//
+// Allocate asks Resolves before it names a CDI device: only a device of a
+// spec this keeper wrote or found current, whose files are still current
+// at that moment, is named (kubelet_allocate.h says what is answered
+// otherwise).
 #pragma once
+#include <atomic>
+#include <chrono>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
-#include "plugin_options.h"
+#include "cluster.h"
+#include "error.h"
+#include "resource_watch.h"
 
 namespace ocid {
 
-class CdiDirWriter {
+class CdiDirKeeper {
  public:
-  CdiDirWriter(const PluginOptions& opts, std::string dir);
-  // Rebuilds every spec and writes those that differ from the file. Each
-  // failure is one log line; returns false if any happened.
-  bool Sync();
+  // `config_dir` is only named in log lines.
+  CdiDirKeeper(std::string dir, std::string config_dir);
+  ~CdiDirKeeper();
+  CdiDirKeeper(const CdiDirKeeper&) = delete;
+  CdiDirKeeper& operator=(const CdiDirKeeper&) = delete;
+
+  // One pass: makes the directory match `view`, as the header says, and
+  // publishes what is there for Resolves. A view without a CDI directory
+  // (the inventories were never read) changes nothing. Each failure is one
+  // log line (once while it lasts); returns false if any happened.
+  bool Sync(const ClusterView& view);
+
+  // Runs a first pass on `watch`'s view, then keeps the directory on its
+  // own thread, as the header says; `period` is the periodic re-check.
+  // Fails only when inotify or an eventfd cannot be created.
+  bool Start(const ResourceWatch* watch, std::chrono::milliseconds period, Error* err);
+  // Stops the thread; the files stay (pods still resolve them).
+  void Stop();
+
+  // Whether `cdi_device` ("amd.com/onload=onload") is in a spec the last
+  // pass wrote or found current, and the spec and the device's preload
+  // file are still current now; otherwise *why names the spec and why, and
+  // the keeper is woken. Thread-safe.
+  bool Resolves(const std::string& cdi_device, std::string* why) const;
+
+  // Files written so far (tests: a pass that finds everything current
+  // writes none).
+  uint64_t files_written() const { return files_written_; }
+  // Passes run so far (tests: a Recheck wakes the keeper).
+  uint64_t passes() const { return passes_; }
 
  private:
-  PluginOptions opts_;
-  std::string dir_;
-  // Removes the spec of `stem` and the preload files that belong to it
-  // (cdi.h CdiSpecOfPreloadFile: a.b's files are not a's).
-  void RemoveStem(const std::string& stem, const std::string& why);
-  // The first Sync: files of stems not in `stems`, as the header says.
-  void RemoveOrphans(const std::set<std::string>& stems);
+  // What a pass leaves for Resolves, by CDI kind.
+  struct OnDisk {
+    std::string spec_path;
+    std::string why;                  // no spec: why (then nothing below)
+    std::set<std::string> devices;
+    std::vector<std::string> notes;   // devices left out, conflicts
+    std::vector<CdiFileToWrite> files;  // names relative to the directory
+  };
+  using Snapshot = std::map<std::string, OnDisk>;
 
-  // inventory file -> its preload files' paths, then its spec's
+  // Removes the spec of `stem` and the preload files that belong to it
+  // (cdi.h CdiSpecOfPreloadFile: a.b's files are not a's); with `keep`,
+  // only preload files not named there.
+  void RemoveStem(const std::string& stem, const std::string& why,
+                  const std::set<std::string>* keep = nullptr);
+  // The first pass: files of stems not in `stems`, as the header says.
+  void RemoveOrphans(const std::set<std::string>& stems);
+  // Logs `line` for `key` unless it is what was last said for it.
+  void SayOnce(const std::string& key, const std::string& line, bool error);
+  void Loop(const ResourceWatch* watch, std::chrono::milliseconds period);
+  void WatchDir();
+  void Wake() const;
+
+  std::string dir_;
+  std::string config_dir_;
+  // inventory file -> its files' paths, the spec last
   std::map<std::string, std::vector<std::string>> written_;
+  std::map<std::string, std::string> said_;  // inventory file -> last line logged
   bool swept_ = false;
+  std::atomic<uint64_t> files_written_{0};
+  std::atomic<uint64_t> passes_{0};
+
+  mutable std::mutex snap_mu_;
+  std::shared_ptr<const Snapshot> snapshot_;
+
+  std::atomic<bool> stopping_{false};
+  int inotify_fd_ = -1;
+  int wake_fd_ = -1;
+  int dir_watch_ = -1;
+  std::thread thread_, waiter_;
 };
 
 }  // namespace ocid

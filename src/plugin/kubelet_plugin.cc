@@ -7,10 +7,12 @@
 //   3. loop: serve every resource of the view that has a Kubernetes name,
 //      each on its own socket; register each with kubelet.sock once it
 //      serves (the kubelet dials back during Register); on a view change
-//      start/stop servers and refresh --cdi-dir; when the kubelet deletes a
+//      start/stop servers; when the kubelet deletes a
 //      socket or creates a new kubelet.sock (it restarted), serve again and
 //      register again; a failed Register is retried with backoff;
 //   4. on a signal: stop the servers, remove our sockets, exit 0.
+// With --cdi-dir, the CDI keeper (kubelet_cdi.h) keeps the view's specs on
+// its own thread; this loop only starts and stops it.
 #include "kubelet_plugin.h"
 
 #include <poll.h>
@@ -87,7 +89,7 @@ class KubeletPlugin {
   PluginOptions opts_;
   KubernetesOptions k8s_;
   ResourceWatch watch_;
-  std::optional<CdiDirWriter> cdi_;
+  std::optional<CdiDirKeeper> cdi_;
   UniqueFd signal_fd_, inotify_fd_, change_fd_;
   int dir_watch_ = -1;
   bool said_waiting_ = false;
@@ -123,7 +125,13 @@ bool KubeletPlugin::Setup() {
     log::Error("kubernetes: " + err.Line());
     return false;
   }
-  if (!k8s_.cdi_dir.empty()) cdi_.emplace(opts_, k8s_.cdi_dir);
+  if (!k8s_.cdi_dir.empty()) {
+    cdi_.emplace(k8s_.cdi_dir, opts_.config_dir);
+    if (!cdi_->Start(&watch_, std::chrono::seconds(opts_.recheck_seconds), &err)) {
+      log::Error("kubernetes: " + err.Line());
+      return false;
+    }
+  }
   change_thread_ = std::thread([this] { WatchViewChanges(); });
   return true;
 }
@@ -207,7 +215,7 @@ void KubeletPlugin::Restart(const std::string& resource, Served* s) {
   s->server.reset();
   s->registered = false;
   auto server = std::make_unique<DevicePluginServer>(resource, Path(SocketNameFor(resource)),
-                                                     &watch_, k8s_);
+                                                     &watch_, k8s_, cdi_ ? &*cdi_ : nullptr);
   Error err;
   if (!server->Start(&err)) {
     log::Error("kubernetes: " + resource + ": " + err.Line() + "; retrying");
@@ -308,6 +316,7 @@ void KubeletPlugin::Shutdown() {
     if (s.server) s.server->Stop();
   served_.clear();
   if (change_thread_.joinable()) change_thread_.join();
+  if (cdi_) cdi_->Stop();
   watch_.Stop();
 }
 
@@ -316,7 +325,6 @@ int KubeletPlugin::Run() {
     Shutdown();
     return 1;
   }
-  if (cdi_) cdi_->Sync();
   for (;;) {
     if (dir_watch_ < 0 && WatchKubeletDir()) {
       for (auto& [name, s] : served_) s.registered = false;
@@ -349,7 +357,6 @@ int KubeletPlugin::Run() {
     if (fds[2].revents & POLLIN) {
       uint64_t count = 0;
       if (::read(change_fd_.get(), &count, sizeof count) < 0) { /* nothing pending */ }
-      if (cdi_) cdi_->Sync();
     }
   }
 }
@@ -361,7 +368,9 @@ int RunKubernetes(const PluginOptions& opts, const KubernetesOptions& k8s) {
   // GRPC_VERBOSITY, proxies, poll strategies) when it starts: whatever a
   // DaemonSet or a shell left there must not change how the plugin behaves.
   ::clearenv();
-  KubeletPlugin plugin(opts, k8s);
+  PluginOptions with_cdi = opts;
+  with_cdi.cdi_dir = k8s.cdi_dir;  // the view carries the specs the keeper writes
+  KubeletPlugin plugin(with_cdi, k8s);
   return plugin.Run();
 }
 

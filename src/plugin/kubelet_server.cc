@@ -26,9 +26,10 @@ std::string PeerOf(const grpc::ServerContext* ctx) {
 }  // namespace
 
 DevicePluginServer::DevicePluginServer(std::string resource, std::string socket_path,
-                                       const ResourceWatch* watch, const KubernetesOptions& k8s)
+                                       const ResourceWatch* watch, const KubernetesOptions& k8s,
+                                       const CdiDirKeeper* cdi)
     : resource_(std::move(resource)), socket_path_(std::move(socket_path)), watch_(watch),
-      k8s_(k8s) {}
+      k8s_(k8s), cdi_(cdi) {}
 
 DevicePluginServer::~DevicePluginServer() { Stop(); }
 
@@ -130,10 +131,17 @@ grpc::Status DevicePluginServer::Allocate(grpc::ServerContext* ctx,
                                           const v1beta1::AllocateRequest* req,
                                           v1beta1::AllocateResponse* out) {
   ClusterView view = watch_->View();
-  grpc::Status st =
-      BuildAllocateResponse(resource_, FindK8sResource(view, resource_), k8s_, *req, out);
+  const ClusterResource* r = FindK8sResource(view, resource_);
+  // A CDI device is named only when its spec is there (kubelet_cdi.h).
+  CdiResolution cdi;
+  if (cdi_ && r && r->healthy && k8s_.allocate != AllocateMode::kMounts)
+    cdi.resolves = cdi_->Resolves(r->cdi_device, &cdi.why);
+  std::string note;
+  grpc::Status st = BuildAllocateResponse(resource_, r, k8s_, *req, out, cdi, &note);
   if (!st.ok())
     log::Warn(st.error_message() + " (from " + PeerOf(ctx) + ")");
+  else if (!note.empty())
+    log::Warn(note + " (from " + PeerOf(ctx) + ")");
   else
     OCID_DEBUG("Allocate " + resource_ + ": " + std::to_string(req->container_requests_size()) +
                " container(s)");

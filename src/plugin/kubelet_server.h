@@ -16,6 +16,7 @@
 
 #include "deviceplugin/v1beta1/api.grpc.pb.h"
 #include "error.h"
+#include "kubelet_cdi.h"
 #include "plugin_options.h"
 #include "resource_watch.h"
 
@@ -23,8 +24,9 @@ namespace ocid {
 
 class DevicePluginServer final : public v1beta1::DevicePlugin::Service {
  public:
+  // `cdi` (null without --cdi-dir) says which CDI devices Allocate may name.
   DevicePluginServer(std::string resource, std::string socket_path, const ResourceWatch* watch,
-                     const KubernetesOptions& k8s);
+                     const KubernetesOptions& k8s, const CdiDirKeeper* cdi = nullptr);
   ~DevicePluginServer() override;
   DevicePluginServer(const DevicePluginServer&) = delete;
   DevicePluginServer& operator=(const DevicePluginServer&) = delete;
@@ -59,6 +61,7 @@ class DevicePluginServer final : public v1beta1::DevicePlugin::Service {
   std::string socket_path_;
   const ResourceWatch* watch_;
   KubernetesOptions k8s_;
+  const CdiDirKeeper* cdi_;
   std::unique_ptr<grpc::Server> server_;
   std::atomic<bool> stopping_{false};
   dev_t socket_dev_ = 0;

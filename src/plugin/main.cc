@@ -24,7 +24,7 @@
 int main(int argc, char** argv) try {
   ocid::PluginOptions opts;
   ocid::KubernetesOptions k8s;
-  std::string level = "info", log_file, log_format = "text", allocate = "both";
+  std::string level = "info", log_file, log_format = "text", allocate;
   std::vector<std::string> log_targets;
 
   CLI::App app{"oci-decorator-device-plugin: vendor inventories as Kubernetes and Nomad devices"};
@@ -68,11 +68,12 @@ int main(int argc, char** argv) try {
   kube->add_option("--slots", k8s.slots, "Device IDs advertised per resource (shareable)")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
-  kube->add_option("--allocate", allocate, "What Allocate returns: cdi, mounts or both")
-      ->check(CLI::IsMember({"cdi", "mounts", "both"}))
-      ->capture_default_str();
+  kube->add_option("--allocate", allocate,
+                   "What Allocate returns: cdi, mounts or both (default: both with --cdi-dir, "
+                   "mounts without)")
+      ->check(CLI::IsMember({"cdi", "mounts", "both"}));
   kube->add_option("--cdi-dir", k8s.cdi_dir,
-                   "Keep the inventories' CDI specs current in DIR (e.g. /var/run/cdi)");
+                   "Keep the inventories' CDI specs present and current in DIR (e.g. /var/run/cdi)");
   CLI::App* nomad = app.add_subcommand("nomad", "Serve as a Nomad external device plugin");
   bool json = false;
   CLI::App* resources =
@@ -102,6 +103,10 @@ int main(int argc, char** argv) try {
       {"cdi", ocid::AllocateMode::kCdi},
       {"mounts", ocid::AllocateMode::kMounts},
       {"both", ocid::AllocateMode::kBoth}};
+  // A CDI name is only worth giving when a spec resolves it: by default
+  // only with --cdi-dir, where the plugin keeps the specs itself.
+  const bool cdi_elsewhere = !allocate.empty() && allocate != "mounts" && k8s.cdi_dir.empty();
+  if (allocate.empty()) allocate = k8s.cdi_dir.empty() ? "mounts" : "both";
   k8s.allocate = modes.at(allocate);
 
   ocid::log::Config log_config;
@@ -121,6 +126,10 @@ int main(int argc, char** argv) try {
     std::fprintf(stderr, "oci-decorator-device-plugin: %s\n", err.c_str());
     return 2;
   }
+  if (*kube && cdi_elsewhere)
+    ocid::log::Warn("kubernetes: --allocate " + allocate +
+                    " without --cdi-dir: the CDI devices Allocate names must resolve from specs "
+                    "written elsewhere on this node (oci-decorator cdi generate)");
   if (*kube) return ocid::RunKubernetes(opts, k8s);
   if (*nomad) return ocid::RunNomad(opts);
   if (*resources) return ocid::RunResources(opts, json);

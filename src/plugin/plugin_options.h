@@ -22,6 +22,9 @@ struct PluginOptions {
   // The environment profile every resource of an inventory with profiles
   // delivers (cluster.h); "" = none.
   std::string profile;
+  // Where the view's CDI specs go (cluster.h BuildClusterCdi): the
+  // kubernetes mode's --cdi-dir; "" = the view carries none (Nomad).
+  std::string cdi_dir;
 };
 
 enum class AllocateMode { kCdi, kMounts, kBoth };

@@ -42,6 +42,12 @@ std::string DigestOf(const ClusterView& v) {
            ':' + std::to_string(x.minor) + ' ' + std::to_string(x.file_mode) + '\n';
     for (const auto& [k, val] : r.delivery.env) d += "e " + k + '=' + val + '\n';
   }
+  // The CDI specs: what the CDI keeper writes (kubelet_cdi.h).
+  for (const ClusterCdiSpec& c : v.cdi_specs) {
+    d += "cdi " + c.inventory + ' ' + std::to_string(static_cast<int>(c.state)) + ' ' + c.why +
+         '\n';
+    for (const auto& f : c.files) d += f.name + '\n' + f.bytes + '\n';
+  }
   return d;
 }
 
@@ -114,16 +120,38 @@ uint64_t ResourceWatch::WaitForChange(uint64_t seen, std::chrono::milliseconds t
   return generation_;
 }
 
+ResourceWatch::Mark ResourceWatch::CurrentMark() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return Mark{generation_, rechecked_};
+}
+
+ResourceWatch::Mark ResourceWatch::WaitForMark(Mark seen, std::chrono::milliseconds timeout) const {
+  std::unique_lock<std::mutex> l(mu_);
+  changed_.wait_for(l, timeout, [&] {
+    return generation_ != seen.generation || rechecked_ != seen.rechecks || stopping_;
+  });
+  return Mark{generation_, rechecked_};
+}
+
 void ResourceWatch::Recheck() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    ++recheck_asked_;
+  }
   uint64_t one = 1;
   if (wake_fd_ >= 0) (void)!::write(wake_fd_, &one, sizeof one);
 }
 
 void ResourceWatch::Rebuild() {
+  uint64_t asked = 0;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    asked = recheck_asked_;
+  }
   InventorySet set;
   Error err;
-  if (!LoadInventoryDir(opts_.config_dir, &set, &err))
-    log::Warn("cannot read the inventory directory: " + err.Line());
+  bool loaded = LoadInventoryDir(opts_.config_dir, &set, &err);
+  if (!loaded) log::Warn("cannot read the inventory directory: " + err.Line());
   std::unique_ptr<HostRootView> host;
   ClusterView next;
   ClusterView previous = View();
@@ -138,6 +166,14 @@ void ResourceWatch::Rebuild() {
     }
   } else {
     BuildClusterView(set, *host, opts_.host_path_root, &previous, &next, opts_.profile);
+    // The CDI specs of the same set on the same host; an unreadable
+    // inventory directory keeps the last ones.
+    if (!opts_.cdi_dir.empty() && loaded) {
+      BuildClusterCdi(set, *host, opts_.host_path_root, opts_.cdi_dir, &previous, &next);
+    } else if (!opts_.cdi_dir.empty()) {
+      next.cdi_dir = previous.cdi_dir;
+      next.cdi_specs = previous.cdi_specs;
+    }
   }
 
   // What changed, one line each.
@@ -180,6 +216,10 @@ void ResourceWatch::Rebuild() {
   if (digest != digest_ || generation_ == 0) {
     digest_ = std::move(digest);
     ++generation_;
+    changed_.notify_all();
+  }
+  if (rechecked_ != asked) {
+    rechecked_ = asked;
     changed_.notify_all();
   }
 }

@@ -5,6 +5,9 @@
 // backstop for what inotify cannot see (a bind mount, a sysfs change).
 //
 // Both plugin modes read the view from here; neither plans on its own.
+// With a CDI directory (PluginOptions::cdi_dir) the view also carries the
+// CDI specs, built from the same inventories and host in the same rebuild;
+// the CDI keeper (kubelet_cdi.h) only writes what it reads here.
 #pragma once
 #include <chrono>
 #include <condition_variable>
@@ -33,13 +36,29 @@ class ResourceWatch {
   void Stop();
 
   // The current view and its generation (bumped whenever a rebuild gives a
-  // different view: resources, health or deliveries).
+  // different view: resources, health, deliveries or CDI specs).
   ClusterView View(uint64_t* generation = nullptr) const;
   // Blocks until the generation is not `seen`, `timeout` passes, or Stop();
   // returns the generation then current.
   uint64_t WaitForChange(uint64_t seen, std::chrono::milliseconds timeout) const;
   // Rebuilds now (tests, SIGHUP).
   void Recheck();
+
+  // The generation, and how many Recheck() calls a rebuild has honoured:
+  // what keeps something derived from the view on disk (the CDI keeper)
+  // looks again after a SIGHUP even when the view did not change, and
+  // ListAndWatch, which waits on the generation alone, is not woken.
+  struct Mark {
+    uint64_t generation = 0;
+    uint64_t rechecks = 0;
+    bool operator==(const Mark& o) const {
+      return generation == o.generation && rechecks == o.rechecks;
+    }
+  };
+  Mark CurrentMark() const;
+  // Blocks until the mark is not `seen`, `timeout` passes, or Stop();
+  // returns the mark then current.
+  Mark WaitForMark(Mark seen, std::chrono::milliseconds timeout) const;
 
  private:
   void Loop();
@@ -51,6 +70,8 @@ class ResourceWatch {
   ClusterView view_;
   std::string digest_;
   uint64_t generation_ = 0;
+  uint64_t recheck_asked_ = 0;  // Recheck() calls
+  uint64_t rechecked_ = 0;      // of those, how many a finished rebuild covers
   bool stopping_ = false;
   int inotify_fd_ = -1;
   int wake_fd_ = -1;  // eventfd: Stop() and Recheck() wake the loop

@@ -11,7 +11,10 @@
 #      a. --allocate mounts: the mounts, devices and envs put into a runc
 #         config.json (no hook): Onload works in the container;
 #      b. --allocate cdi with --cdi-dir /etc/cdi: the cdi_devices names given
-#         to podman --device: Onload works in the container.
+#         to podman --device: Onload works in the container;
+#   3. --cdi-dir kept while it runs (a spec removed comes back, Allocate
+#      names only specs that are there); without --cdi-dir the default
+#      names no CDI device.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 it_setup lib64
 [[ -n ${OCID_PLUGIN:-} && -x ${OCID_PLUGIN:-} ]] || \
@@ -164,6 +167,76 @@ check "--cdi-dir: an operator's spec named like ours (not as the plugin renders 
   test -e "$T/cdi3/oci-decorator-mine.json"
 check "--cdi-dir: and the preload file next to it" test -e "$T/cdi3/oci-decorator-mine.x.preload"
 check "--cdi-dir: an unrelated file stays" test -e "$T/cdi3/README"
+
+echo "# --- --cdi-dir kept while the plugin runs: a deleted spec comes back; Allocate never names a missing one"
+# wait_file PATH: up to 5 s for a regular file.
+wait_file() {
+  local i
+  for i in $(seq 1 100); do [[ -f $1 && ! -L $1 ]] && return 0; sleep 0.05; done
+  return 1
+}
+KDIR4=$T/kubelet4
+mkdir -m 0750 "$KDIR4"
+start_plugin "$T/logs/keep.log" --kubelet-dir "$KDIR4" --cdi-dir "$T/cdi4"
+SOCK4=$KDIR4/oci-decorator-amd.com_onload.sock
+SPEC4=$T/cdi4/oci-decorator-onload.json
+check "the onload socket is served" wait_socket "$SOCK4"
+spec_sum=$(sha256sum <"$SPEC4")
+rm "$SPEC4"
+resp=$("$PY" "$STANDIN" allocate --socket "$SOCK4" --ids onload-0 2>&1)
+named=$(jq -r '.container_responses[0].cdi_devices // [] | length' <<<"$resp")
+spec_there=$([[ -f $SPEC4 ]] && echo yes || echo no)
+check "Allocate right after rm: the CDI device named only if its spec is back ($named named, spec $spec_there)" \
+  test "$named" = 0 -o "$spec_there" = yes
+check "Allocate right after rm: the mounts answer all the same" \
+  test "$(jq '.container_responses[0].mounts | length' <<<"$resp")" -gt 0
+check "rm'd spec: back within 5 s" wait_file "$SPEC4"
+assert_eq "rm'd spec: the same bytes" "$spec_sum" "$(sha256sum <"$SPEC4")"
+# Something in the way (a directory under the spec's name): the keeper
+# cannot write, and Allocate must not name the device until it can.
+for _ in 1 2 3 4 5; do rm -f "$SPEC4" && mkdir "$SPEC4" 2>/dev/null && break; done
+check "a directory stands where the spec was" test -d "$SPEC4"
+sleep 0.3
+resp=$("$PY" "$STANDIN" allocate --socket "$SOCK4" --ids onload-1 2>&1)
+assert_eq "spec not there: Allocate (both) answers the mounts alone" "0 yes" \
+  "$(jq -r '.container_responses[0] | "\(.cdi_devices // [] | length) \(if (.mounts | length) > 0 then "yes" else "no" end)"' <<<"$resp")"
+assert_eq "spec not there: one log line says so" 1 \
+  "$(grep -c "Allocate amd.com/onload: answered without CDI device amd.com/onload=onload (mounts only): $SPEC4" "$T/logs/keep.log")"
+rmdir "$SPEC4"
+check "the directory gone: the spec is back within 5 s" wait_file "$SPEC4"
+assert_eq "and with the same bytes" "$spec_sum" "$(sha256sum <"$SPEC4")"
+resp=$("$PY" "$STANDIN" allocate --socket "$SOCK4" --ids onload-2 2>&1)
+assert_eq "spec back: Allocate names the CDI device again" "amd.com/onload=onload" \
+  "$(jq -r '.container_responses[0].cdi_devices // [] | map(.name) | join(",")' <<<"$resp")"
+# SIGHUP re-syncs the directory too (a spec made writable by others).
+chmod 0666 "$SPEC4"
+kill -HUP "$PLUGIN_PID"
+sleep 1
+assert_eq "SIGHUP (or the inotify event before it): the spec is 0644 again" 644 "$(stat -c %a "$SPEC4")"
+stop_plugin
+writes=$(grep -c "wrote $SPEC4" "$T/logs/keep.log")
+check "the keeper's own writes did not make it loop: $writes writes of the spec: the first and 3 repairs (at most 6)" \
+  test "$writes" -le 6
+
+echo "# --- without --cdi-dir: the default answer names no CDI device; an explicit --allocate both warns once"
+KDIR5=$T/kubelet5
+mkdir -m 0750 "$KDIR5"
+SOCK5=$KDIR5/oci-decorator-amd.com_onload.sock
+start_plugin "$T/logs/nocdi.log" --kubelet-dir "$KDIR5"
+check "the onload socket is served" wait_socket "$SOCK5"
+resp=$("$PY" "$STANDIN" allocate --socket "$SOCK5" --ids onload-0 2>&1)
+stop_plugin
+assert_eq "default without --cdi-dir: no cdi_devices, the mounts answer" "0 yes" \
+  "$(jq -r '.container_responses[0] | "\(.cdi_devices // [] | length) \(if (.mounts | length) > 0 then "yes" else "no" end)"' <<<"$resp")"
+assert_not_contains "default without --cdi-dir: no warning" "$(cat "$T/logs/nocdi.log")" "without --cdi-dir"
+start_plugin "$T/logs/nocdi-both.log" --kubelet-dir "$KDIR5" --allocate both
+check "the onload socket is served" wait_socket "$SOCK5"
+resp=$("$PY" "$STANDIN" allocate --socket "$SOCK5" --ids onload-0 2>&1)
+stop_plugin
+assert_eq "--allocate both without --cdi-dir: the CDI name, as asked" "amd.com/onload=onload" \
+  "$(jq -r '.container_responses[0].cdi_devices // [] | map(.name) | join(",")' <<<"$resp")"
+assert_eq "--allocate both without --cdi-dir: one warning line naming cdi generate" 1 \
+  "$(grep -c "warning: kubernetes: --allocate both without --cdi-dir: .*(oci-decorator cdi generate)" "$T/logs/nocdi-both.log")"
 
 echo "# --- end to end (a): --allocate mounts, applied to a runc config.json as a CRI runtime does"
 rm -f "$KDIR"/*

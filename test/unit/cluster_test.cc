@@ -2,6 +2,7 @@
 // deliveries, groups, and a broken inventory that keeps its resources.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "cluster.h"
@@ -224,4 +225,73 @@ TEST_CASE("cluster: a plugin-level profile goes to the preloading resources, and
   CHECK(b->why.find("unknown profile \"nope\"") != std::string::npos);
   CHECK(b->why.find("available: latency") != std::string::npos);
   CHECK(Find(bad, "zf")->healthy);
+}
+
+TEST_CASE("cluster: the CDI specs of a view are cdi.h's, from the same inventories and host") {
+  InventorySet set = Load({{"/c/onload.json", kOnload}, {"/c/rdma.json", kRdma}});
+  ClusterView v;
+  FakeHost h = Host();
+  BuildClusterView(set, h, "/host", nullptr, &v);
+  ocid::BuildClusterCdi(set, h, "/host", "/var/run/cdi", nullptr, &v);
+  CHECK(v.cdi_dir == "/var/run/cdi");
+  REQUIRE(v.cdi_specs.size() == 2);
+  const ocid::ClusterCdiSpec& c = v.cdi_specs[0];
+  CHECK(c.inventory == "/c/onload.json");
+  CHECK(c.state == ocid::ClusterCdiSpec::State::kWritten);
+  CHECK(c.kind == "amd.com/onload");
+  CHECK(c.spec_path == "/var/run/cdi/oci-decorator-onload.json");
+  // Byte for byte what `cdi generate` writes into that directory.
+  ocid::CdiSpec want;
+  ocid::Error err;
+  REQUIRE(ocid::BuildCdiSpec(set.inventories[0], h, "/host", c.spec_path, &want, &err));
+  std::vector<ocid::CdiFileToWrite> files = ocid::CdiFilesOf(want);
+  REQUIRE(c.files.size() == files.size());
+  for (size_t i = 0; i < files.size(); ++i) {
+    CHECK(c.files[i].name == files[i].name);
+    CHECK(c.files[i].bytes == files[i].bytes);
+  }
+  CHECK(c.files.back().name == "oci-decorator-onload.json");
+  CHECK(c.devices == want.devices);
+  // Every resource's CDI device is one its spec has.
+  for (const ClusterResource& r : v.resources) {
+    if (r.inventory != "/c/onload.json") continue;
+    std::string dev = r.cdi_device.substr(r.cdi_device.find('=') + 1);
+    CHECK_MESSAGE(std::find(c.devices.begin(), c.devices.end(), dev) != c.devices.end(), dev);
+  }
+  // rdma has no device on this host: no spec, and why.
+  FakeHost no_rdma = Host();
+  no_rdma.Remove("/dev/infiniband/uverbs0");
+  ClusterView w;
+  BuildClusterCdi(set, no_rdma, "/host", "/var/run/cdi", &v, &w);
+  CHECK(w.cdi_specs[1].state == ocid::ClusterCdiSpec::State::kNone);
+  CHECK(w.cdi_specs[1].files.empty());
+  CHECK(w.cdi_specs[1].why.find("no CDI device can be generated") != std::string::npos);
+}
+
+TEST_CASE("cluster: CDI specs: a second inventory of one kind gets none; a broken one keeps its last") {
+  std::string rdma_as_onload = kRdma;
+  rdma_as_onload.insert(rdma_as_onload.find('{') + 1, R"("cdi_kind": "amd.com/onload",)");
+  InventorySet set = Load({{"/c/onload.json", kOnload}, {"/c/rdma.json", rdma_as_onload}});
+  ClusterView v;
+  ocid::BuildClusterCdi(set, Host(), "/", "/cdi", nullptr, &v);
+  REQUIRE(v.cdi_specs.size() == 2);
+  CHECK(v.cdi_specs[0].state == ocid::ClusterCdiSpec::State::kWritten);
+  CHECK(v.cdi_specs[1].state == ocid::ClusterCdiSpec::State::kNone);
+  CHECK(v.cdi_specs[1].why.find("is already inventory /c/onload.json's") != std::string::npos);
+
+  InventorySet broken = Load({{"/c/onload.json", "{\"version\": "}, {"/c/rdma.json", kRdma}});
+  ClusterView after;
+  ocid::BuildClusterCdi(broken, Host(), "/", "/cdi", &v, &after);
+  REQUIRE(after.cdi_specs.size() == 2);
+  const ocid::ClusterCdiSpec& kept = after.cdi_specs[1];  // loaded first, then broken
+  CHECK(kept.inventory == "/c/onload.json");
+  CHECK(kept.state == ocid::ClusterCdiSpec::State::kKept);
+  CHECK(kept.why.find("/c/onload.json") != std::string::npos);
+  REQUIRE(!kept.files.empty());
+  CHECK(kept.files.back().bytes == v.cdi_specs[0].files.back().bytes);
+  // Broken from the start: nothing to keep, nothing to write.
+  ocid::BuildClusterCdi(broken, Host(), "/", "/cdi", nullptr, &after);
+  CHECK(after.cdi_specs[1].state == ocid::ClusterCdiSpec::State::kKept);
+  CHECK(after.cdi_specs[1].files.empty());
+  CHECK(after.cdi_specs[1].stem == "onload");
 }

@@ -146,6 +146,59 @@ TEST_CASE("kubelet: Allocate in each mode") {
   }
 }
 
+TEST_CASE("kubelet: Allocate names a CDI device only when it resolves") {
+  ClusterResource r = Onload(true);
+  v1beta1::AllocateResponse out;
+  auto req = Request({{"onload-1"}, {"onload-2"}});
+  const ocid::CdiResolution missing{false, "/var/run/cdi/oci-decorator-onload.json is missing"};
+  std::string note;
+
+  SUBCASE("both: the delivery alone, and one line saying so") {
+    auto st = BuildAllocateResponse("amd.com/onload", &r, Opts(AllocateMode::kBoth), req, &out,
+                                    missing, &note);
+    REQUIRE(st.ok());
+    REQUIRE(out.container_responses_size() == 2);
+    for (const auto& c : out.container_responses()) {
+      CHECK(c.cdi_devices_size() == 0);
+      CHECK(c.mounts_size() == 1);
+      CHECK(c.devices_size() == 1);
+      CHECK(c.envs().at("LD_PRELOAD") == "/usr/lib64/libonload.so");
+    }
+    CHECK(note == "Allocate amd.com/onload: answered without CDI device amd.com/onload=onload "
+                  "(mounts only): /var/run/cdi/oci-decorator-onload.json is missing");
+  }
+  SUBCASE("cdi: FAILED_PRECONDITION naming the spec and why") {
+    auto st = BuildAllocateResponse("amd.com/onload", &r, Opts(AllocateMode::kCdi), req, &out,
+                                    missing, &note);
+    CHECK(st.error_code() == grpc::StatusCode::FAILED_PRECONDITION);
+    CHECK(st.error_message() == "Allocate amd.com/onload: CDI device amd.com/onload=onload does "
+                                "not resolve: /var/run/cdi/oci-decorator-onload.json is missing");
+    CHECK(out.container_responses_size() == 0);
+  }
+  SUBCASE("mounts: nothing to resolve, nothing said") {
+    REQUIRE(BuildAllocateResponse("amd.com/onload", &r, Opts(AllocateMode::kMounts), req, &out,
+                                  missing, &note)
+                .ok());
+    CHECK(out.container_responses(0).mounts_size() == 1);
+    CHECK(note.empty());
+  }
+  SUBCASE("a spec that is there: named, nothing said") {
+    for (AllocateMode m : {AllocateMode::kBoth, AllocateMode::kCdi}) {
+      REQUIRE(BuildAllocateResponse("amd.com/onload", &r, Opts(m), req, &out, {}, &note).ok());
+      REQUIRE(out.container_responses(1).cdi_devices_size() == 1);
+      CHECK(out.container_responses(1).cdi_devices(0).name() == "amd.com/onload=onload");
+      CHECK(note.empty());
+    }
+  }
+  SUBCASE("an unhealthy resource stays FAILED_PRECONDITION for its own reason") {
+    ClusterResource bad = Onload(false);
+    auto st = BuildAllocateResponse("amd.com/onload", &bad, Opts(AllocateMode::kBoth), req, &out,
+                                    missing, &note);
+    CHECK(st.error_code() == grpc::StatusCode::FAILED_PRECONDITION);
+    CHECK(st.error_message().find("/dev/onload is missing") != std::string::npos);
+  }
+}
+
 TEST_CASE("kubelet: Allocate refuses what it cannot serve, with a reason") {
   ClusterResource good = Onload(true), bad = Onload(false);
   v1beta1::AllocateResponse out;

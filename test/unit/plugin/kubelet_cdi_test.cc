@@ -1,18 +1,28 @@
-// CdiDirWriter on real files: the device plugin's --cdi-dir writes each
-// spec with its preload files (cdi.h), and removes them all when the
-// inventory is gone.
+// CdiDirKeeper on real files: the device plugin's --cdi-dir holds each
+// spec of the view with its preload files (cdi.h), restores what others
+// delete or change, and removes them all when the inventory is gone.
 #include <doctest/doctest.h>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "../test_tree.h"
+#include "cluster.h"
+#include "host_view.h"
+#include "inventory.h"
 #include "kubelet_cdi.h"
+#include "resource_watch.h"
+
+using namespace std::chrono_literals;
 
 namespace {
 
@@ -32,6 +42,35 @@ std::string Slurp(const std::string& path) {
   return s.str();
 }
 
+// What ResourceWatch::Rebuild makes of the inventories in `config_dir` on
+// this host: the view, with its CDI specs for `cdi_dir` (each call keeps
+// the last view as `previous`, as the watch does).
+struct Node {
+  std::string config_dir, cdi_dir;
+  ocid::ClusterView view;
+  const ocid::ClusterView& Build() {
+    ocid::InventorySet set;
+    ocid::Error err;
+    REQUIRE_MESSAGE(ocid::LoadInventoryDir(config_dir, &set, &err), err.Line());
+    std::unique_ptr<ocid::HostRootView> host;
+    REQUIRE_MESSAGE(ocid::HostRootView::Open("/", &host, &err), err.Line());
+    ocid::ClusterView next;
+    ocid::BuildClusterView(set, *host, "/", &view, &next);
+    ocid::BuildClusterCdi(set, *host, "/", cdi_dir, &view, &next);
+    view = std::move(next);
+    return view;
+  }
+};
+
+// A keeper of t/cdi for the inventories in t/conf, and the node it reads.
+struct Kept {
+  Node node;
+  ocid::CdiDirKeeper keeper;
+  explicit Kept(const ocid::test::TempTree& t)
+      : node{t / "conf", t / "cdi", {}}, keeper(t / "cdi", t / "conf") {}
+  bool Sync() { return keeper.Sync(node.Build()); }
+};
+
 }  // namespace
 
 TEST_CASE("kubelet cdi: --cdi-dir writes the preload files before the spec, and removes them") {
@@ -39,11 +78,7 @@ TEST_CASE("kubelet cdi: --cdi-dir writes the preload files before the spec, and 
   t.File("host/libt.so", "x");
   t.File("conf/pre.json", Inventory(t / "host/libt.so"));
   t.Dir("cdi");
-  ocid::PluginOptions opts;
-  opts.config_dir = t / "conf";
-  opts.host_root = "/";
-  opts.host_path_root = "/";
-  ocid::CdiDirWriter w(opts, t / "cdi");
+  Kept w(t);
   REQUIRE(w.Sync());
 
   const std::string spec_path = t / "cdi/oci-decorator-pre.json";
@@ -80,22 +115,15 @@ struct stat StatOf(const std::string& path) {
   return st;
 }
 
-ocid::PluginOptions OptionsFor(const ocid::test::TempTree& t) {
-  ocid::PluginOptions opts;
-  opts.config_dir = t / "conf";
-  opts.host_root = "/";
-  opts.host_path_root = "/";
-  return opts;
-}
 
 }  // namespace
 
-TEST_CASE("kubelet cdi: a 0666 or foreign-owned spec or preload file is replaced on the next Sync") {
+TEST_CASE("kubelet cdi: a 0666 or foreign-owned spec or preload file is replaced on the next pass") {
   ocid::test::TempTree t;
   t.File("host/libt.so", "x");
   t.File("conf/pre.json", Inventory(t / "host/libt.so"));
   t.Dir("cdi");
-  ocid::CdiDirWriter w(OptionsFor(t), t / "cdi");
+  Kept w(t);
   REQUIRE(w.Sync());
   const std::string spec = t / "cdi/oci-decorator-pre.json";
   const std::string preload = t / "cdi/oci-decorator-pre.t.preload";
@@ -117,7 +145,7 @@ TEST_CASE("kubelet cdi: an inventory that yields no spec any more has its files 
   t.File("host/libt.so", "x");
   t.File("conf/pre.json", Inventory(t / "host/libt.so"));
   t.Dir("cdi");
-  ocid::CdiDirWriter w(OptionsFor(t), t / "cdi");
+  Kept w(t);
   REQUIRE(w.Sync());
   REQUIRE(t.Exists("cdi/oci-decorator-pre.json"));
   // The library is gone: no device of the inventory builds on this host.
@@ -140,7 +168,7 @@ TEST_CASE("kubelet cdi: at start, files of inventories removed meanwhile go; oth
   t.File("conf/broken.json", Inventory(t / "host/libt.so", "example.com/broken"));
   t.Dir("cdi");
   {
-    ocid::CdiDirWriter before(OptionsFor(t), t / "cdi");
+    Kept before(t);
     REQUIRE(before.Sync());
   }
   REQUIRE(t.Exists("cdi/oci-decorator-gone.json"));
@@ -158,7 +186,7 @@ TEST_CASE("kubelet cdi: at start, files of inventories removed meanwhile go; oth
   t.File("cdi/oci-decorator-users.json", Slurp(t / "cdi/oci-decorator-gone.json"));
   REQUIRE(::chown((t / "cdi/oci-decorator-users.json").c_str(), 65534, 65534) == 0);
 
-  ocid::CdiDirWriter w(OptionsFor(t), t / "cdi");
+  Kept w(t);
   w.Sync();
   CHECK_FALSE(t.Exists("cdi/oci-decorator-gone.json"));
   CHECK_FALSE(t.Exists("cdi/oci-decorator-gone.t.preload"));
@@ -181,7 +209,7 @@ TEST_CASE("kubelet cdi: a second inventory of one CDI kind gets no spec, and los
   t.File("conf/a.json", Inventory(t / "host/libt.so"));
   t.File("conf/b.json", Inventory(t / "host/libt.so", "example.com/bb"));
   t.Dir("cdi");
-  ocid::CdiDirWriter w(OptionsFor(t), t / "cdi");
+  Kept w(t);
   REQUIRE(w.Sync());
   REQUIRE(t.Exists("cdi/oci-decorator-b.json"));
   // b now claims a's kind: both specs would name "all", and a CDI runtime
@@ -200,7 +228,7 @@ TEST_CASE("kubelet cdi: an inventory with dots in its name never takes another's
   t.File("conf/a.json", Inventory(t / "host/libt.so", "example.com/aa"));
   t.File("conf/a.t.json", Inventory(t / "host/libt.so", "example.com/at"));
   t.Dir("cdi");
-  ocid::CdiDirWriter w(OptionsFor(t), t / "cdi");
+  Kept w(t);
   REQUIRE(w.Sync());
   CHECK(t.Exists("cdi/oci-decorator-a.t.preload"));
   CHECK(t.Exists("cdi/oci-decorator-a%2Et.t.preload"));
@@ -211,4 +239,170 @@ TEST_CASE("kubelet cdi: an inventory with dots in its name never takes another's
   CHECK(t.Exists("cdi/oci-decorator-a.t.preload"));
   CHECK_FALSE(t.Exists("cdi/oci-decorator-a.t.json"));
   CHECK_FALSE(t.Exists("cdi/oci-decorator-a%2Et.t.preload"));
+}
+
+TEST_CASE("kubelet cdi: a pass that finds everything current writes nothing") {
+  ocid::test::TempTree t;
+  t.File("host/libt.so", "x");
+  t.File("conf/pre.json", Inventory(t / "host/libt.so"));
+  Kept w(t);
+  REQUIRE(w.Sync());
+  // The spec and its two preload files (t, all).
+  CHECK(w.keeper.files_written() == 3);
+  REQUIRE(w.Sync());
+  REQUIRE(w.Sync());
+  CHECK(w.keeper.files_written() == 3);
+  // Deleted: that file alone is written again.
+  std::filesystem::remove(t / "cdi/oci-decorator-pre.json");
+  REQUIRE(w.Sync());
+  CHECK(w.keeper.files_written() == 4);
+  CHECK(t.Exists("cdi/oci-decorator-pre.json"));
+}
+
+TEST_CASE("kubelet cdi: a feature removed from the inventory takes its device and preload file") {
+  ocid::test::TempTree t;
+  t.File("host/libt.so", "x");
+  auto two = [&](bool with_u) {
+    std::string u = with_u ? R"(, "u": {"devices": ["null"], "libraries": [{"source": ")" +
+                                 (t / "host/libt.so") +
+                                 R"(", "target": "/usr/lib64/libu.so"}], "preload": ["/usr/lib64/libu.so"]})"
+                           : "";
+    return R"({"version": "1", "activation_flag": "OCI_T", "cdi_kind": "example.com/two",
+      "driver_feature": ["t")" + std::string(with_u ? R"(, "u")" : "") + R"(],
+      "inventory": {"t": {"devices": ["null"],
+                          "libraries": [{"source": ")" + (t / "host/libt.so") + R"(", "target": "/usr/lib64/libt.so"}],
+                          "preload": ["/usr/lib64/libt.so"]})" + u + "}}";
+  };
+  t.File("conf/two.json", two(true));
+  Kept w(t);
+  REQUIRE(w.Sync());
+  REQUIRE(t.Exists("cdi/oci-decorator-two.u.preload"));
+  std::string why;
+  CHECK_MESSAGE(w.keeper.Resolves("example.com/two=u", &why), why);
+
+  t.File("conf/two.json", two(false));
+  REQUIRE(w.Sync());
+  CHECK_FALSE(t.Exists("cdi/oci-decorator-two.u.preload"));
+  CHECK(t.Exists("cdi/oci-decorator-two.t.preload"));
+  CHECK(t.Exists("cdi/oci-decorator-two.all.preload"));
+  auto spec = nlohmann::json::parse(Slurp(t / "cdi/oci-decorator-two.json"));
+  std::vector<std::string> names;
+  for (const auto& d : spec["devices"]) names.push_back(d["name"]);
+  CHECK(names == std::vector<std::string>{"t", "all"});
+  CHECK_FALSE(w.keeper.Resolves("example.com/two=u", &why));
+  CHECK_MESSAGE(why.find("has no device \"u\"") != std::string::npos, why);
+}
+
+TEST_CASE("kubelet cdi: Resolves names only devices whose spec is there and current") {
+  ocid::test::TempTree t;
+  t.File("host/libt.so", "x");
+  t.File("conf/a.json", Inventory(t / "host/libt.so"));
+  t.File("conf/b.json", Inventory(t / "host/libt.so"));  // a's kind: no spec
+  Kept w(t);
+  std::string why;
+  CHECK_FALSE(w.keeper.Resolves("example.com/pre=t", &why));  // no pass yet
+  CHECK_MESSAGE(why.find("not written yet") != std::string::npos, why);
+  w.Sync();
+  CHECK_MESSAGE(w.keeper.Resolves("example.com/pre=t", &why), why);
+  CHECK(w.keeper.Resolves("example.com/pre=all", &why));
+  CHECK_FALSE(w.keeper.Resolves("example.com/other=t", &why));
+  CHECK_FALSE(w.keeper.Resolves("example.com/pre=zz", &why));
+  CHECK_MESSAGE(why.find("is already inventory") != std::string::npos, why);  // the conflict
+
+  // Gone behind the keeper's back: not named, whatever the last pass saw.
+  const std::string spec = t / "cdi/oci-decorator-a.json";
+  std::filesystem::remove(spec);
+  CHECK_FALSE(w.keeper.Resolves("example.com/pre=t", &why));
+  CHECK_MESSAGE(why == spec + " is missing or not as written (being rewritten)", why);
+  // The device's preload file, edited: not named either.
+  w.Sync();
+  REQUIRE(w.keeper.Resolves("example.com/pre=t", &why));
+  t.File("cdi/oci-decorator-a.t.preload", "/evil.so\n");
+  CHECK_FALSE(w.keeper.Resolves("example.com/pre=t", &why));
+  CHECK(w.keeper.Resolves("example.com/pre=all", &why));  // its own file is intact
+
+  // No device builds on this host: no spec, and why.
+  std::filesystem::remove(t / "host/libt.so");
+  w.Sync();
+  CHECK_FALSE(t.Exists("cdi/oci-decorator-a.json"));
+  CHECK_FALSE(w.keeper.Resolves("example.com/pre=t", &why));
+  CHECK_MESSAGE(why.find(spec + ": ") == 0, why);
+  CHECK_MESSAGE(why.find("no CDI device can be generated") != std::string::npos, why);
+}
+
+namespace {
+
+// Waits up to 5 s for `pred`.
+template <typename P>
+bool Eventually(P pred) {
+  auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (!pred()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("kubelet cdi: the running keeper restores a deleted, edited or chmod'ed spec at once") {
+  ocid::test::TempTree t;
+  t.File("host/libt.so", "x");
+  t.File("conf/pre.json", Inventory(t / "host/libt.so"));
+  ocid::PluginOptions opts;
+  opts.config_dir = t / "conf";
+  opts.cdi_dir = t / "cdi";
+  opts.recheck_seconds = 3600;  // neither the watch nor the keeper re-checks on a timer here
+  ocid::ResourceWatch watch(opts);
+  ocid::Error err;
+  REQUIRE_MESSAGE(watch.Start(&err), err.Line());
+  ocid::CdiDirKeeper keeper(t / "cdi", t / "conf");
+  REQUIRE_MESSAGE(keeper.Start(&watch, 3600s, &err), err.Line());
+
+  // The first pass ran before Start returned.
+  const std::string spec = t / "cdi/oci-decorator-pre.json";
+  REQUIRE(t.Exists("cdi/oci-decorator-pre.json"));
+  const std::string bytes = Slurp(spec);
+  uint64_t gen = 0;
+  watch.View(&gen);
+  auto current = [&] {
+    struct stat st {};
+    return ::lstat(spec.c_str(), &st) == 0 && (st.st_mode & 07777) == 0644 && Slurp(spec) == bytes;
+  };
+
+  std::filesystem::remove(spec);
+  CHECK(Eventually(current));
+  t.File("cdi/oci-decorator-pre.json", "{}");
+  CHECK(Eventually(current));
+  REQUIRE(::chmod(spec.c_str(), 0666) == 0);
+  CHECK(Eventually(current));
+  // A preload file, renamed away.
+  std::filesystem::rename(t / "cdi/oci-decorator-pre.t.preload", t / "cdi/moved");
+  CHECK(Eventually([&] { return t.Exists("cdi/oci-decorator-pre.t.preload"); }));
+
+  // Its own writes do not make it loop: once settled, no pass writes.
+  std::this_thread::sleep_for(300ms);
+  uint64_t written = keeper.files_written(), passes = keeper.passes();
+  std::this_thread::sleep_for(500ms);
+  CHECK(keeper.files_written() == written);
+  CHECK(keeper.passes() == passes);
+  // None of this was a change of the view.
+  uint64_t gen_now = 0;
+  watch.View(&gen_now);
+  CHECK(gen_now == gen);
+
+  // SIGHUP's Recheck wakes the keeper, though the view does not change.
+  watch.Recheck();
+  CHECK(Eventually([&] { return keeper.passes() > passes; }));
+  watch.View(&gen_now);
+  CHECK(gen_now == gen);
+  CHECK(keeper.files_written() == written);
+
+  // A view change: the inventory is gone, so are its files.
+  std::filesystem::remove(t / "conf/pre.json");
+  CHECK(Eventually([&] { return !t.Exists("cdi/oci-decorator-pre.json"); }));
+  CHECK(Eventually([&] { return !t.Exists("cdi/oci-decorator-pre.t.preload"); }));
+  CHECK(t.Exists("cdi/moved"));
+  keeper.Stop();
+  watch.Stop();
 }

@@ -90,3 +90,53 @@ TEST_CASE("resource watch: health follows the host's files and the inventories")
   CHECK(w.WaitForChange(g2, 300ms) == g2);
   w.Stop();
 }
+
+TEST_CASE("resource watch: with a CDI directory the view carries the specs; Recheck marks, not bumps") {
+  ocid::test::TempTree t;
+  t.File("host/tool", "x");
+  t.File("conf/t.json", Inventory(t / "host/tool"));
+  ocid::PluginOptions opts;
+  opts.config_dir = t / "conf";
+  opts.host_root = "/";
+  opts.cdi_dir = t / "cdi";
+  opts.recheck_seconds = 3600;
+  ResourceWatch w(opts);
+  ocid::Error err;
+  REQUIRE_MESSAGE(w.Start(&err), err.Line());
+  ClusterView v = w.View();
+  CHECK(v.cdi_dir == t / "cdi");
+  REQUIRE(v.cdi_specs.size() == 1);
+  CHECK(v.cdi_specs[0].state == ocid::ClusterCdiSpec::State::kWritten);
+  CHECK(v.cdi_specs[0].spec_path == t / "cdi/oci-decorator-t.json");
+  CHECK(v.cdi_specs[0].files.back().bytes.find("example.com/watch") != std::string::npos);
+
+  ResourceWatch::Mark m0 = w.CurrentMark();
+  w.Recheck();
+  ResourceWatch::Mark m1 = w.WaitForMark(m0, 5s);
+  CHECK(m1.rechecks == m0.rechecks + 1);
+  CHECK(m1.generation == m0.generation);
+  // The spec changes with the inventory: a new generation.
+  t.File("conf/t.json", Inventory(t / "host/tool").replace(
+                            Inventory(t / "host/tool").find("example.com/watch"), 17, "example.com/other"));
+  auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (w.View().cdi_specs.at(0).kind != "example.com/other" && std::chrono::steady_clock::now() < deadline)
+    w.WaitForMark(w.CurrentMark(), 200ms);
+  CHECK(w.View().cdi_specs.at(0).kind == "example.com/other");
+  CHECK(w.CurrentMark().generation != m1.generation);
+  w.Stop();
+}
+
+TEST_CASE("resource watch: without a CDI directory the view carries no specs") {
+  ocid::test::TempTree t;
+  t.File("host/tool", "x");
+  t.File("conf/t.json", Inventory(t / "host/tool"));
+  ocid::PluginOptions opts;
+  opts.config_dir = t / "conf";
+  opts.recheck_seconds = 3600;
+  ResourceWatch w(opts);
+  ocid::Error err;
+  REQUIRE_MESSAGE(w.Start(&err), err.Line());
+  CHECK(w.View().cdi_dir.empty());
+  CHECK(w.View().cdi_specs.empty());
+  w.Stop();
+}
