@@ -1,7 +1,8 @@
 #include "kubelet_allocate.h"
 
+#include "cdi.h"
 #include "error.h"
-
+#include "inventory.h"
 #include "slot_ids.h"
 
 namespace ocid {
@@ -12,8 +13,11 @@ bool IsSocketNameChar(char c) {
          c == '.' || c == '-' || c == '_';
 }
 
-// Fills one container's answer from a healthy resource.
-void FillContainer(const ClusterResource& r, AllocateMode mode,
+constexpr const char* kPreloadEnv = "LD_PRELOAD";
+
+// Fills one container's answer from a healthy resource; with a
+// `preload_file`, the preload goes through it (see the header).
+void FillContainer(const ClusterResource& r, AllocateMode mode, const std::string& preload_file,
                    v1beta1::ContainerAllocateResponse* c) {
   if (mode == AllocateMode::kCdi || mode == AllocateMode::kBoth)
     c->add_cdi_devices()->set_name(r.cdi_device);
@@ -31,6 +35,13 @@ void FillContainer(const ClusterResource& r, AllocateMode mode,
       pd->set_permissions(d.permissions);
     }
     for (const auto& kv : r.delivery.env) (*c->mutable_envs())[kv.first] = kv.second;
+    if (!preload_file.empty() && c->envs().count(kPreloadEnv)) {
+      c->mutable_envs()->erase(kPreloadEnv);
+      v1beta1::Mount* pm = c->add_mounts();
+      pm->set_container_path("/etc/ld.so.preload");
+      pm->set_host_path(preload_file);
+      pm->set_read_only(true);
+    }
   }
 }
 
@@ -56,6 +67,29 @@ bool IsDeviceId(const std::string& resource, int slots, const std::string& id) {
   return IsSlotId(id, DeviceIdPrefix(resource) + "-", slots);
 }
 
+PreloadFile PreloadFileFor(const ClusterResource& r, const std::string& cdi_dir) {
+  PreloadFile f;
+  size_t eq = r.cdi_device.find('=');
+  if (cdi_dir.empty() || eq == std::string::npos) return f;
+  for (const auto& [key, value] : r.delivery.env) {
+    if (key != kPreloadEnv) continue;
+    // DeliveryOf joins the plan's preload paths with spaces; the file
+    // holds one a line (cdi.h).
+    size_t start = 0;
+    while (start < value.size()) {
+      size_t end = value.find(' ', start);
+      if (end == std::string::npos) end = value.size();
+      if (end > start) f.bytes += value.substr(start, end - start) + "\n";
+      start = end + 1;
+    }
+  }
+  if (f.bytes.empty()) return f;
+  Inventory inv;
+  inv.file = r.inventory;
+  f.path = cdi_dir + "/" + CdiPreloadFileName(CdiFileName(inv), r.cdi_device.substr(eq + 1));
+  return f;
+}
+
 const ClusterResource* FindK8sResource(const ClusterView& view, const std::string& k8s_name) {
   for (const ClusterResource& r : view.resources)
     if (!r.k8s_name.empty() && r.k8s_name == k8s_name) return &r;
@@ -77,7 +111,7 @@ v1beta1::ListAndWatchResponse DeviceList(const std::string& resource, int slots,
 grpc::Status BuildAllocateResponse(const std::string& resource, const ClusterResource* r,
                                    const KubernetesOptions& k8s,
                                    const v1beta1::AllocateRequest& req,
-                                   v1beta1::AllocateResponse* out) {
+                                   v1beta1::AllocateResponse* out, const std::string& preload_file) {
   std::string what = "Allocate " + resource + ": ";
   if (req.container_requests_size() == 0)
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, what + "no container requests");
@@ -112,7 +146,7 @@ grpc::Status BuildAllocateResponse(const std::string& resource, const ClusterRes
     return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, what + "unhealthy: " + r->why);
   out->Clear();
   for (int i = 0; i < req.container_requests_size(); ++i)
-    FillContainer(*r, k8s.allocate, out->add_container_responses());
+    FillContainer(*r, k8s.allocate, preload_file, out->add_container_responses());
   return grpc::Status::OK;
 }
 

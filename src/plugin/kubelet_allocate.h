@@ -16,7 +16,12 @@
 //             IDs than slots in one -> INVALID_ARGUMENT; an unhealthy or
 //             vanished resource -> FAILED_PRECONDITION with the reason;
 //             otherwise, per container, cdi_devices [<cdi_device>] and/or
-//             the delivery (mounts read-only, devices "rw", LD_PRELOAD env).
+//             the delivery (mounts read-only, devices "rw", env);
+//   preload   in the delivery, through the CDI writer's preload file
+//             mounted read-only at /etc/ld.so.preload when there is one
+//             (--cdi-dir, and the file is current: PreloadFileFor), which
+//             keeps an image's own LD_PRELOAD (glibc loads both); else
+//             env LD_PRELOAD, which replaces it.
 #pragma once
 #include <grpcpp/support/status.h>
 
@@ -27,6 +32,7 @@
 #include "cluster.h"
 #include "deviceplugin/v1beta1/api.pb.h"
 #include "plugin_options.h"
+#include "slot_ids.h"
 
 namespace ocid {
 
@@ -36,9 +42,6 @@ constexpr const char* kHealthy = "Healthy";
 constexpr const char* kUnhealthy = "Unhealthy";
 // More containers than any pod has; Allocate refuses a request with more.
 constexpr int kMaxContainerRequests = 256;
-// How much of an unknown device ID Allocate's answer quotes (through
-// Printable, error.h: a client's bytes).
-constexpr size_t kMaxShownId = 80;
 
 // "oci-decorator-amd.com_onload.sock" for "amd.com/onload".
 std::string SocketNameFor(const std::string& resource);
@@ -60,12 +63,27 @@ const ClusterResource* FindK8sResource(const ClusterView& view, const std::strin
 v1beta1::ListAndWatchResponse DeviceList(const std::string& resource, int slots,
                                          const ClusterResource* r);
 
+// The preload file the CDI writer keeps for `r` in `cdi_dir` (kubelet_cdi.h:
+// the spec's name and cdi.h CdiPreloadFileName for the device of
+// r.cdi_device, "oci-decorator-onload.onload.preload") and the bytes it
+// holds when current (one preloaded container path a line). Empty path when
+// there is no cdi_dir, no CDI device or nothing to preload.
+struct PreloadFile {
+  std::string path;
+  std::string bytes;
+};
+PreloadFile PreloadFileFor(const ClusterResource& r, const std::string& cdi_dir);
+
 // Allocate for `resource` given its current state `r` (null: not in the
-// view any more). Fills `out` only when the status is OK.
+// view any more). Fills `out` only when the status is OK. `preload_file`,
+// a host path, is the written preload file of r (PreloadFileFor, found
+// current by the caller): the mounts answer mounts it at /etc/ld.so.preload
+// instead of setting env LD_PRELOAD; "" = env LD_PRELOAD.
 grpc::Status BuildAllocateResponse(const std::string& resource, const ClusterResource* r,
                                    const KubernetesOptions& k8s,
                                    const v1beta1::AllocateRequest& req,
-                                   v1beta1::AllocateResponse* out);
+                                   v1beta1::AllocateResponse* out,
+                                   const std::string& preload_file = "");
 
 
 }  // namespace ocid
