@@ -51,6 +51,13 @@ stop_plugins() {
 }
 it_add_cleanup stop_plugins
 
+echo "# --- --slots is bounded at 1024 (issue 20: memory and messages grow with it)"
+out=$("$OCID_PLUGIN" kubernetes --kubelet-dir "$KDIR" --slots 1025 2>&1)
+rc=$?
+check "--slots 1025: refused at start (exit $rc)" test "$rc" -ne 0
+assert_contains "--slots 1025: one line naming the option, the value and the limit" "$out" \
+  "--slots: 1025 slots is above the limit of 1024 per resource"
+
 echo "# --- the protocol, against the kubelet stand-in"
 start=$SECONDS
 tally < <(timeout 120 "$PY" "$STANDIN" scenario --plugin "$OCID_PLUGIN" --kubelet-dir "$KDIR" \
