@@ -10,6 +10,14 @@
 # state has no pid), which is where its memory peaks. No root needed.
 #
 # Prints a markdown table (peak RSS from wait4's ru_maxrss). Needs python3.
+#
+# Then, when the device plugin is built (PLUGIN_BIN, default
+# build/src/plugin/oci-decorator-device-plugin) and this runs as root (the
+# simulated Onload install needs mknod): the plugin's RSS in each mode at
+# the default 64 slots and at the bound, 1024, driven by the stand-ins of
+# test/plugin/ as a node would (kubernetes: registered, ListAndWatch open,
+# 200 Allocates; nomad: SetConfig, Fingerprint and Stats open, 200
+# Reserves), after 3 s idle; and the size of one Stats message.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/.." && pwd)
@@ -82,4 +90,88 @@ print("|---|---:|---:|---:|---:|")
 for name, size, rss, rc in rows:
     extra = (rss - base) / size if size > small else 0.0
     print("| %s | %.1f MiB | %.1f MiB | %.2f | %d |" % (name, size / MiB, rss / MiB, extra, rc))
+PY
+
+PLUGIN_BIN=${PLUGIN_BIN:-$REPO/build/src/plugin/oci-decorator-device-plugin}
+if [[ ! -x $PLUGIN_BIN ]]; then
+  echo "(device plugin: not built, PLUGIN_BIN=$PLUGIN_BIN; its table is left out)"
+  exit 0
+fi
+if [[ $(id -u) -ne 0 ]]; then
+  echo "(device plugin: needs root for the simulated Onload install; its table is left out)"
+  exit 0
+fi
+bash "$REPO/scripts/sim-onload.sh" "$W/simhost" >/dev/null 2>&1
+mkdir -m 0750 "$W/pconf" "$W/kubelet"
+install -m 0644 "$REPO/config/onload.json" "$W/pconf/onload.json"
+echo
+/usr/bin/python3 - "$PLUGIN_BIN" "$W" "$REPO" <<'PY'
+import os, subprocess, sys, time
+binary, w, repo = sys.argv[1:4]
+sys.path.insert(0, os.path.join(repo, "test", "plugin"))
+import kubelet_standin as ks   # noqa: E402
+import nomad_standin as ns     # noqa: E402
+
+def rss(pid):
+    """(VmRSS, VmHWM) in MiB."""
+    got = {}
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            k, _, v = line.partition(":")
+            if k in ("VmRSS", "VmHWM"):
+                got[k] = int(v.split()[0]) / 1024
+    return got["VmRSS"], got["VmHWM"]
+
+def kubernetes(slots):
+    api = ks.Api()
+    kdir = os.path.join(w, "kubelet")
+    for n in os.listdir(kdir):
+        os.unlink(os.path.join(kdir, n))
+    k = ks.Kubelet(api, kdir)
+    k.start()
+    p = subprocess.Popen([binary, "--config-dir", w + "/pconf", "--host-root", w + "/simhost",
+                          "--log-level", "error", "kubernetes", "--kubelet-dir", kdir,
+                          "--slots", str(slots)], env={})
+    try:
+        names, deadline = set(), time.time() + 10
+        while len(names) < 2 and time.time() < deadline:
+            req, _ = k.next_registration(1)
+            if req is not None:
+                names.add(req.resource_name)
+        c = ks.PluginClient(api, os.path.join(kdir, "oci-decorator-amd.com_onload.sock"))
+        for i in range(200):
+            c.allocate_ids(["onload-%d" % (i % slots)])
+        c.close()
+        time.sleep(3)
+        return rss(p.pid) + ("%d resources registered" % len(names),)
+    finally:
+        p.terminate()
+        p.wait(10)
+        k.stop()
+
+def nomad(slots):
+    api = ns.Api()
+    p = ns.Plugin(binary, args=["--log-level", "error", "nomad"])
+    try:
+        p.handshake()
+        api.call(p.channel, ns.BASE + ".BasePlugin", "SetConfig", msgpack_config=ns.cty_config(
+            config_dir=w + "/pconf", host_root=w + "/simhost", slots=slots))
+        fp = ns.Stream(api.stream(p.channel, ns.DEVICE + ".DevicePlugin", "Fingerprint"))
+        st = ns.Stream(api.stream(p.channel, ns.DEVICE + ".DevicePlugin", "Stats",
+                                  collection_interval={"seconds": 1}))
+        first, stats = fp.next(10), st.next(10)
+        for i in range(200):
+            api.call(p.channel, ns.DEVICE + ".DevicePlugin", "Reserve", device_ids=["amd-onload-%d" % (i % slots)])
+        time.sleep(3)
+        groups = len(first.device_group) if first else 0
+        return rss(p.proc.pid) + ("%d groups; a Stats message %.0f KiB" % (groups, stats.ByteSize() / 1024),)
+    finally:
+        p.kill()
+
+print("| device plugin | slots | RSS | peak RSS | what |")
+print("|---|---:|---:|---:|---|")
+for mode, run in (("kubernetes", kubernetes), ("nomad", nomad)):
+    for slots in (64, 1024):
+        now, peak, what = run(slots)
+        print("| %s | %d | %.1f MiB | %.1f MiB | %s |" % (mode, slots, now, peak, what))
 PY

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <vector>
 
+#include "error.h"
+
 namespace ocid {
 
 bool ProtocolVersionsInclude2(const std::string& list) {
@@ -36,7 +38,7 @@ bool CheckGoPluginEnv(std::string* why) {
   }
   const char* versions = std::getenv("PLUGIN_PROTOCOL_VERSIONS");
   if (!ProtocolVersionsInclude2(versions ? versions : "")) {
-    *why = std::string("Nomad asks for plugin protocol versions ") + versions +
+    *why = "Nomad asks for plugin protocol versions " + Printable(versions) +
            "; this plugin speaks version 2 only (Nomad 0.9 and later)";
     return false;
   }

@@ -1,7 +1,8 @@
 #include "kubelet_allocate.h"
 
+#include "cdi.h"
 #include "error.h"
-
+#include "inventory.h"
 #include "slot_ids.h"
 
 namespace ocid {
@@ -12,8 +13,12 @@ bool IsSocketNameChar(char c) {
          c == '.' || c == '-' || c == '_';
 }
 
-// Fills one container's answer from a healthy resource.
+constexpr const char* kPreloadEnv = "LD_PRELOAD";
+
+// Fills one container's answer from a healthy resource; with a
+// `preload_file`, the preload goes through it (see the header).
 void FillContainer(const ClusterResource& r, AllocateMode mode, bool name_cdi,
+                   const std::string& preload_file,
                    v1beta1::ContainerAllocateResponse* c) {
   if (name_cdi && (mode == AllocateMode::kCdi || mode == AllocateMode::kBoth))
     c->add_cdi_devices()->set_name(r.cdi_device);
@@ -31,6 +36,13 @@ void FillContainer(const ClusterResource& r, AllocateMode mode, bool name_cdi,
       pd->set_permissions(d.permissions);
     }
     for (const auto& kv : r.delivery.env) (*c->mutable_envs())[kv.first] = kv.second;
+    if (!preload_file.empty() && c->envs().count(kPreloadEnv)) {
+      c->mutable_envs()->erase(kPreloadEnv);
+      v1beta1::Mount* pm = c->add_mounts();
+      pm->set_container_path("/etc/ld.so.preload");
+      pm->set_host_path(preload_file);
+      pm->set_read_only(true);
+    }
   }
 }
 
@@ -56,6 +68,29 @@ bool IsDeviceId(const std::string& resource, int slots, const std::string& id) {
   return IsSlotId(id, DeviceIdPrefix(resource) + "-", slots);
 }
 
+PreloadFile PreloadFileFor(const ClusterResource& r, const std::string& cdi_dir) {
+  PreloadFile f;
+  size_t eq = r.cdi_device.find('=');
+  if (cdi_dir.empty() || eq == std::string::npos) return f;
+  for (const auto& [key, value] : r.delivery.env) {
+    if (key != kPreloadEnv) continue;
+    // DeliveryOf joins the plan's preload paths with spaces; the file
+    // holds one a line (cdi.h).
+    size_t start = 0;
+    while (start < value.size()) {
+      size_t end = value.find(' ', start);
+      if (end == std::string::npos) end = value.size();
+      if (end > start) f.bytes += value.substr(start, end - start) + "\n";
+      start = end + 1;
+    }
+  }
+  if (f.bytes.empty()) return f;
+  Inventory inv;
+  inv.file = r.inventory;
+  f.path = cdi_dir + "/" + CdiPreloadFileName(CdiFileName(inv), r.cdi_device.substr(eq + 1));
+  return f;
+}
+
 const ClusterResource* FindK8sResource(const ClusterView& view, const std::string& k8s_name) {
   for (const ClusterResource& r : view.resources)
     if (!r.k8s_name.empty() && r.k8s_name == k8s_name) return &r;
@@ -78,7 +113,7 @@ grpc::Status BuildAllocateResponse(const std::string& resource, const ClusterRes
                                    const KubernetesOptions& k8s,
                                    const v1beta1::AllocateRequest& req,
                                    v1beta1::AllocateResponse* out, const CdiResolution& cdi,
-                                   std::string* note) {
+                                   std::string* note, const std::string& preload_file) {
   if (note) note->clear();
   std::string what = "Allocate " + resource + ": ";
   if (req.container_requests_size() == 0)
@@ -119,7 +154,7 @@ grpc::Status BuildAllocateResponse(const std::string& resource, const ClusterRes
     *note = what + "answered without CDI device " + r->cdi_device + " (mounts only): " + cdi.why;
   out->Clear();
   for (int i = 0; i < req.container_requests_size(); ++i)
-    FillContainer(*r, k8s.allocate, cdi.resolves, out->add_container_responses());
+    FillContainer(*r, k8s.allocate, cdi.resolves, preload_file, out->add_container_responses());
   return grpc::Status::OK;
 }
 

@@ -16,13 +16,18 @@
 //             IDs than slots in one -> INVALID_ARGUMENT; an unhealthy or
 //             vanished resource -> FAILED_PRECONDITION with the reason;
 //             otherwise, per container, cdi_devices [<cdi_device>] and/or
-//             the delivery (mounts read-only, devices "rw", LD_PRELOAD env).
+//             the delivery (mounts read-only, devices "rw", env).
 //             The CDI device is named only when it resolves (with
 //             --cdi-dir: a spec the CDI keeper has written or found
 //             current, kubelet_cdi.h; without, the operator's word that
 //             specs are written elsewhere); when it does not, `both`
 //             answers the delivery alone (and says so in one log line),
 //             `cdi` is FAILED_PRECONDITION naming the spec and why.
+//   preload   in the delivery, through the CDI writer's preload file
+//             mounted read-only at /etc/ld.so.preload when there is one
+//             (--cdi-dir, and the file is current: PreloadFileFor), which
+//             keeps an image's own LD_PRELOAD (glibc loads both); else
+//             env LD_PRELOAD, which replaces it.
 #pragma once
 #include <grpcpp/support/status.h>
 
@@ -33,6 +38,7 @@
 #include "cluster.h"
 #include "deviceplugin/v1beta1/api.pb.h"
 #include "plugin_options.h"
+#include "slot_ids.h"
 
 namespace ocid {
 
@@ -42,9 +48,6 @@ constexpr const char* kHealthy = "Healthy";
 constexpr const char* kUnhealthy = "Unhealthy";
 // More containers than any pod has; Allocate refuses a request with more.
 constexpr int kMaxContainerRequests = 256;
-// How much of an unknown device ID Allocate's answer quotes (through
-// Printable, error.h: a client's bytes).
-constexpr size_t kMaxShownId = 80;
 
 // "oci-decorator-amd.com_onload.sock" for "amd.com/onload".
 std::string SocketNameFor(const std::string& resource);
@@ -72,15 +75,30 @@ struct CdiResolution {
   std::string why;  // when it does not: the spec and why
 };
 
+// The preload file the CDI writer keeps for `r` in `cdi_dir` (kubelet_cdi.h:
+// the spec's name and cdi.h CdiPreloadFileName for the device of
+// r.cdi_device, "oci-decorator-onload.onload.preload") and the bytes it
+// holds when current (one preloaded container path a line). Empty path when
+// there is no cdi_dir, no CDI device or nothing to preload.
+struct PreloadFile {
+  std::string path;
+  std::string bytes;
+};
+PreloadFile PreloadFileFor(const ClusterResource& r, const std::string& cdi_dir);
+
 // Allocate for `resource` given its current state `r` (null: not in the
 // view any more) and whether its CDI device resolves. Fills `out` only
 // when the status is OK; *note gets the log line of an answer that leaves
-// out the CDI device ("" otherwise).
+// out the CDI device ("" otherwise). `preload_file`,
+// a host path, is the written preload file of r (PreloadFileFor, found
+// current by the caller): the mounts answer mounts it at /etc/ld.so.preload
+// instead of setting env LD_PRELOAD; "" = env LD_PRELOAD.
 grpc::Status BuildAllocateResponse(const std::string& resource, const ClusterResource* r,
                                    const KubernetesOptions& k8s,
                                    const v1beta1::AllocateRequest& req,
                                    v1beta1::AllocateResponse* out,
-                                   const CdiResolution& cdi = {}, std::string* note = nullptr);
+                                   const CdiResolution& cdi = {}, std::string* note = nullptr,
+                                   const std::string& preload_file = "");
 
 
 }  // namespace ocid

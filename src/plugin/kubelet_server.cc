@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "atomic_file.h"
 #include "kubelet_allocate.h"
 #include "log.h"
 
@@ -136,8 +137,17 @@ grpc::Status DevicePluginServer::Allocate(grpc::ServerContext* ctx,
   CdiResolution cdi;
   if (cdi_ && r && r->healthy && k8s_.allocate != AllocateMode::kMounts)
     cdi.resolves = cdi_->Resolves(r->cdi_device, &cdi.why);
+  // The CDI writer's preload file, only when it is there and current
+  // (atomic_file.h FileIsCurrent: the bytes, 0644, root's): a mount of a
+  // missing file fails the container, and one that is not ours is not
+  // trusted. Otherwise the answer preloads through env LD_PRELOAD.
+  std::string preload_file;
+  if (r && k8s_.allocate != AllocateMode::kCdi) {
+    PreloadFile pf = PreloadFileFor(*r, k8s_.cdi_dir);
+    if (!pf.path.empty() && FileIsCurrent(pf.path, pf.bytes, 0644)) preload_file = pf.path;
+  }
   std::string note;
-  grpc::Status st = BuildAllocateResponse(resource_, r, k8s_, *req, out, cdi, &note);
+  grpc::Status st = BuildAllocateResponse(resource_, r, k8s_, *req, out, cdi, &note, preload_file);
   if (!st.ok())
     log::Warn(st.error_message() + " (from " + PeerOf(ctx) + ")");
   else if (!note.empty())

@@ -19,6 +19,7 @@
 #include "nomad_plugin.h"
 #include "plugin_options.h"
 #include "resources_cmd.h"
+#include "slot_ids.h"
 #include "version.h"
 
 int main(int argc, char** argv) try {
@@ -65,8 +66,15 @@ int main(int argc, char** argv) try {
   CLI::App* kube = app.add_subcommand("kubernetes", "Serve the kubelet device plugin API v1beta1");
   kube->add_option("--kubelet-dir", k8s.kubelet_dir, "The kubelet's device plugin directory")
       ->capture_default_str();
-  kube->add_option("--slots", k8s.slots, "Device IDs advertised per resource (shareable)")
-      ->check(CLI::Range(1, 100000))
+  kube->add_option("--slots", k8s.slots, "Device IDs advertised per resource (shareable; at most 1024)")
+      ->check([](const std::string& v) {
+        // One line naming the value and the limit; CLI11 prefixes "--slots: ".
+        bool digits = !v.empty() && v.size() <= 12;
+        for (char c : v) digits = digits && c >= '0' && c <= '9';
+        return digits ? ocid::SlotsRefusal(std::stod(v))
+                      : "\"" + ocid::Printable(v, 40) + "\" is not a whole number from 1 to " +
+                            std::to_string(ocid::kMaxSlots);
+      })
       ->capture_default_str();
   kube->add_option("--allocate", allocate,
                    "What Allocate returns: cdi, mounts or both (default: both with --cdi-dir, "

@@ -8,6 +8,7 @@
 
 #include "env_profile.h"
 #include "error.h"
+#include "slot_ids.h"
 
 namespace ocid {
 namespace {
@@ -50,7 +51,7 @@ bool IsNullish(const msgpack::object& o) {
 }
 
 std::string KeyError(const std::string& key, const std::string& what) {
-  return "config key \"" + key + "\": " + what;
+  return "config key \"" + Printable(key) + "\": " + what;
 }
 
 bool AsString(const std::string& key, const msgpack::object& o, std::string* out, std::string* err) {
@@ -72,14 +73,10 @@ bool AsBool(const std::string& key, const msgpack::object& o, bool* out, std::st
 }
 
 // go-cty writes a whole number as a msgpack integer and others as float64.
-bool AsInt(const std::string& key, const msgpack::object& o, long long lo, long long hi, int* out,
-           std::string* err) {
+bool AsWhole(const std::string& key, const msgpack::object& o, double* out, std::string* err) {
   double v = 0;
   switch (o.type) {
-    case msgpack::type::POSITIVE_INTEGER:
-      v = o.via.u64 > static_cast<uint64_t>(hi) ? static_cast<double>(hi) + 1
-                                                : static_cast<double>(o.via.u64);
-      break;
+    case msgpack::type::POSITIVE_INTEGER: v = static_cast<double>(o.via.u64); break;
     case msgpack::type::NEGATIVE_INTEGER: v = static_cast<double>(o.via.i64); break;
     case msgpack::type::FLOAT32:
     case msgpack::type::FLOAT64: v = o.via.f64; break;
@@ -91,8 +88,16 @@ bool AsInt(const std::string& key, const msgpack::object& o, long long lo, long 
     *err = KeyError(key, "expected a whole number");
     return false;
   }
-  if (v < static_cast<double>(lo) || v > static_cast<double>(hi)) {
-    *err = KeyError(key, "must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+  *out = v;
+  return true;
+}
+
+// Within 1..kMaxSlots, or refused naming the value and the limit (slot_ids.h).
+bool AsSlots(const std::string& key, const msgpack::object& o, int* out, std::string* err) {
+  double v = 0;
+  if (!AsWhole(key, o, &v, err)) return false;
+  if (std::string why = SlotsRefusal(v); !why.empty()) {
+    *err = KeyError(key, why);
     return false;
   }
   *out = static_cast<int>(v);
@@ -103,7 +108,7 @@ bool AsPath(const std::string& key, const msgpack::object& o, std::string* out, 
   std::string s;
   if (!AsString(key, o, &s, err)) return false;
   if (s.empty() || s[0] != '/' || s.find('\0') != std::string::npos) {
-    *err = KeyError(key, "expected an absolute path, got \"" + s + "\"");
+    *err = KeyError(key, "expected an absolute path, got \"" + Printable(s) + "\"");
     return false;
   }
   *out = s;
@@ -120,7 +125,7 @@ bool AsPeriod(const std::string& key, const msgpack::object& o, std::chrono::sec
     return false;
   }
   if (d < std::chrono::seconds(1) || d > std::chrono::hours(24)) {
-    *err = KeyError(key, "\"" + s + "\" must be between 1s and 24h");
+    *err = KeyError(key, "\"" + Printable(s) + "\" must be between 1s and 24h");
     return false;
   }
   *out = std::chrono::duration_cast<std::chrono::seconds>(d);
@@ -154,9 +159,9 @@ bool ApplyKey(const std::string& key, const msgpack::object& v, NomadConfig* cfg
   if (key == "set_preload") return AsBool(key, v, &cfg->set_preload, err);
   if (key == "mount_onload") return AsBool(key, v, &cfg->mount_onload, err);
   if (key == "fingerprint_period") return AsPeriod(key, v, &cfg->fingerprint_period, err);
-  if (key == "slots") return AsInt(key, v, 1, 100000, &cfg->slots, err);
+  if (key == "slots") return AsSlots(key, v, &cfg->slots, err);
   if (key == "profile") return AsProfile(key, v, &cfg->profile, err);
-  *err = "unknown config key \"" + key + "\"";
+  *err = "unknown config key \"" + Printable(key) + "\"";
   return false;
 }
 
@@ -180,7 +185,7 @@ bool DecodeMap(const msgpack::object& root, NomadConfig* cfg, std::string* err) 
       bool known = false;
       for (const NomadConfigKey& k : NomadConfigKeys()) known = known || key == k.name;
       if (!known) {
-        *err = "unknown config key \"" + key + "\"";
+        *err = "unknown config key \"" + Printable(key) + "\"";
         return false;
       }
       continue;
@@ -240,7 +245,7 @@ bool ParseGoDuration(const std::string& text, nanoseconds* out, std::string* err
       {"ns", 1},         {"us", 1e3},    {"\xC2\xB5s", 1e3}, {"\xCE\xBCs", 1e3},
       {"ms", 1e6},       {"s", 1e9},     {"m", 60e9},        {"h", 3600e9}};
   auto bad = [&](const std::string& why) {
-    *err = "invalid duration \"" + text + "\": " + why;
+    *err = "invalid duration \"" + Printable(text) + "\": " + why;
     return false;
   };
   if (text == "0") {
@@ -255,13 +260,13 @@ bool ParseGoDuration(const std::string& text, nanoseconds* out, std::string* err
     while (i < text.size() && ((text[i] >= '0' && text[i] <= '9') || text[i] == '.')) ++i;
     std::string num = text.substr(start, i - start);
     if (num.empty() || num == "." || num.find('.') != num.rfind('.'))
-      return bad("expected a number at \"" + text.substr(start) + "\"");
+      return bad("expected a number at \"" + Printable(text.substr(start)) + "\"");
     size_t ustart = i;
     while (i < text.size() && !((text[i] >= '0' && text[i] <= '9') || text[i] == '.')) ++i;
     auto unit = units.find(text.substr(ustart, i - ustart));
     if (unit == units.end())
       return bad(ustart == i ? "missing unit (ns, us, ms, s, m, h)"
-                             : "unknown unit \"" + text.substr(ustart, i - ustart) + "\"");
+                             : "unknown unit \"" + Printable(text.substr(ustart, i - ustart)) + "\"");
     total += std::strtod(num.c_str(), nullptr) * unit->second;
     if (total > 9.2e18) return bad("too long");
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "error.h"
 #include "slot_ids.h"
 
 namespace ocid {
@@ -113,7 +114,7 @@ ReserveError NomadReserve(const ClusterView& view, const NomadConfig& cfg,
   for (const std::string& id : ids) {
     size_t gi = FindGroup(groups, cfg.slots, id);
     if (gi == groups.size()) {
-      *err = "unknown device ID \"" + id + "\"";
+      *err = "unknown device ID \"" + Printable(id, kMaxShownId) + "\"";
       return ReserveError::kUnknownId;
     }
     const NomadGroup& g = groups[gi];

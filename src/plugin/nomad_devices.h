@@ -57,8 +57,8 @@ enum class ReserveError { kNone, kInvalid, kUnknownId, kUnhealthy };
 // The union of the deliveries of the groups the IDs belong to. Mounts are
 // left out for the Onload inventory (cdi kind amd.com/onload) when
 // mount_onload is false, never for other inventories; LD_PRELOAD only with
-// set_preload. Fails naming the first unknown ID, or the unhealthy group
-// and why.
+// set_preload. Fails naming the first unknown ID (a client's bytes: cut at
+// kMaxShownId, through Printable), or the unhealthy group and why.
 ReserveError NomadReserve(const ClusterView& view, const NomadConfig& cfg,
                           const std::vector<std::string>& ids, NomadReservation* out,
                           std::string* err);

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <thread>
 
+#include "error.h"
 #include "log.h"
 #include "nomad_devices.h"
 #include "version.h"
@@ -35,7 +36,7 @@ bool SameWatch(const NomadConfig& a, const NomadConfig& b) {
 bool CheckPaths(const NomadConfig& cfg, std::string* err) {
   struct stat st {};
   if (stat(cfg.host_root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    *err = "config key \"host_root\": " + cfg.host_root + " is not a directory";
+    *err = "config key \"host_root\": " + Printable(cfg.host_root) + " is not a directory";
     return false;
   }
   return true;
@@ -83,6 +84,19 @@ void FillNomadStats(const ClusterView& view, const NomadConfig& cfg,
       s.mutable_timestamp()->set_nanos(static_cast<int32_t>(nanos.count()));
     }
   }
+}
+
+std::string NomadStatsState(const ClusterView& view, const NomadConfig& cfg) {
+  std::string state = std::to_string(cfg.slots);
+  for (const NomadGroup& g : NomadGroups(view, cfg, nullptr, /*with_ids=*/false)) {
+    state += '\0' + g.vendor + '\0' + g.type + '\0' + g.name + '\0' + (g.healthy ? "1" : "0");
+    state += '\0' + g.why;
+  }
+  return state;
+}
+
+std::chrono::milliseconds NomadStatsRefresh(std::chrono::milliseconds collection_interval) {
+  return std::max<milliseconds>(collection_interval, kNomadStatsRefresh);
 }
 
 // --- state ---------------------------------------------------------------------------------
@@ -276,14 +290,20 @@ grpc::Status DevicePluginService::Reserve(grpc::ServerContext*, const dev::Reser
     pd->set_host_path(d.host_path);
     pd->set_permissions(d.permissions);
   }
+  // Every ID is one we advertise, but a client may repeat them: the list is
+  // cut (error.h Printable), one line whatever was asked.
   std::string list;
   for (const std::string& id : ids) list += (list.empty() ? "" : ",") + id;
-  log::Info("nomad: reserve " + list + ": " + std::to_string(res.mounts.size()) + " mounts, " +
+  log::Info("nomad: reserve " + Printable(list) + ": " + std::to_string(res.mounts.size()) + " mounts, " +
             std::to_string(res.devices.size()) + " devices, " + std::to_string(res.envs.size()) + " env");
   return grpc::Status::OK;
 }
 
-// Every collection_interval (1 s to 1 h; 1 s if unset) until cancelled.
+// Stats: a message when the stream opens, then only when the groups'
+// health changes (NomadStatsState), and otherwise every
+// NomadStatsRefresh(collection_interval): see nomad_service.h for why the
+// Nomad client is content with that. Each message carries every group: the
+// client replaces its whole set with each one.
 grpc::Status DevicePluginService::Stats(grpc::ServerContext* ctx, const dev::StatsRequest* in,
                                         grpc::ServerWriter<dev::StatsResponse>* writer) {
   milliseconds interval{1000};
@@ -291,20 +311,29 @@ grpc::Status DevicePluginService::Stats(grpc::ServerContext* ctx, const dev::Sta
     int64_t ms = in->collection_interval().seconds() * 1000 + in->collection_interval().nanos() / 1000000;
     interval = milliseconds(std::clamp<int64_t>(ms, 1000, 3600 * 1000));
   }
+  const milliseconds refresh = NomadStatsRefresh(interval);
+  std::string sent_state;
+  auto sent_at = std::chrono::steady_clock::time_point::min();
   while (!ctx->IsCancelled() && !state_->ShuttingDown()) {
     NomadConfig cfg;
-    uint64_t cfg_gen = 0;
+    uint64_t cfg_gen = 0, gen = 0;
     std::string err;
     std::shared_ptr<ResourceWatch> w = state_->Watch(&cfg, &cfg_gen, &err);
     if (!w) return grpc::Status(grpc::StatusCode::UNAVAILABLE, err);
-    dev::StatsResponse resp;
-    FillNomadStats(w->View(), cfg, std::chrono::system_clock::now(), &resp);
-    if (!writer->Write(resp)) break;
-    auto until = std::chrono::steady_clock::now() + interval;
-    while (!ctx->IsCancelled() && std::chrono::steady_clock::now() < until)
-      if (state_->WaitShutdown(std::min(kPoll, std::chrono::duration_cast<milliseconds>(
-                                                   until - std::chrono::steady_clock::now()))))
-        break;
+    ClusterView view = w->View(&gen);
+    std::string now_state = NomadStatsState(view, cfg);
+    auto now = std::chrono::steady_clock::now();
+    if (sent_at == std::chrono::steady_clock::time_point::min() || now_state != sent_state ||
+        now - sent_at >= refresh) {
+      dev::StatsResponse resp;
+      FillNomadStats(view, cfg, std::chrono::system_clock::now(), &resp);
+      if (!writer->Write(resp)) break;
+      sent_state = std::move(now_state);
+      sent_at = now;
+    }
+    // Woken by a new view at once; a SetConfig or the refresh is seen
+    // within kPoll, as is Nomad cancelling the stream.
+    w->WaitForChange(gen, kPoll);
   }
   return grpc::Status::OK;
 }

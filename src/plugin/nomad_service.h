@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include "go-plugin/grpc_controller.grpc.pb.h"
 #include "go-plugin/grpc_stdio.grpc.pb.h"
@@ -98,6 +99,28 @@ class BasePluginService final : public hashicorp::nomad::plugins::base::proto::B
 void FillNomadStats(const ClusterView& view, const NomadConfig& cfg,
                     std::chrono::system_clock::time_point now,
                     hashicorp::nomad::plugins::device::StatsResponse* out);
+
+// When Stats sends. Nomad's client keeps the groups of the last message
+// until the next one replaces them all (hashicorp/nomad
+// client/devicemanager/instance.go, collectStats, lines 512-516:
+// `i.deviceStats = sresp.Groups`), and reads the stream with no deadline
+// (plugins/device/client.go, handleStats, lines 124-153: a bare
+// stream.Recv()); only the stream's end stops its collection (instance.go
+// lines 478-481). So a stream that sends less often than the requested
+// collection_interval (1 s by default) loses nothing: the rule is a message
+// when the stream opens, one as soon as the state below changes, and
+// otherwise one every NomadStatsRefresh. Each message still carries every
+// group and instance (about 130 bytes an instance: 0.5 MB for four groups
+// at 1024 slots, which a message a second would send for nothing).
+//
+// The state a Stats message reports: slots, and per group its name and
+// health with the reason. Equal states make equal messages but for their
+// timestamps.
+std::string NomadStatsState(const ClusterView& view, const NomadConfig& cfg);
+// The period of an unchanged state: the collection interval when it is
+// longer, else kNomadStatsRefresh.
+inline constexpr std::chrono::seconds kNomadStatsRefresh{60};
+std::chrono::milliseconds NomadStatsRefresh(std::chrono::milliseconds collection_interval);
 
 class DevicePluginService final : public hashicorp::nomad::plugins::device::DevicePlugin::Service {
  public:

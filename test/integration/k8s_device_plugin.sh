@@ -54,6 +54,13 @@ stop_plugins() {
 }
 it_add_cleanup stop_plugins
 
+echo "# --- --slots is bounded at 1024 (issue 20: memory and messages grow with it)"
+out=$("$OCID_PLUGIN" kubernetes --kubelet-dir "$KDIR" --slots 1025 2>&1)
+rc=$?
+check "--slots 1025: refused at start (exit $rc)" test "$rc" -ne 0
+assert_contains "--slots 1025: one line naming the option, the value and the limit" "$out" \
+  "--slots: 1025 slots is above the limit of 1024 per resource"
+
 echo "# --- the protocol, against the kubelet stand-in"
 start=$SECONDS
 tally < <(timeout 120 "$PY" "$STANDIN" scenario --plugin "$OCID_PLUGIN" --kubelet-dir "$KDIR" \
@@ -125,7 +132,8 @@ PLUGIN_PIDS+=($!)
 check "the onload socket is served" wait_socket "$KDIR2/oci-decorator-amd.com_onload.sock"
 resp=$("$PY" "$STANDIN" allocate --socket "$KDIR2/oci-decorator-amd.com_onload.sock" --ids onload-0 2>&1)
 stop_plugin
-assert_eq "Allocate: every host path under --host-path-root" "[]" \
+assert_eq "Allocate: every host path under --host-path-root, but the preload file under --cdi-dir" \
+  "[\"$T/cdi2/oci-decorator-onload.onload.preload\"]" \
   "$(jq -c '[.container_responses[0] | (.mounts[], .devices[]) | .host_path | select(startswith("/hostfs/") | not)]' <<<"$resp")"
 assert_contains "Allocate: libonload.so from /hostfs" "$resp" '"/hostfs/usr/lib64/libonload.so"'
 assert_eq "--cdi-dir: every hostPath in the spec under --host-path-root, but the preload files under --cdi-dir" \
@@ -253,31 +261,66 @@ assert_eq "mounts mode: the same mounts as the CDI spec's onload device (one pla
 # What containerd's CRI plugin makes of a ContainerAllocateResponse: each
 # Mount a bind mount (ro when read_only), each DeviceSpec a linux.devices
 # entry with the host node's type and numbers plus an allow rule with its
-# permissions, each env appended to process.env.
-devs='[]'
-while IFS=$'\t' read -r cpath hpath perms; do
-  [[ -c $hpath ]] || { nok "Allocate device $hpath is a character device on the host"; continue; }
-  maj=$((16#$(stat -c %t "$hpath"))); min=$((16#$(stat -c %T "$hpath")))
-  devs=$(jq --arg c "$cpath" --argjson ma "$maj" --argjson mi "$min" --arg p "$perms" \
-           '. + [{path: $c, type: "c", major: $ma, minor: $mi, fileMode: 438, uid: 0, gid: 0, access: $p}]' <<<"$devs")
-done < <(jq -r '.container_responses[0].devices[] | [.container_path, .host_path, .permissions] | @tsv' <<<"$resp")
-assert_eq "Allocate gives the three Onload device nodes" "/dev/onload /dev/onload_epoll /dev/sfc_char" \
-  "$(jq -r '[.[].path] | sort | join(" ")' <<<"$devs")"
-make_bundle k8s-mounts --no-hook -- "$(onload_probe /usr/lib64)"
-jq --argjson resp "$resp" --argjson devs "$devs" "$(cat <<'JQ'
-  .mounts += [$resp.container_responses[0].mounts[] |
-      {destination: .container_path, source: .host_path, type: "bind",
-       options: (["rbind", "rprivate"] + (if .read_only then ["ro"] else [] end))}]
-  | .linux.devices = ((.linux.devices // []) + [$devs[] | del(.access)])
-  | .linux.resources.devices += [$devs[] | {allow: true, type, major, minor, access}]
-  | .process.env += [$resp.container_responses[0].envs // {} | to_entries[] | "\(.key)=\(.value)"]
+# permissions, each env appended to process.env. allocate_into_bundle RESP
+# applies the first container's answer to $B/config.json.
+allocate_into_bundle() {
+  local resp=$1 devs='[]' cpath hpath perms maj min
+  while IFS=$'\t' read -r cpath hpath perms; do
+    [[ -c $hpath ]] || { nok "Allocate device $hpath is a character device on the host"; continue; }
+    maj=$((16#$(stat -c %t "$hpath"))); min=$((16#$(stat -c %T "$hpath")))
+    devs=$(jq --arg c "$cpath" --argjson ma "$maj" --argjson mi "$min" --arg p "$perms" \
+             '. + [{path: $c, type: "c", major: $ma, minor: $mi, fileMode: 438, uid: 0, gid: 0, access: $p}]' <<<"$devs")
+  done < <(jq -r '.container_responses[0].devices[] | [.container_path, .host_path, .permissions] | @tsv' <<<"$resp")
+  assert_eq "Allocate gives the three Onload device nodes" "/dev/onload /dev/onload_epoll /dev/sfc_char" \
+    "$(jq -r '[.[].path] | sort | join(" ")' <<<"$devs")"
+  jq --argjson resp "$resp" --argjson devs "$devs" "$(cat <<'JQ'
+    .mounts += [$resp.container_responses[0].mounts[] |
+        {destination: .container_path, source: .host_path, type: "bind",
+         options: (["rbind", "rprivate"] + (if .read_only then ["ro"] else [] end))}]
+    | .linux.devices = ((.linux.devices // []) + [$devs[] | del(.access)])
+    | .linux.resources.devices += [$devs[] | {allow: true, type, major, minor, access}]
+    | .process.env += [$resp.container_responses[0].envs // {} | to_entries[] | "\(.key)=\(.value)"]
 JQ
 )" "$B/config.json" >"$B/config.json.k8s" && mv "$B/config.json.k8s" "$B/config.json"
+}
+make_bundle k8s-mounts --no-hook -- "$(onload_probe /usr/lib64)"
+allocate_into_bundle "$resp"
 run_container
 assert_eq "[mounts] runc run exits 0" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
 expect_onload onload mounts "$HOST_ROOT" /usr/lib64 bind
 assert_host_mounts_unchanged "[mounts] after the container"
+
+echo "# --- end to end (a2): --allocate mounts --cdi-dir: an image's own LD_PRELOAD survives"
+# Issue 20, finding 11: with --cdi-dir the answer mounts the CDI writer's
+# preload file at /etc/ld.so.preload instead of setting env LD_PRELOAD,
+# which would replace the container's own. glibc loads both.
+command -v cc >/dev/null 2>&1 || die "cc is missing (see test/integration/PACKAGES)"
+printf '#include <stdio.h>\n__attribute__((constructor)) static void mine(void) { fprintf(stdout, "MINE preloaded\\n"); fflush(stdout); }\n' >"$T/mine.c"
+cc -shared -fPIC -o "$T/libmine.so" "$T/mine.c" || die "cannot build libmine.so"
+mkdir -p "$BASE_ROOTFS/opt/mine"
+cp "$T/libmine.so" "$BASE_ROOTFS/opt/mine/libmine.so"
+mkdir -m 0750 "$T/cdi5"
+rm -f "$KDIR"/*
+start_plugin "$T/logs/mounts-cdi.log" --kubelet-dir "$KDIR" --allocate mounts --cdi-dir "$T/cdi5"
+check "the onload socket is served" wait_socket "$SOCK"
+resp=$("$PY" "$STANDIN" allocate --socket "$SOCK" --ids onload-4 2>&1)
+assert_eq "Allocate onload-4 answers" 0 "$?"
+stop_plugin
+assert_eq "mounts mode with --cdi-dir: /etc/ld.so.preload from the CDI preload file, no LD_PRELOAD env" \
+  "$T/cdi5/oci-decorator-onload.onload.preload true null" \
+  "$(jq -r '.container_responses[0] | "\(.mounts[] | select(.container_path == "/etc/ld.so.preload") | "\(.host_path) \(.read_only)") \(.envs.LD_PRELOAD)"' <<<"$resp")"
+make_bundle k8s-mounts-own --no-hook --env LD_PRELOAD=/opt/mine/libmine.so -- "$(onload_probe /usr/lib64)"
+allocate_into_bundle "$resp"
+run_container
+assert_eq "[mounts, own LD_PRELOAD] runc run exits 0" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+assert_eq "[mounts, own LD_PRELOAD] /etc/ld.so.preload lists libonload" /usr/lib64/libonload.so "$(field PRELOAD)"
+assert_eq "[mounts, own LD_PRELOAD] the image's LD_PRELOAD is kept" /opt/mine/libmine.so "$(field LDP)"
+assert_contains "[mounts, own LD_PRELOAD] dyn-hello loads the image's library" "$(field DYN)" "MINE preloaded"
+assert_contains "[mounts, own LD_PRELOAD] and the SIMULATED libonload" "$(field DYN)" \
+  "SIMULATED libonload: preloaded into /usr/bin/dyn-hello"
+assert_host_mounts_unchanged "[mounts, own LD_PRELOAD] after the container"
 
 echo "# --- end to end (b): --allocate cdi --cdi-dir /etc/cdi, the names given to podman --device"
 if ! command -v podman >/dev/null 2>&1; then
@@ -336,19 +379,20 @@ else
   while IFS=$'\t' read -r c h p; do both+=(--device "$h:$c:$p"); done \
     < <(jq -r '.container_responses[0].devices[] | [.container_path, .host_path, .permissions] | @tsv' <<<"$resp")
   while IFS= read -r e; do both+=(-e "$e"); done \
-    < <(jq -r '.container_responses[0].envs | to_entries[] | "\(.key)=\(.value)"' <<<"$resp")
+    < <(jq -r '.container_responses[0].envs // {} | to_entries[] | "\(.key)=\(.value)"' <<<"$resp")
   # One plan, two renderings: the answer's mounts and devices are the CDI
-  # device's, one for one; the answer's LD_PRELOAD is the CDI device's
-  # /etc/ld.so.preload (a kubelet's envs cannot carry a file).
+  # device's, one for one, its /etc/ld.so.preload the same preload file;
+  # no LD_PRELOAD in envs (it would replace the container's own).
   assert_eq "both mode: as many mounts and devices as the CDI device, one CDI name" \
-    "$(jq -r '.devices[] | select(.name == "onload") | .containerEdits | "\(.mounts | map(select(.containerPath != "/etc/ld.so.preload")) | length) \(.deviceNodes | length) \(.env // [] | length) 1"' "$SPEC")" \
-    "$(jq -r '.container_responses[0] | "\(.mounts | length) \(.devices | length) \(.envs | del(.LD_PRELOAD) | length) \(.cdi_devices | length)"' <<<"$resp")"
-  assert_eq "both mode: the answer's LD_PRELOAD is the CDI preload file's content" \
-    "$(cat /etc/cdi/oci-decorator-k8s$RUN_TAG.onload.preload)" "$(jq -r '.container_responses[0].envs.LD_PRELOAD' <<<"$resp")"
+    "$(jq -r '.devices[] | select(.name == "onload") | .containerEdits | "\(.mounts | length) \(.deviceNodes | length) \(.env // [] | length) 1"' "$SPEC")" \
+    "$(jq -r '.container_responses[0] | "\(.mounts | length) \(.devices | length) \(.envs // {} | length) \(.cdi_devices | length)"' <<<"$resp")"
+  assert_eq "both mode: the answer's /etc/ld.so.preload is the CDI device's preload file" \
+    "$(jq -r '.devices[] | select(.name == "onload") | .containerEdits.mounts[] | select(.containerPath == "/etc/ld.so.preload") | .hostPath' "$SPEC")" \
+    "$(jq -r '.container_responses[0].mounts[] | select(.container_path == "/etc/ld.so.preload") | .host_path' <<<"$resp")"
   run_podman runc --hooks-dir "$T/empty-hooks.d" -- "${both[@]}" -- "$(onload_probe /usr/lib64)"
   assert_eq "[both] podman run with both exits 0" 0 "$RC"
   [[ $RC -eq 0 ]] || dump_run
-  expect_onload onload both "$HOST_ROOT" /usr/lib64 both
+  expect_onload onload both "$HOST_ROOT" /usr/lib64 cdi
   assert_host_mounts_unchanged "[both] after the container"
 fi
 

@@ -7,6 +7,12 @@
 
 #include <string>
 
+#include "../test_tree.h"
+#include "atomic_file.h"
+#include "host_view.h"
+#include "inventory.h"
+#include "kubelet_cdi.h"
+
 using ocid::AllocateMode;
 using ocid::BuildAllocateResponse;
 using ocid::ClusterResource;
@@ -250,4 +256,78 @@ TEST_CASE("kubelet: an unknown ID is quoted through the one escaping rule, cut s
   st = BuildAllocateResponse("amd.com/onload", &r, opts, Request({{std::string(200, 'x')}}), &out);
   CHECK(st.error_message().find("[... 120 bytes ...]") != std::string::npos);
   CHECK(st.error_message().find(std::string(61, 'x')) == std::string::npos);
+}
+
+// Issue 20, finding 11: env LD_PRELOAD replaces an image's own; with the
+// CDI writer's preload file (--cdi-dir), the mounts answer mounts it at
+// /etc/ld.so.preload as the CDI spec does, and sets no LD_PRELOAD.
+TEST_CASE("kubelet: with a preload file, the mounts answer preloads through /etc/ld.so.preload") {
+  ClusterResource r = Onload(true);
+  v1beta1::AllocateResponse out;
+  auto req = Request({{"onload-1"}});
+  const std::string file = "/var/run/cdi/oci-decorator-onload.onload.preload";
+  for (AllocateMode mode : {AllocateMode::kMounts, AllocateMode::kBoth}) {
+    REQUIRE(BuildAllocateResponse("amd.com/onload", &r, Opts(mode), req, &out, {}, nullptr, file).ok());
+    const auto& c = out.container_responses(0);
+    CHECK(c.envs().count("LD_PRELOAD") == 0);
+    REQUIRE(c.mounts_size() == 2);
+    CHECK(c.mounts(1).container_path() == "/etc/ld.so.preload");
+    CHECK(c.mounts(1).host_path() == file);
+    CHECK(c.mounts(1).read_only());
+    CHECK(c.devices_size() == 1);
+  }
+  // Without one, env LD_PRELOAD as before; cdi mode is unchanged either way.
+  REQUIRE(BuildAllocateResponse("amd.com/onload", &r, Opts(AllocateMode::kMounts), req, &out, {}, nullptr, "").ok());
+  CHECK(out.container_responses(0).envs().at("LD_PRELOAD") == "/usr/lib64/libonload.so");
+  CHECK(out.container_responses(0).mounts_size() == 1);
+  REQUIRE(BuildAllocateResponse("amd.com/onload", &r, Opts(AllocateMode::kCdi), req, &out, {}, nullptr, file).ok());
+  CHECK(out.container_responses(0).mounts_size() == 0);
+  // A resource that preloads nothing gets no /etc/ld.so.preload mount.
+  ClusterResource zf = Onload(true);
+  zf.delivery.env.clear();
+  REQUIRE(BuildAllocateResponse("amd.com/onload", &zf, Opts(AllocateMode::kMounts), req, &out, {}, nullptr, file).ok());
+  CHECK(out.container_responses(0).mounts_size() == 1);
+}
+
+TEST_CASE("kubelet: PreloadFileFor names the file the CDI writer keeps, with its bytes") {
+  ocid::test::TempTree t;
+  t.File("host/libt.so", "x");
+  t.File("conf/pre.t.json", R"({"version": "1", "activation_flag": "OCI_T", "cdi_kind": "example.com/pre",
+    "driver_feature": ["t"],
+    "inventory": {"t": {"libraries": [{"source": ")" + (t / "host/libt.so") + R"(", "target": "/usr/lib64/libt.so"}],
+                        "preload": ["/usr/lib64/libt.so"]}}})");
+  t.Dir("cdi");
+  // The view the watch would build, and the keeper's pass over it.
+  ocid::InventorySet set;
+  ocid::Error err;
+  REQUIRE_MESSAGE(ocid::LoadInventoryDir(t / "conf", &set, &err), err.Line());
+  std::unique_ptr<ocid::HostRootView> host;
+  REQUIRE_MESSAGE(ocid::HostRootView::Open("/", &host, &err), err.Line());
+  ocid::ClusterView view;
+  ocid::BuildClusterView(set, *host, "/", nullptr, &view);
+  ocid::BuildClusterCdi(set, *host, "/", t / "cdi", nullptr, &view);
+  ocid::CdiDirKeeper keeper(t / "cdi", t / "conf");
+  REQUIRE(keeper.Sync(view));
+
+  ClusterResource r;
+  r.inventory = t / "conf/pre.t.json";
+  r.cdi_device = "example.com/pre=t";
+  r.healthy = true;
+  r.delivery.env.push_back({"LD_PRELOAD", "/usr/lib64/libt.so"});
+  ocid::PreloadFile f = ocid::PreloadFileFor(r, t / "cdi");
+  // The stem's '.' is percent-encoded (cdi.h CdiPreloadFileName).
+  CHECK(f.path == t / "cdi/oci-decorator-pre%2Et.t.preload");
+  CHECK(f.bytes == "/usr/lib64/libt.so\n");
+  CHECK(ocid::FileIsCurrent(f.path, f.bytes, 0644));
+
+  CHECK(ocid::PreloadFileFor(r, "").path.empty());
+  ClusterResource two = r;
+  two.cdi_device = "example.com/pre=t-latency";
+  two.delivery.env = {{"LD_PRELOAD", "/a.so /b.so"}, {"EF_POLL_USEC", "100000"}};
+  ocid::PreloadFile g = ocid::PreloadFileFor(two, "/run/cdi");
+  CHECK(g.path == "/run/cdi/oci-decorator-pre%2Et.t-latency.preload");
+  CHECK(g.bytes == "/a.so\n/b.so\n");
+  ClusterResource none = r;
+  none.delivery.env.clear();
+  CHECK(ocid::PreloadFileFor(none, "/run/cdi").path.empty());
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "nomad_service.h"
+#include "slot_ids.h"
 
 using google::protobuf::internal::WireFormatLite;
 using ocid::ClusterResource;
@@ -161,4 +162,58 @@ TEST_CASE("nomad stats: the healthy attribute is a BoolValue message in field 6,
   CHECK(f[6].wire_type == WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
   CHECK(f[6].payload.empty());
   CHECK(n.desc() == "required device not found on the host: /dev/sfc_char");
+}
+
+// When Stats sends (nomad_service.h): Nomad's client keeps the last
+// message's groups until the next replaces them (hashicorp/nomad
+// client/devicemanager/instance.go lines 512-516) and reads with no
+// deadline (plugins/device/client.go lines 124-153), so the stream sends on
+// a change of this state and otherwise at the slow refresh.
+TEST_CASE("nomad stats: the state that triggers a message is health, not the rest of the view") {
+  NomadConfig cfg;
+  ClusterView v = View();
+  const std::string base = ocid::NomadStatsState(v, cfg);
+  ClusterView same = View();
+  same.resources[0].delivery.env.push_back({"EF_POLL_USEC", "100000"});  // a delivery change only
+  same.warnings.push_back("a warning");
+  CHECK(ocid::NomadStatsState(same, cfg) == base);
+  ClusterView down = View();
+  down.resources[0].healthy = false;
+  down.resources[0].why = "required device not found on the host: /dev/onload";
+  CHECK(ocid::NomadStatsState(down, cfg) != base);
+  ClusterView other_why = View();
+  other_why.resources[1].why = "another reason";
+  CHECK(ocid::NomadStatsState(other_why, cfg) != base);
+  ClusterView gone = View();
+  gone.resources.pop_back();
+  CHECK(ocid::NomadStatsState(gone, cfg) != base);
+  NomadConfig more = cfg;
+  more.slots = 128;
+  CHECK(ocid::NomadStatsState(v, more) != base);
+
+  using std::chrono::milliseconds;
+  CHECK(ocid::NomadStatsRefresh(milliseconds(1000)) == std::chrono::seconds(60));
+  CHECK(ocid::NomadStatsRefresh(milliseconds(300000)) == milliseconds(300000));
+}
+
+// At the slots bound, one message for four groups (the Onload inventory's
+// three and another) stays far below gRPC's default 4 MiB receive limit,
+// which a Nomad client built with defaults applies.
+TEST_CASE("nomad stats: a message at 1024 slots fits gRPC's default limit") {
+  NomadConfig cfg;
+  cfg.slots = ocid::kMaxSlots;
+  ClusterView v = View();
+  ClusterResource a = v.resources[0], b = v.resources[0];
+  a.nomad_type = "onloadzf";
+  b.nomad_vendor = "example";
+  b.nomad_type = "tool";
+  v.resources.push_back(a);
+  v.resources.push_back(b);
+  dev::StatsResponse resp;
+  ocid::FillNomadStats(v, cfg, std::chrono::system_clock::now(), &resp);
+  size_t bytes = resp.ByteSizeLong();
+  MESSAGE("Stats message, 4 groups x 1024 slots: " << bytes << " bytes, "
+                                                    << bytes / (4 * ocid::kMaxSlots) << " per instance");
+  CHECK(resp.groups_size() == 4);
+  CHECK(bytes < 4u * 1024 * 1024 / 4);
 }
