@@ -12,6 +12,9 @@ packages=(cmake g++ make pkg-config
           # config), dpkg-shlibdeps for its package's dependencies
           libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
           libmsgpack-cxx-dev dpkg-dev
+          # deploy/kubernetes checked (test/deploy): yamllint and the
+          # Kubernetes API schema of the python client's models
+          yamllint python3-kubernetes python3-yaml
           runc busybox-static jq util-linux man-db
           # the sanitizer build (build-asan) and the fuzzers (scripts/fuzz.sh):
           # clang, its ASan/UBSan/libFuzzer runtimes, llvm-symbolizer

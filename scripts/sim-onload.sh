@@ -1,5 +1,5 @@
 #!/bin/bash
-# sim-onload.sh HOSTROOT [--layout lib64|debian]
+# sim-onload.sh HOSTROOT [--layout lib64|debian|opt]
 #
 # Builds a SIMULATED Onload installation under HOSTROOT, for oci-decorator's
 # integration tests and demo on machines without Solarflare/AMD hardware.
@@ -23,11 +23,27 @@
 #     open that the device cgroup allows fails with ENXIO, one it denies with
 #     EPERM), outside runc's default allow list.
 #
+# --layout opt puts every file but the device nodes under opt/onload/ as AMD's
+# Kubernetes Onload operator leaves them on a node: its device plugin's init
+# container copies the onload-user image's /opt/onload to the host's
+# /opt/onload (Xilinx-CNS/kubernetes-onload controllers/onload_controller.go:
+# `cp -TRv /opt/onload /host/onload`), and that image is Onload's own
+# `scripts/onload_install --nobuild --userfiles` with i_prefix=/opt/onload on
+# a RHEL (ubi8) builder (Xilinx-CNS/onload scripts/onload-user.Dockerfile).
+# onload_install (calculate_install_paths) then gives:
+#   opt/onload/usr/lib64/   libonload.so, libonload_ext.so* (lib64: no
+#                           /lib/x86_64-linux-gnu/libc.so.6 on RHEL; TCPDirect's
+#                           zf_install --dest-dir /opt/onload/usr puts
+#                           libonload_zf.so* beside them)
+#   opt/onload/usr/bin/     onload, onload_stackdump, zf_stackdump, zf_debug
+#   opt/onload/sbin/        onload_tool (sbindir is /sbin, not /usr/sbin)
+#   opt/onload/usr/libexec/onload/profiles/*.opf
+#
 # Idempotent: running it again refreshes the files and keeps existing device
 # nodes whose majors are still free. Prints one summary line to stderr.
 set -euo pipefail
 
-usage() { echo "usage: $0 HOSTROOT [--layout lib64|debian]" >&2; exit 2; }
+usage() { echo "usage: $0 HOSTROOT [--layout lib64|debian|opt]" >&2; exit 2; }
 
 [[ $# -ge 1 ]] || usage
 HOSTROOT=$1; shift
@@ -39,11 +55,15 @@ while [[ $# -gt 0 ]]; do
     *) usage ;;
   esac
 done
+# Where each kind of file goes: libraries, programs, onload_tool, profiles.
 case $LAYOUT in
-  lib64) LIBDIR=usr/lib64; OTHER_LIBDIR=usr/lib/x86_64-linux-gnu ;;
-  debian) LIBDIR=usr/lib/x86_64-linux-gnu; OTHER_LIBDIR=usr/lib64 ;;
+  lib64) PREFIX=; LIBDIR=usr/lib64; SBINDIR=usr/sbin ;;
+  debian) PREFIX=; LIBDIR=usr/lib/x86_64-linux-gnu; SBINDIR=usr/sbin ;;
+  opt) PREFIX=opt/onload/; LIBDIR=opt/onload/usr/lib64; SBINDIR=opt/onload/sbin ;;
   *) usage ;;
 esac
+BINDIR=${PREFIX}usr/bin
+PROFDIR=${PREFIX}usr/libexec/onload/profiles
 [[ $(id -u) -eq 0 ]] || { echo "$0: must run as root (mknod)" >&2; exit 1; }
 command -v cc >/dev/null || { echo "$0: needs a C compiler (cc)" >&2; exit 1; }
 
@@ -55,13 +75,21 @@ mkdir -p "$HOSTROOT"
 HOSTROOT=$(cd "$HOSTROOT" && pwd -P)
 [[ $HOSTROOT != / ]] || { echo "$0: refusing to write a simulated install over /" >&2; exit 1; }
 
-mkdir -p "$HOSTROOT/$LIBDIR" "$HOSTROOT/usr/bin" "$HOSTROOT/usr/sbin" \
-         "$HOSTROOT/usr/libexec/onload/profiles" "$HOSTROOT/etc" "$HOSTROOT/dev"
+# A previous run with another layout must not leave a second copy that the
+# inventory's first-matching-alternative rule would prefer.
+for d in usr/lib64 usr/lib/x86_64-linux-gnu opt/onload/usr/lib64; do
+  [[ $d == "$LIBDIR" ]] ||
+    rm -f "$HOSTROOT/$d"/libonload.so "$HOSTROOT/$d"/libonload_ext.so* "$HOSTROOT/$d"/libonload_zf.so*
+done
+for p in "" opt/onload/; do
+  [[ $p == "$PREFIX" ]] && continue
+  rm -f "$HOSTROOT/${p}usr/bin"/{onload,onload_stackdump,zf_stackdump,zf_debug} \
+        "$HOSTROOT/${p}usr/sbin/onload_tool" "$HOSTROOT/${p}sbin/onload_tool"
+  rm -rf "$HOSTROOT/${p}usr/libexec/onload/profiles"
+done
 
-# A previous run with the other layout must not leave a second copy that the
-# inventory's first-existing-directory rule would prefer.
-rm -f "$HOSTROOT/$OTHER_LIBDIR"/libonload.so "$HOSTROOT/$OTHER_LIBDIR"/libonload_ext.so* \
-      "$HOSTROOT/$OTHER_LIBDIR"/libonload_zf.so*
+mkdir -p "$HOSTROOT/$LIBDIR" "$HOSTROOT/$BINDIR" "$HOSTROOT/$SBINDIR" \
+         "$HOSTROOT/$PROFDIR" "$HOSTROOT/etc" "$HOSTROOT/dev"
 
 # --- libraries -------------------------------------------------------------
 # The banner's ONLOAD_VERSION is "$SIM_ONLOAD_VERSION $SIM_ONLOAD_BUILD_PROFILE",
@@ -97,7 +125,7 @@ write_script() {  # path, body
   chmod 0755 "$path.tmp"
   mv -f "$path.tmp" "$path"
 }
-write_script "$HOSTROOT/usr/bin/onload" 'case "$1" in
+write_script "$HOSTROOT/$BINDIR/onload" 'case "$1" in
   --version|-v) echo "SIMULATED Onload 0.0.0-sim (oci-decorator test install, not the real Onload)"; exit 0 ;;
   "") echo "SIMULATED onload: usage: onload [--profile=NAME] COMMAND [ARGS...]" >&2; exit 1 ;;
 esac
@@ -106,13 +134,13 @@ while [ $# -gt 0 ]; do
 done
 echo "SIMULATED onload: would run $* with LD_PRELOAD=libonload.so" >&2
 LD_PRELOAD=libonload.so exec "$@"'
-write_script "$HOSTROOT/usr/bin/onload_stackdump" 'echo "SIMULATED onload_stackdump: no stacks (simulated install)"'
-write_script "$HOSTROOT/usr/bin/zf_stackdump" 'echo "SIMULATED zf_stackdump: no TCPDirect stacks (simulated install)"'
-write_script "$HOSTROOT/usr/bin/zf_debug" 'echo "SIMULATED zf_debug (simulated install)"'
-write_script "$HOSTROOT/usr/sbin/onload_tool" 'echo "SIMULATED onload_tool $* (simulated install: no driver to load)"'
+write_script "$HOSTROOT/$BINDIR/onload_stackdump" 'echo "SIMULATED onload_stackdump: no stacks (simulated install)"'
+write_script "$HOSTROOT/$BINDIR/zf_stackdump" 'echo "SIMULATED zf_stackdump: no TCPDirect stacks (simulated install)"'
+write_script "$HOSTROOT/$BINDIR/zf_debug" 'echo "SIMULATED zf_debug (simulated install)"'
+write_script "$HOSTROOT/$SBINDIR/onload_tool" 'echo "SIMULATED onload_tool $* (simulated install: no driver to load)"'
 
 # --- profiles ----------------------------------------------------------------
-P=$HOSTROOT/usr/libexec/onload/profiles
+P=$HOSTROOT/$PROFDIR
 # latency and throughput are straight-line (oci-decorator uses them as
 # profiles); latency-best has an `if` over sysfs like the real one, which
 # oci-decorator refuses to use (a profile is parsed, never executed).
@@ -135,7 +163,8 @@ cat >"$HOSTROOT/etc/SIMULATED-ONLOAD-README" <<EOF
 SIMULATED Onload installation created by oci-decorator's scripts/sim-onload.sh.
 Nothing under this directory is Onload: the libraries only print a line when
 loaded, the programs are shell scripts, the device nodes have majors no driver
-on this host registered. Layout: $LAYOUT ($LIBDIR).
+on this host registered. Layout: $LAYOUT (libraries in /$LIBDIR, programs in
+/$BINDIR, onload_tool in /$SBINDIR, profiles in /$PROFDIR).
 EOF
 
 # --- device nodes --------------------------------------------------------------

@@ -106,8 +106,7 @@ bool ContainerEdits(const Plan& plan, const std::string& host_root,
 void AddProfileDevices(const Inventory& inv, const HostView& host, std::vector<CdiDevice>* devices,
                        std::vector<std::string>* warnings) {
   if (!inv.HasProfiles()) return;
-  ProfileSources src = inv.Profiles();
-  src.display = [&host](const std::string& p) { return host.Display(p); };
+  ProfileSources src = inv.Profiles(host);
   std::vector<std::string> names = AvailableProfiles(src, host);
   std::vector<CdiDevice> added;
   for (const auto& name : names) {

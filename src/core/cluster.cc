@@ -59,8 +59,7 @@ ClusterResource Resource(const Inventory& inv, const std::vector<std::string>& f
     if (const Feature* f = inv.FindFeature(name); f && !f->preload.empty()) preloads = true;
   auto add_profile = [&] {
     if (profile.empty() || !inv.HasProfiles() || !preloads) return true;
-    ProfileSources src = inv.Profiles();
-    src.display = [&host](const std::string& p) { return host.Display(p); };
+    ProfileSources src = inv.Profiles(host);
     if (!ResolveProfile(src, profile, HostProfileReader(host),
                         [&] { return AvailableProfiles(src, host); }, &plan.env, &e))
       return false;

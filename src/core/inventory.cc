@@ -117,10 +117,7 @@ class InventoryParser {
       } else if (k == "profiles") {
         profiles = &v;
       } else if (k == "profile_dir") {
-        std::string why;
-        if (!v.is_string()) return Bad(k, "must be a string");
-        if (!CheckPathSyntax(v.get<std::string>(), true, false, &why)) return Bad(k, why);
-        out->profile_dir = v.get<std::string>();
+        if (!ParseProfileDirs(v, &out->profile_dirs)) return false;
       } else if (k == "profile_prefixes") {
         if (!ParsePrefixes(v, &out->profile_prefixes)) return false;
       } else if (k == "driver_feature") {
@@ -192,6 +189,24 @@ class InventoryParser {
       } else if (!IsCommentKey(k)) {
         return Bad(sub, "unknown key");
       }
+    }
+    return true;
+  }
+
+  // "profile_dir": a host directory, or alternatives tried in order like an
+  // entry's source (Inventory::Profiles takes the first that exists).
+  bool ParseProfileDirs(const json& v, std::vector<std::string>* out) {
+    const std::string key = "profile_dir";
+    std::vector<const json*> dirs;
+    if (v.is_string()) dirs.push_back(&v);
+    else if (v.is_array() && !v.empty())
+      for (const auto& d : v) dirs.push_back(&d);
+    else return Bad(key, "must be a string or a non-empty list");
+    for (const json* d : dirs) {
+      std::string why;
+      if (!d->is_string()) return Bad(key, "must hold strings");
+      if (!CheckPathSyntax(d->get<std::string>(), true, false, &why)) return Bad(key, why);
+      out->push_back(d->get<std::string>());
     }
     return true;
   }
@@ -426,6 +441,21 @@ bool OwnedSafely(const struct stat& st) {
 }
 
 }  // namespace
+
+ProfileSources Inventory::Profiles(const HostView& host) const {
+  ProfileSources src{file, profiles, "", profile_prefixes,
+                     [&host](const std::string& p) { return host.Display(p); }};
+  for (const auto& d : profile_dirs) {
+    std::vector<HostMatch> m;
+    Error ignored;
+    if (host.Match(d, &m, &ignored) && !m.empty() && m[0].type == FileType::kDirectory) {
+      src.dir = d;
+      return src;
+    }
+  }
+  if (!profile_dirs.empty()) src.dir = profile_dirs.front();  // named in "unknown profile"
+  return src;
+}
 
 const Feature* Inventory::FindFeature(std::string_view name) const {
   for (const auto& f : features)

@@ -69,14 +69,17 @@ struct Inventory {
   ActivationPolicy policy;
   VersionLock version_lock;
   // Environment profiles (env_profile.h): inline ones, the host directory
-  // of .opf files ("" = none) and the variable prefixes they may set.
+  // of .opf files as alternatives (none = no directory; the first that is a
+  // directory on the host is used, as with an entry's sources) and the
+  // variable prefixes they may set.
   std::map<std::string, EnvList> profiles;
-  std::string profile_dir;
+  std::vector<std::string> profile_dirs;
   std::vector<std::string> profile_prefixes = {"EF_"};
-  bool HasProfiles() const { return !profiles.empty() || !profile_dir.empty(); }
-  ProfileSources Profiles() const {
-    return {file, profiles, profile_dir, profile_prefixes, nullptr};
-  }                  // not configured() = none
+  bool HasProfiles() const { return !profiles.empty() || !profile_dirs.empty(); }
+  // The profiles as seen on `host`: its directory is the first alternative
+  // that is a directory there (the first when none is), and messages name
+  // files as the host does.
+  ProfileSources Profiles(const HostView& host) const;
   std::vector<std::string> driver_features;  // declared order
   std::vector<Feature> features;             // in driver_feature order
 

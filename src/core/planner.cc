@@ -190,8 +190,7 @@ class Planner {
                   it->second))
       return false;
     if (name.empty()) return true;
-    ProfileSources src = inv.Profiles();
-    src.display = [h = in_.host](const std::string& p) { return h->Display(p); };
+    ProfileSources src = inv.Profiles(*in_.host);
     EnvList env;
     if (!ResolveProfile(src, name, HostProfileReader(*in_.host),
                         [&] { return AvailableProfiles(src, *in_.host); }, &env, err_))

@@ -106,7 +106,8 @@ assert_not_contains "[missing] the container process never ran" "$OUT" "SHOULD-N
 assert_contains "[missing] crun names the failing hook" "$(cat "$B/err")" "error executing hook"
 assert_contains "[missing] the hook's line names the entry and the inventory" "$HOOKERR" \
   "oci-decorator: error: container $CID: refused: required binaries entry of feature \"onload\" not found on the host (inventory $CONF_DIR/onload.json): "
-assert_match "[missing] the hook's line ends with the missing host path" "$HOOKERR" "\): ($HOST_MISS)?/usr/bin/onload\$"
+assert_match "[missing] the hook's line ends with the missing host paths" "$HOOKERR" \
+  "\): ($HOST_MISS)?/usr/bin/onload or ($HOST_MISS)?/opt/onload/usr/bin/onload\$"
 assert_eq "[missing] exactly one line from the hook" 1 "$(grep -c . <<<"$HOOKERR")"
 check_not "[missing] no state dir entry left" test -e "$STATE_DIR/$CID"
 assert_host_mounts_unchanged "[missing]"

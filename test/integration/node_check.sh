@@ -85,7 +85,8 @@ run_check --json
 assert_eq "[zf_stackdump missing] exit 1" 1 "$RC"
 assert_eq "[zf_stackdump missing] onload ok, zf fails" "ok fail False" \
   "$(json '" ".join(str(x) for x in [j["inventories"][0]["features"][0]["state"], j["inventories"][0]["features"][1]["state"], j["inventories"][0]["features"][1]["plan_builds"]])')"
-assert_eq "[zf_stackdump missing] the entry names the path tried" "['$H/usr/bin/zf_stackdump']" \
+assert_eq "[zf_stackdump missing] the entry names the paths tried (onload.json's and AMD's /opt layout)" \
+  "['$H/usr/bin/zf_stackdump', '$H/opt/onload/usr/bin/zf_stackdump']" \
   "$(json '[e["tried"] for e in j["inventories"][0]["features"][1]["entries"] if e["state"] == "fail"][0]')"
 run_check
 assert_match "[zf_stackdump missing] the table: FAIL feature zf with the reason" "$OUT" \

@@ -207,6 +207,15 @@ else
            nomad/client.hcl nomad/onload.nomad.hcl; do
     check "the package ships deploy/$f" test -f "/usr/share/$PPKG/deploy/$f"
   done
+  for f in kubernetes/nodefeaturerule.yaml; do
+    check "the package ships deploy/$f" test -f "/usr/share/$PPKG/deploy/$f"
+  done
+  # What the image built by deploy/kubernetes/Dockerfile advertises.
+  inv=/usr/share/$PPKG/inventories/onload.json
+  assert_eq "$inv: regular file 644 root" "regular file 644 root:root" "$(mode_of "$inv")"
+  check "$inv is the shipped config/onload.json" cmp -s "$inv" "$SRC/config/onload.json"
+  check "the Dockerfile installs $inv into the image's config directory" \
+    grep -qF "$inv" "/usr/share/$PPKG/deploy/kubernetes/Dockerfile"
   for f in /usr/share/bash-completion/completions/$PPKG /usr/share/zsh/vendor-completions/_$PPKG; do
     assert_eq "$f: regular file 644 root" "regular file 644 root:root" "$(mode_of "$f")"
   done

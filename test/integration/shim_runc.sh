@@ -204,7 +204,7 @@ SHIM_OPTS=(--ocid-config "$T/runtime.json" --ocid-host-root "$HOST_ROOT" --ocid-
 assert_eq "[missing file] create exits 1" 1 "$RC"
 assert_eq "[missing file] one line on stderr" 1 "$(grep -c . <<<"$ERR")"
 assert_match "[missing file] it names the entry and the path" "$ERR" \
-  "^oci-decorator: error: container $CID: refused: required binaries entry of feature \"onload\" not found on the host .*: $HOST_MISSING/usr/bin/onload$"
+  "^oci-decorator: error: container $CID: refused: required binaries entry of feature \"onload\" not found on the host .*: $HOST_MISSING/usr/bin/onload or $HOST_MISSING/opt/onload/usr/bin/onload$"
 assert_eq "[missing file] the same line is runc's log's last error (what containerd reports)" \
   "oci-decorator: ${ERR#oci-decorator: error: }" \
   "$(jq -r 'select(.level == "error") | .msg' "$T/logs/runc-$CID.json" | tail -1)"

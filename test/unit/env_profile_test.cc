@@ -226,7 +226,7 @@ TEST_CASE("Inventory: profiles, profile_dir and profile_prefixes") {
                                        "onload.json", &inv, &err),
                   err.Line());
   CHECK(inv.HasProfiles());
-  CHECK(inv.profile_dir == kDir);
+  CHECK(inv.profile_dirs == std::vector<std::string>{kDir});
   CHECK(inv.profiles.at("latency") == EnvList{{"EF_POLL_USEC", "100000"}});
   REQUIRE(ocid::ParseInventory(InventoryJson(""), "onload.json", &inv, &err));
   CHECK_FALSE(inv.HasProfiles());
@@ -239,6 +239,9 @@ TEST_CASE("Inventory: profiles, profile_dir and profile_prefixes") {
   CHECK(Contains(InventoryErr(R"("profiles": {"p": {"EF_X": "a\nb"}},)"), "without NUL or newline"));
   CHECK(Contains(InventoryErr(R"("profiles": [],)"), "\"profiles\" must be an object"));
   CHECK(Contains(InventoryErr(R"("profile_dir": "rel/dir",)"), "\"profile_dir\" is not an absolute path"));
+  CHECK(Contains(InventoryErr(R"("profile_dir": [],)"), "\"profile_dir\" must be a string or a non-empty list"));
+  CHECK(Contains(InventoryErr(R"("profile_dir": ["/a", 1],)"), "\"profile_dir\" must hold strings"));
+  CHECK(Contains(InventoryErr(R"("profile_dir": ["/a", "b"],)"), "\"profile_dir\" is not an absolute path"));
   CHECK(Contains(InventoryErr(R"("profile_dir": "/a/../b",)"), "\"profile_dir\" has a \".\" or \"..\""));
   CHECK(Contains(InventoryErr(R"("profile_prefixes": ["LD_"],)"), "invalid prefix \"LD_\""));
   CHECK(Contains(InventoryErr(R"("profile_prefixes": ["L"],)"), "invalid prefix \"L\""));
@@ -354,4 +357,37 @@ TEST_CASE("BuildPlan: profile errors fail only a container that asked") {
   CHECK(pol.plan.env.empty());
   REQUIRE(pol.plan.ignored.size() == 1);
   CHECK(Contains(pol.plan.ignored[0], "env OCI_ONLOAD_PROFILE=latency"));
+}
+
+// The /opt/onload layout of AMD's Kubernetes Onload operator puts the
+// profiles in /opt/onload/usr/libexec/onload/profiles (Xilinx-CNS/onload
+// scripts/onload_install, i_usrlibexec with i_prefix=/opt/onload): the
+// shipped onload.json lists it after the usual directory.
+TEST_CASE("Inventory: profile_dir alternatives, the first that is a directory wins") {
+  const std::string kOpt = "/opt/onload/usr/libexec/onload/profiles";
+  ocid::Inventory inv;
+  Error err;
+  REQUIRE_MESSAGE(ocid::ParseInventory(InventoryJson(R"("profile_dir": [")" + kDir + R"(", ")" +
+                                                     kOpt + R"("],)"),
+                                       "onload.json", &inv, &err),
+                  err.Line());
+  CHECK(inv.HasProfiles());
+  CHECK(inv.profile_dirs == std::vector<std::string>{kDir, kOpt});
+
+  FakeHost opt;
+  opt.Dir(kOpt).Content(kOpt + "/latency.opf", "onload_set EF_POLL_USEC 100000\n");
+  CHECK(inv.Profiles(opt).dir == kOpt);
+  EnvList env;
+  REQUIRE_MESSAGE(Resolve(opt, inv.Profiles(opt), "latency", &env, &err), err.Line());
+  CHECK(env == EnvList{{"EF_POLL_USEC", "100000"}});
+  CHECK(ocid::AvailableProfiles(inv.Profiles(opt), opt) == std::vector<std::string>{"latency"});
+
+  FakeHost both;
+  both.Dir(kDir).Dir(kOpt);
+  CHECK(inv.Profiles(both).dir == kDir);
+  FakeHost file_not_dir;
+  file_not_dir.File(kDir).Dir(kOpt);
+  CHECK(inv.Profiles(file_not_dir).dir == kOpt);
+  FakeHost none;
+  CHECK(inv.Profiles(none).dir == kDir);  // named when a profile is unknown
 }

@@ -243,7 +243,19 @@ TEST_CASE("shipped config/onload.json") {
   CHECK(onload->preload == std::vector<std::string>{"libonload.so"});
   auto bins = Entries(*onload, "binaries");
   REQUIRE(bins.size() == 3);
-  CHECK(bins[2]->sources == std::vector<std::string>{"/usr/sbin/onload_tool", "/sbin/onload_tool"});
+  // Every entry also accepts the /opt/onload layout of AMD's Kubernetes
+  // operator (onload_install with i_prefix=/opt/onload: integration
+  // onload_opt_layout cites the sources), as the last alternative.
+  CHECK(bins[0]->sources == std::vector<std::string>{"/usr/bin/onload", "/opt/onload/usr/bin/onload"});
+  CHECK(bins[2]->sources == std::vector<std::string>{"/usr/sbin/onload_tool", "/sbin/onload_tool",
+                                                     "/opt/onload/sbin/onload_tool"});
+  for (const Feature* f : {onload, zf})
+    for (const auto& e : f->entries)
+      if (e.kind != EntryKind::kDevice)
+        CHECK_MESSAGE(e.sources.back().rfind("/opt/onload/", 0) == 0, e.sources.front());
+  CHECK(inv.profile_dirs == std::vector<std::string>{"/usr/libexec/onload/profiles",
+                                                     "/opt/onload/usr/libexec/onload/profiles"});
+  CHECK(inv.version_lock.library.back() == "/opt/onload/usr/lib64/libonload.so");
   auto libs = Entries(*onload, "libraries");
   REQUIRE(libs.size() == 2);
   CHECK(libs[0]->sources == std::vector<std::string>{
