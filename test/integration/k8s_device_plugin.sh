@@ -168,7 +168,7 @@ check "--cdi-dir: an unrelated file stays" test -e "$T/cdi3/README"
 echo "# --- the NIC: NUMA topology in ListAndWatch; no NIC, unhealthy with check's line"
 # The simulated NIC (sim-onload.sh) on NUMA node 1, as the stand-in decodes
 # ListAndWatch: every onload device carries TopologyInfo {nodes: [{ID: 1}]}
-# (api.proto, message Device field 3); testdev needs no NIC: none.
+# (api.proto:75-100, Device.topology = 3); testdev needs no NIC: none.
 NIC_NUMA=$(readlink -f "$HOST_ROOT/sys/bus/pci/devices/0000:04:00.0")/numa_node
 echo 1 >"$NIC_NUMA"
 KDIR4=$T/kubelet4

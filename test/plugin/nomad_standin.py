@@ -369,7 +369,8 @@ def scenario(a):
     c.eq("Fingerprint: inventory attribute", os.path.join(a.config_dir, "onload.json"),
          g0.attributes["inventory"].string_val)
     # The simulated NIC (sim-onload.sh: 0000:04:00.0, NUMA node 0, simsfc0)
-    # and the versions lib.sh's make_sim gives library and module.
+    # and the versions lib.sh's make_sim gives library and module. Wire
+    # format: attribute.proto:16 (int_val), device.proto:74-84 (hw_locality).
     on = [g for g in first.device_group if g.device_type == "onload"][0]
     c.eq("Fingerprint: onload's NIC attributes (pci_bus_ids, interfaces, numa_nodes, numa_node as int_val)",
          ("0000:04:00.0", "simsfc0", "0", "int_val", 0),

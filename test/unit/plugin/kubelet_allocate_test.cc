@@ -136,7 +136,7 @@ TEST_CASE("kubelet: the device list carries the NUMA nodes of the resource's NIC
   REQUIRE(list.devices_size() == 3);
   for (const auto& d : list.devices()) {
     CHECK(d.health() == "Healthy");
-    REQUIRE(d.has_topology());  // api.proto: Device.topology = 3, TopologyInfo.nodes, NUMANode.ID
+    REQUIRE(d.has_topology());  // api.proto:75-100: Device.topology = 3, TopologyInfo.nodes, NUMANode.ID
     REQUIRE(d.topology().nodes_size() == 1);
     CHECK(d.topology().nodes(0).id() == 1);
   }

@@ -154,6 +154,9 @@ TEST_CASE("nomad reserve: unknown, out-of-range, unhealthy, empty") {
 }
 
 // --- NIC attributes and hw_locality, from a fake sysfs tree -------------------------
+// (put on the wire by FillGroups: Nomad's attribute.proto:16 int_val for
+// numa_node, device.proto:74-84 DetectedDevice.hw_locality.pci_bus_id;
+// nomad_standin.py checks the decoded Fingerprint)
 
 namespace {
 
