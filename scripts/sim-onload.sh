@@ -18,6 +18,11 @@
 #   usr/sbin/onload_tool                                       (sh script)
 #   usr/libexec/onload/profiles/*.opf
 #   etc/SIMULATED-ONLOAD-README
+#   sys/bus/pci/devices/0000:04:00.0 -> ../../../devices/pci0000:00/0000:00:02.0/0000:04:00.0:
+#     a SIMULATED Solarflare NIC laid out as sysfs has it (vendor 0x1924,
+#     device 0x0b03, numa_node $SIM_ONLOAD_NIC_NUMA or 0, driver -> sfc,
+#     net/simsfc0, and a `label` that says SIMULATED): the shipped onload.json
+#     needs a NIC ("needs_nic"), and nothing else here is hardware either.
 #   dev/onload, dev/onload_epoll, dev/sfc_char: char devices, mode 0666, minor 0,
 #     each with its own major that no driver on this host registered (so an
 #     open that the device cgroup allows fails with ENXIO, one it denies with
@@ -159,12 +164,28 @@ fi'
 sim_profile throughput 'onload_set EF_POLL_USEC 100000
 onload_set EF_TCP_SNDBUF_MODE 1'
 
+# --- the NIC -------------------------------------------------------------------
+# A SIMULATED Solarflare NIC where sysfs puts a PCI device: the bus's entry
+# is a link into the device tree, as on a real host.
+[[ ${SIM_ONLOAD_NIC_NUMA:-0} =~ ^(-1|[0-9]{1,3})$ ]] ||
+  { echo "$0: SIM_ONLOAD_NIC_NUMA must be -1 or a NUMA node number" >&2; exit 2; }
+NIC_ADDR=0000:04:00.0
+NIC_DEV=$HOSTROOT/sys/devices/pci0000:00/0000:00:02.0/$NIC_ADDR
+mkdir -p "$NIC_DEV/net/simsfc0" "$HOSTROOT/sys/bus/pci/devices" "$HOSTROOT/sys/bus/pci/drivers/sfc"
+echo 0x1924 >"$NIC_DEV/vendor"
+echo 0x0b03 >"$NIC_DEV/device"
+echo "${SIM_ONLOAD_NIC_NUMA:-0}" >"$NIC_DEV/numa_node"
+echo "SIMULATED Solarflare NIC (oci-decorator scripts/sim-onload.sh): no hardware" >"$NIC_DEV/label"
+ln -sfn ../../../../bus/pci/drivers/sfc "$NIC_DEV/driver"
+ln -sfn "../../../devices/pci0000:00/0000:00:02.0/$NIC_ADDR" "$HOSTROOT/sys/bus/pci/devices/$NIC_ADDR"
+
 cat >"$HOSTROOT/etc/SIMULATED-ONLOAD-README" <<EOF
 SIMULATED Onload installation created by oci-decorator's scripts/sim-onload.sh.
 Nothing under this directory is Onload: the libraries only print a line when
 loaded, the programs are shell scripts, the device nodes have majors no driver
-on this host registered. Layout: $LAYOUT (libraries in /$LIBDIR, programs in
-/$BINDIR, onload_tool in /$SBINDIR, profiles in /$PROFDIR).
+on this host registered, the NIC under sys/ ($NIC_ADDR, interface simsfc0) is a
+few files. Layout: $LAYOUT (libraries in /$LIBDIR, programs in /$BINDIR,
+onload_tool in /$SBINDIR, profiles in /$PROFDIR).
 EOF
 
 # --- device nodes --------------------------------------------------------------
@@ -205,4 +226,4 @@ for name in onload onload_epoll sfc_char; do
   summary+=("$name=$major:0")
 done
 
-echo "sim-onload: SIMULATED Onload install ($LAYOUT) under $HOSTROOT; devices ${summary[*]}" >&2
+echo "sim-onload: SIMULATED Onload install ($LAYOUT) under $HOSTROOT; devices ${summary[*]}; NIC $NIC_ADDR" >&2

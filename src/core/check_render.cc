@@ -130,10 +130,11 @@ void NodeRows(const CheckReport& r, std::vector<Row>* rows) {
     rows->push_back({nic.driver.empty() ? CheckState::kWarn : CheckState::kOk, "nic", nic.address,
                      nic.vendor + ":" + nic.device + ", driver " +
                          (nic.driver.empty() ? "none bound" : nic.driver) +
+                         (nic.numa_node < 0 ? "" : ", NUMA node " + std::to_string(nic.numa_node)) +
                          (nic.interfaces.empty() ? "" : ", " + Join(nic.interfaces, " "))});
   if (n.nics.empty())
     rows->push_back({AnyNeedsNic(r) ? CheckState::kFail : CheckState::kInfo, "nic", "-",
-                     "no Solarflare/Xilinx NIC (PCI vendor 0x1924 or 0x10ee)" +
+                     "no NIC of PCI vendor " + Join(n.nic_vendors, ", ") + " in " + kPciDevices +
                          (n.nic_error.empty() ? std::string() : ": " + n.nic_error)});
   rows->push_back({n.cgroup == CgroupLayout::kUnknown ? CheckState::kWarn : CheckState::kOk,
                    "cgroup", CgroupLayoutName(n.cgroup), CgroupDetail(n.cgroup)});
@@ -277,7 +278,8 @@ std::string CheckJson(const CheckReport& r) {
                     {"vendor", nic.vendor},
                     {"device", nic.device},
                     {"driver", nic.driver},
-                    {"interfaces", nic.interfaces}});
+                    {"interfaces", nic.interfaces},
+                    {"numa_node", nic.numa_node}});
   j["nics"] = std::move(nics);
   j["cgroup"] = {{"mode", CgroupLayoutName(n.cgroup)}};
   j["kernel"] = {{"openat2", n.kernel.openat2},

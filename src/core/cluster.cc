@@ -47,8 +47,9 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 // features preload also carries the profile's variables (an unknown or
 // unusable profile makes it unhealthy, saying why).
 ClusterResource Resource(const Inventory& inv, const std::vector<std::string>& features,
-                         const HostView& host, const std::string& host_path_root,
-                         const std::string& profile, std::vector<std::string>* warnings) {
+                         const HostView& host, const HostNics& nics,
+                         const std::string& host_path_root, const std::string& profile,
+                         std::vector<std::string>* warnings) {
   ClusterResource r;
   r.inventory = inv.file;
   r.features = features;
@@ -73,6 +74,13 @@ ClusterResource Resource(const Inventory& inv, const std::vector<std::string>& f
     r.delivery = Delivery{};
   } else {
     r.healthy = true;
+  }
+  NicVerdict nic = NicsFor(inv, features, nics);
+  r.nics = std::move(nic.serve);
+  if (r.healthy && !nic.why.empty()) {
+    r.healthy = false;
+    r.why = nic.why;
+    r.delivery = Delivery{};
   }
   for (const auto& w : plan.warnings)
     if (std::find(warnings->begin(), warnings->end(), w) == warnings->end())
@@ -105,7 +113,7 @@ bool CheckK8sResourceName(const std::string& name, std::string* why) {
   return true;
 }
 
-void BuildClusterView(const InventorySet& set, const HostView& host,
+void BuildClusterView(const InventorySet& set, const HostView& host, const HostNics& nics,
                       const std::string& host_path_root, const ClusterView* previous,
                       ClusterView* out, const std::string& profile) {
   *out = ClusterView{};
@@ -129,6 +137,12 @@ void BuildClusterView(const InventorySet& set, const HostView& host,
                               why);
       continue;
     }
+    // Read once per inventory: the versions its guarded resources carry.
+    VersionReport versions;
+    if (inv.version_lock.configured()) versions = CheckVersions(inv, host);
+    auto versions_of = [&](const ClusterResource& r) {
+      return inv.version_lock.Guards(r.features) ? versions : VersionReport{};
+    };
     std::string vendor = kind.substr(0, kind.find('/'));
     std::string nomad_vendor = vendor.substr(0, vendor.find('.'));
     for (const Feature& f : inv.features) {
@@ -141,7 +155,8 @@ void BuildClusterView(const InventorySet& set, const HostView& host,
       bool k8s_ok = claim(k8s_names, k8s, inv.file, "resource");
       bool nomad_ok = claim(nomad_names, nomad_vendor + "/" + f.name, inv.file, "Nomad device");
       if (!k8s_ok && !nomad_ok) continue;
-      ClusterResource r = Resource(inv, {f.name}, host, host_path_root, profile, &out->warnings);
+      ClusterResource r = Resource(inv, {f.name}, host, nics, host_path_root, profile, &out->warnings);
+      r.versions = versions_of(r);
       r.k8s_name = k8s_ok ? k8s : "";
       if (nomad_ok) {
         r.nomad_vendor = nomad_vendor;
@@ -156,7 +171,8 @@ void BuildClusterView(const InventorySet& set, const HostView& host,
       for (const Feature& f : inv.features) type += f.name;
       if (!claim(nomad_names, nomad_vendor + "/" + type, inv.file, "Nomad device")) continue;
       ClusterResource r =
-          Resource(inv, inv.driver_features, host, host_path_root, profile, &out->warnings);
+          Resource(inv, inv.driver_features, host, nics, host_path_root, profile, &out->warnings);
+      r.versions = versions_of(r);
       r.nomad_vendor = nomad_vendor;
       r.nomad_type = type;
       r.cdi_device = kind + "=all";

@@ -14,7 +14,11 @@
 //               "<cdi_kind>=all" for a group of every feature).
 //
 // Health: a resource is healthy when its plan builds on this host: every
-// required entry exists and device nodes are character or block devices.
+// required entry exists and device nodes are character or block devices;
+// and, when the inventory's "needs_nic" names one of its features, a NIC of
+// those PCI vendors is there (nic.h, NicsFor: the line `check` prints too).
+// The NICs that serve it are kept with it: the kubelet's NUMA topology and
+// Nomad's attributes are theirs.
 // A broken inventory keeps the resources it had (from `previous`), all
 // unhealthy with its error, so a kubelet keeps counting them as allocated
 // instead of forgetting them; its neighbours are not affected.
@@ -26,6 +30,8 @@
 #include "delivery.h"
 #include "host_view.h"
 #include "inventory.h"
+#include "nic.h"
+#include "version_lock.h"
 
 namespace ocid {
 
@@ -40,6 +46,9 @@ struct ClusterResource {
   bool healthy = false;
   std::string why;                    // one line, when unhealthy
   Delivery delivery;                  // when healthy
+  std::vector<PciNic> nics;           // the NICs that serve it (its features need one)
+  VersionReport versions;             // the version lock's reading, when it guards these
+                                      // features (state kNotConfigured: none)
 };
 
 // The CDI spec one inventory yields in a CDI directory (the device plugin's
@@ -83,10 +92,11 @@ bool CheckK8sResourceName(const std::string& name, std::string* why);
 // delivery carries the profile's variables, its CDI device is the profile's
 // ("amd.com/onload=onload-latency"). A profile that does not resolve makes
 // those resources unhealthy, saying why.
-// Builds the view of `set` on `host`; host paths in deliveries are named
-// under `host_path_root`. `previous` (may be null) is the last view, which
-// keeps a now broken inventory's resources (unhealthy).
-void BuildClusterView(const InventorySet& set, const HostView& host,
+// Builds the view of `set` on `host`, whose NICs are `nics` (read once by
+// the caller: ReadHostNics, node_facts.h); host paths in deliveries are
+// named under `host_path_root`. `previous` (may be null) is the last view,
+// which keeps a now broken inventory's resources (unhealthy).
+void BuildClusterView(const InventorySet& set, const HostView& host, const HostNics& nics,
                       const std::string& host_path_root, const ClusterView* previous,
                       ClusterView* out, const std::string& profile = "");
 

@@ -114,6 +114,8 @@ class InventoryParser {
         if (!ParsePolicy(v, &out->policy)) return false;
       } else if (k == "version_lock") {
         if (!ParseVersionLock(v, &out->version_lock)) return false;
+      } else if (k == "needs_nic") {
+        if (!ParseNeedsNic(v, &out->needs_nic)) return false;
       } else if (k == "profiles") {
         profiles = &v;
       } else if (k == "profile_dir") {
@@ -136,6 +138,10 @@ class InventoryParser {
       if (std::find(out->driver_features.begin(), out->driver_features.end(), g) ==
           out->driver_features.end())
         return Bad("version_lock.features", "names \"" + g + "\", which is not in driver_feature");
+    for (const auto& g : out->needs_nic.features)
+      if (std::find(out->driver_features.begin(), out->driver_features.end(), g) ==
+          out->driver_features.end())
+        return Bad("needs_nic.features", "names \"" + g + "\", which is not in driver_feature");
     if (!inventory->is_object()) return Bad("inventory", "must be an object");
     for (const auto& [k, v] : inventory->items()) {
       if (IsCommentKey(k)) continue;
@@ -255,6 +261,41 @@ class InventoryParser {
     }
     if (out->module_version.empty()) return Bad(key + ".module_version", "is missing");
     if (out->library.empty()) return Bad(key + ".library", "is missing");
+    return true;
+  }
+
+  // "needs_nic": {"pci_vendors": [...], "features": [...]} (nic.h).
+  bool ParseNeedsNic(const json& v, NicRequirement* out) {
+    const std::string key = "needs_nic";
+    if (!v.is_object()) return Bad(key, "must be an object");
+    for (const auto& [k, val] : v.items()) {
+      std::string sub = key + "." + k;
+      if (k == "pci_vendors") {
+        if (!val.is_array() || val.empty())
+          return Bad(sub, "must be a non-empty list of PCI vendor IDs");
+        for (const auto& e : val) {
+          std::string id = e.is_string() ? e.get<std::string>() : "";
+          if (!IsPciVendorId(id))
+            return Bad(sub, "has \"" + Printable(e.is_string() ? id : e.dump(), 64) +
+                                "\": a PCI vendor ID is 0x and four lower-case hex digits, as "
+                                "sysfs shows it (\"0x1924\")");
+          if (std::find(out->pci_vendors.begin(), out->pci_vendors.end(), id) !=
+              out->pci_vendors.end())
+            return Bad(sub, "lists \"" + id + "\" twice");
+          out->pci_vendors.push_back(id);
+        }
+      } else if (k == "features") {
+        if (!val.is_array() || val.empty())
+          return Bad(sub, "must be a non-empty list of feature names");
+        for (const auto& f : val) {
+          if (!f.is_string()) return Bad(sub, "must be a non-empty list of feature names");
+          out->features.push_back(f.get<std::string>());
+        }
+      } else if (!IsCommentKey(k)) {
+        return Bad(sub, "unknown key");
+      }
+    }
+    if (out->pci_vendors.empty()) return Bad(key + ".pci_vendors", "is missing");
     return true;
   }
 

@@ -13,7 +13,9 @@
 //   - "cdi_kind": the CDI kind ("vendor/class") of `cdi generate` (cdi.h);
 //   - "activation_policy": who may activate the inventory (ActivationPolicy);
 //   - "version_lock": a library that must match the loaded kernel module
-//     (VersionLock, version_lock.h).
+//     (VersionLock, version_lock.h);
+//   - "needs_nic": features that need a NIC of given PCI vendors
+//     (NicRequirement, nic.h).
 #pragma once
 #include <map>
 #include <string>
@@ -22,6 +24,7 @@
 
 #include "env_profile.h"
 #include "error.h"
+#include "nic.h"
 #include "version_lock.h"
 
 namespace ocid {
@@ -68,6 +71,7 @@ struct Inventory {
   std::string cdi_kind;                  // "" = derived from the file name
   ActivationPolicy policy;
   VersionLock version_lock;
+  NicRequirement needs_nic;
   // Environment profiles (env_profile.h): inline ones, the host directory
   // of .opf files as alternatives (none = no directory; the first that is a
   // directory on the host is used, as with an entry's sources) and the

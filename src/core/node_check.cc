@@ -92,7 +92,7 @@ EntryCheck CheckEntry(const Inventory& inv, const Feature& f, const InventoryEnt
 }
 
 FeatureCheck CheckFeature(const Inventory& inv, const Feature& f, const HostView& host,
-                          const NodeFacts& node) {
+                          const HostNics& nics) {
   FeatureCheck c;
   c.name = f.name;
   Plan plan;
@@ -119,12 +119,12 @@ FeatureCheck CheckFeature(const Inventory& inv, const Feature& f, const HostView
     }
     c.entries.push_back(std::move(ec));
   }
-  c.needs_nic = NeedsOnloadNic(f);
-  if (c.needs_nic && node.nics.empty()) {
+  // The plugin's own decision (cluster.h): the same line.
+  NicVerdict nic = NicsFor(inv, {f.name}, nics);
+  c.needs_nic = nic.needed;
+  if (!nic.why.empty()) {
     Worsen(&c.state, CheckState::kFail);
-    c.reasons.push_back("no Solarflare/Xilinx NIC (PCI vendor 0x1924 or 0x10ee) in " +
-                        std::string(kPciDevices) + ": Onload has nothing to accelerate" +
-                        (node.nic_error.empty() ? "" : " (" + node.nic_error + ")"));
+    c.reasons.push_back(nic.why);
   }
   return c;
 }
@@ -257,14 +257,6 @@ const char* CheckStateName(CheckState s) {
   return "fail";
 }
 
-bool NeedsOnloadNic(const Feature& f) {
-  for (const auto& e : f.entries)
-    if (e.kind == EntryKind::kDevice)
-      for (const auto& s : e.sources)
-        if (s == "onload" || s == "sfc_char") return true;
-  return false;
-}
-
 CheckReport BuildCheckReport(const std::string& config_dir, const InventorySet& set,
                              const HostView& host, const std::string& host_root,
                              const NodeFacts& node) {
@@ -276,11 +268,12 @@ CheckReport BuildCheckReport(const std::string& config_dir, const InventorySet& 
   for (const auto& e : node.engines.runtimes) r.engine_set_up = r.engine_set_up || e.ours;
 
   std::vector<bool> used(node.cdi_files.size(), false);
+  const HostNics nics{node.nics, node.nic_error};
   for (const auto& inv : set.inventories) {
     InventoryCheck ic;
     ic.file = inv.file;
     ic.activation_flag = inv.activation_flag;
-    for (const auto& f : inv.features) ic.features.push_back(CheckFeature(inv, f, host, node));
+    for (const auto& f : inv.features) ic.features.push_back(CheckFeature(inv, f, host, nics));
     CheckVersion(inv, host, &ic);
     for (const auto& fc : ic.features) {
       Worsen(&ic.state, fc.state == CheckState::kInfo ? CheckState::kOk : fc.state);

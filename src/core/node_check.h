@@ -10,9 +10,9 @@
 //     first), with the files it found: type, major:minor of devices, mode,
 //     owner, and permission problems (a library only its owner can read);
 //     optional entries missing are information;
-//   - an Onload feature (one listing the onload or sfc_char device) needs a
-//     Solarflare/Xilinx NIC: without one Onload has nothing to accelerate,
-//     so the feature cannot serve;
+//   - a feature the inventory's "needs_nic" names needs a NIC of its PCI
+//     vendors (nic.h, NicsFor: the device plugin's decision and line);
+//     without one it cannot serve;
 //   - the version lock (version_lock.h, CheckVersions): the loaded module's
 //     and the library's versions; a mismatch the inventory enforces fails
 //     the features it guards, one it does not enforce and an unknown
@@ -69,7 +69,7 @@ struct FeatureCheck {
   std::vector<std::string> warnings;  // why WARN: the feature still serves
   bool plan_ok = false;
   size_t mounts = 0, devices = 0;    // in the plan, when it builds
-  bool needs_nic = false;
+  bool needs_nic = false;            // the inventory's "needs_nic" names it
   std::vector<EntryCheck> entries;
 };
 
@@ -106,10 +106,6 @@ struct CheckReport {
   bool engine_set_up = false;         // a hooks.d entry or a shim registration of ours
   std::vector<CdiCheck> orphan_cdi;   // specs of ours no loaded inventory writes
 };
-
-// Whether a feature needs an Onload-capable NIC (lists the onload or
-// sfc_char device).
-bool NeedsOnloadNic(const Feature& f);
 
 // The report. `host_root` is the host root's path ("/" for the real host),
 // as `cdi generate` puts it into specs.

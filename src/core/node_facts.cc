@@ -1,14 +1,22 @@
 #include "node_facts.h"
 
+#include <algorithm>
+#include <memory>
+
 namespace ocid {
 namespace {
 
 constexpr size_t kMaxAttributeBytes = 64 << 10;  // sysfs files say 4096
 
-bool IsOnloadVendor(const std::string& v) {
-  for (const char* o : kOnloadNicVendors)
-    if (v == o) return true;
-  return false;
+// sysfs `numa_node`: a decimal, -1 when the platform gives none.
+int NumaNodeOf(const std::string& line) {
+  if (line.empty() || line.size() > 6) return -1;
+  int n = 0;
+  for (char c : line) {
+    if (c < '0' || c > '9') return -1;
+    n = n * 10 + (c - '0');
+  }
+  return n;
 }
 
 }  // namespace
@@ -20,7 +28,8 @@ std::string FirstLine(std::string_view bytes) {
   return std::string(s.substr(b, s.find_last_not_of(" \t\r") - b + 1));
 }
 
-bool ReadOnloadNics(const HostFiles& files, std::vector<PciNic>* out, Error* err) {
+bool ReadPciNics(const HostFiles& files, const std::vector<std::string>& vendors,
+                 std::vector<PciNic>* out, Error* err) {
   out->clear();
   std::vector<std::string> names;
   HostRead r = files.List(kPciDevices, &names, err);
@@ -35,9 +44,11 @@ bool ReadOnloadNics(const HostFiles& files, std::vector<PciNic>* out, Error* err
     PciNic nic;
     nic.address = n;
     nic.vendor = FirstLine(bytes);
-    if (!IsOnloadVendor(nic.vendor)) continue;
+    if (std::find(vendors.begin(), vendors.end(), nic.vendor) == vendors.end()) continue;
     if (files.Read(dev + "/device", kMaxAttributeBytes, &bytes, &ignored) == HostRead::kOk)
       nic.device = FirstLine(bytes);
+    if (files.Read(dev + "/numa_node", kMaxAttributeBytes, &bytes, &ignored) == HostRead::kOk)
+      nic.numa_node = NumaNodeOf(FirstLine(bytes));
     std::string link;
     if (files.ReadLink(dev + "/driver", &link, &ignored) == HostRead::kOk)
       nic.driver = link.substr(link.rfind('/') + 1);
@@ -45,6 +56,20 @@ bool ReadOnloadNics(const HostFiles& files, std::vector<PciNic>* out, Error* err
     out->push_back(std::move(nic));
   }
   return true;
+}
+
+HostNics ReadHostNics(const HostFiles& files, const std::vector<std::string>& vendors) {
+  HostNics h;
+  Error err;
+  if (!ReadPciNics(files, vendors, &h.nics, &err)) h.error = err.Line();
+  return h;
+}
+
+HostNics ReadHostNics(const std::string& host_root, const std::vector<std::string>& vendors) {
+  std::unique_ptr<HostFiles> files;
+  Error err;
+  if (!HostFiles::Open(host_root, &files, &err)) return HostNics{{}, err.Line()};
+  return ReadHostNics(*files, vendors);
 }
 
 const char* CgroupLayoutName(CgroupLayout l) {

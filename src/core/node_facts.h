@@ -1,8 +1,9 @@
 // What `check` reads about the node itself, through HostFiles (rooted at
-// --host-root, so tests hand it fake sysfs trees): the Solarflare/Xilinx
-// NICs, the cgroup layout, and the CDI spec files. Parsers take bytes; the
+// --host-root, so tests hand it fake sysfs trees): the NICs (also read by
+// the device plugin), the cgroup layout, and the CDI spec files. Parsers take bytes; the
 // Read* functions only fetch them.
 #pragma once
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -11,24 +12,19 @@
 #include "error.h"
 #include "host_files.h"
 #include "kernel_features.h"
+#include "nic.h"
 
 namespace ocid {
 
-// PCI vendors whose NICs Onload accelerates: Solarflare, and Xilinx/AMD
-// (the X2 and X3 families).
-constexpr const char* kOnloadNicVendors[] = {"0x1924", "0x10ee"};
-constexpr const char* kPciDevices = "/sys/bus/pci/devices";
-
-struct PciNic {
-  std::string address;                  // "0000:01:00.0"
-  std::string vendor, device;           // "0x1924", "0x0b03"
-  std::string driver;                   // basename of the driver link; "" = none bound
-  std::vector<std::string> interfaces;  // entries of net/
-};
-
-// The Onload-capable NICs under <host-root>/sys/bus/pci/devices. A missing
-// directory gives none; a device whose attributes cannot be read is skipped.
-bool ReadOnloadNics(const HostFiles& files, std::vector<PciNic>* out, Error* err);
+// The NICs of the given PCI vendors (nic.h) under
+// <host-root>/sys/bus/pci/devices, with their NUMA node. A missing directory
+// gives none; a device whose vendor cannot be read is skipped.
+bool ReadPciNics(const HostFiles& files, const std::vector<std::string>& vendors,
+                 std::vector<PciNic>* out, Error* err);
+// The same, the error kept as a line in the result; the second opens the
+// host root itself (the device plugin, once per rebuild).
+HostNics ReadHostNics(const HostFiles& files, const std::vector<std::string>& vendors);
+HostNics ReadHostNics(const std::string& host_root, const std::vector<std::string>& vendors);
 
 // The cgroup layout of the host, from <host-root>/sys/fs/cgroup:
 //   v2      cgroup.controllers at the top (the unified hierarchy alone);
@@ -97,6 +93,8 @@ struct EngineSetup {
 struct NodeFacts {
   std::vector<PciNic> nics;
   std::string nic_error;              // sysfs could not be listed
+  std::vector<std::string> nic_vendors{std::begin(kOnloadNicVendors),
+                                       std::end(kOnloadNicVendors)};  // the vendors looked for
   CgroupLayout cgroup = CgroupLayout::kUnknown;
   kernel::Interfaces kernel;
   EngineSetup engines;

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <memory>
+#include <utility>
 
 #include "check_render.h"
 #include "engine_check.h"
@@ -54,7 +55,10 @@ int RunCheck(const Options& opts, const CheckOptions& check) {
   if (!SelfIdentity(*files, check, &self, &err)) return BadInput(err);
 
   NodeFacts node;
-  if (!ReadOnloadNics(*files, &node.nics, &err)) node.nic_error = err.Line();
+  node.nic_vendors = NicVendorsToRead(set);
+  HostNics nics = ReadHostNics(*files, node.nic_vendors);
+  node.nics = std::move(nics.nics);
+  node.nic_error = std::move(nics.error);
   node.cgroup = ReadCgroupLayout(*files);
   node.kernel = kernel::Probe();
   ReadEngineSetup(*files, self, &node.engines);

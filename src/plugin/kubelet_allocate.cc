@@ -101,10 +101,13 @@ v1beta1::ListAndWatchResponse DeviceList(const std::string& resource, int slots,
                                          const ClusterResource* r) {
   v1beta1::ListAndWatchResponse list;
   const char* health = r && r->healthy ? kHealthy : kUnhealthy;
+  // Every ID shares the resource's NICs: each carries all their NUMA nodes.
+  const std::vector<int> numa = r ? NumaNodes(r->nics) : std::vector<int>{};
   for (const std::string& id : DeviceIds(resource, slots)) {
     v1beta1::Device* d = list.add_devices();
     d->set_id(id);
     d->set_health(health);
+    for (int n : numa) d->mutable_topology()->add_nodes()->set_id(n);
   }
   return list;
 }

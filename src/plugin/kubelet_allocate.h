@@ -11,6 +11,12 @@
 //             is the resource's name after the '/' (onload-0..onload-63):
 //             the resource is shareable, an ID only counts a container;
 //   health    every ID has the resource's health ("Healthy"/"Unhealthy");
+//   topology  a resource served by NICs (its inventory's "needs_nic"): every
+//             ID carries TopologyInfo with the distinct NUMA nodes of those
+//             NICs (sysfs numa_node), none when all are -1. The kubelet's
+//             Topology Manager then offers hints only for NUMA node sets
+//             that include one of them (devicemanager/topology_hints.go);
+//             without TopologyInfo the resource has no preference;
 //   Allocate  an unknown ID -> INVALID_ARGUMENT naming it; no container,
 //             a container without IDs, more than 256 containers or more
 //             IDs than slots in one -> INVALID_ARGUMENT; an unhealthy or

@@ -71,6 +71,27 @@ size_t FindGroup(const std::vector<NomadGroup>& groups, int slots, const std::st
   return groups.size();
 }
 
+// Where the group's NICs are, and the versions the version lock read.
+void AddNicAttributes(const ClusterResource& r, NomadGroup* g) {
+  if (!r.nics.empty()) {
+    std::vector<std::string> bus_ids, interfaces, numa;
+    for (const PciNic& n : r.nics) {
+      bus_ids.push_back(n.address);
+      interfaces.insert(interfaces.end(), n.interfaces.begin(), n.interfaces.end());
+    }
+    for (int n : NumaNodes(r.nics)) numa.push_back(std::to_string(n));
+    g->attributes["pci_bus_ids"] = Join(bus_ids, ",");
+    if (!interfaces.empty()) g->attributes["interfaces"] = Join(interfaces, ",");
+    if (!numa.empty()) g->attributes["numa_nodes"] = Join(numa, ",");
+    if (numa.size() == 1) g->int_attributes["numa_node"] = std::stoll(numa[0]);
+    if (r.nics.size() == 1) g->pci_bus_id = r.nics[0].address;
+  }
+  if (!r.versions.library_version.empty())
+    g->attributes["library_version"] = r.versions.library_version;
+  if (!r.versions.module_version.empty())
+    g->attributes["module_version"] = r.versions.module_version;
+}
+
 }  // namespace
 
 std::vector<NomadGroup> NomadGroups(const ClusterView& view, const NomadConfig& cfg,
@@ -97,6 +118,7 @@ std::vector<NomadGroup> NomadGroups(const ClusterView& view, const NomadConfig& 
     g.attributes["features"] = Join(r.features, ",");
     g.attributes["inventory"] = r.inventory;
     if (!r.cdi_device.empty()) g.attributes["cdi_device"] = r.cdi_device;
+    AddNicAttributes(r, &g);
     groups.push_back(std::move(g));
   }
   return groups;

@@ -2,11 +2,21 @@
 // virtual device instances, and the ContainerReservation for a set of
 // instance IDs. Pure (no gRPC), so it is unit tested on built views.
 //
+// Attributes. Names follow Nomad's own device plugins (snake_case, e.g.
+// nomad-device-nvidia's driver_version, pci_bandwidth in fingerprint.go);
+// strings but for numa_node, an int (structs.Attribute int_val) so that a
+// job can compare it as a number. hw_locality.pci_bus_id is what Nomad's
+// scheduler matches against the client's sysfs NUMA map for a job's `numa`
+// block (scheduler/feasible/device.go, memoryNodeMatcher.Matches: an
+// instance without it never matches there); it is set only where one NIC
+// serves the group, since a virtual instance is not tied to one of several.
+//
 // IDs. Reserve receives IDs only, not the group, so an ID names its group:
 // "<vendor>-<type>-<n>" ("amd-onload-0", "amd-onloadzf-63"), n < slots.
 // The IDs are stable across restarts (Nomad requires it) because they
 // depend on the inventory's names and `slots` only.
 #pragma once
+#include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
@@ -27,8 +37,16 @@ struct NomadGroup {
   std::vector<std::string> ids;
   bool healthy = false;
   std::string why;     // health description when unhealthy
-  // String attributes for constraints: features, inventory, cdi_device.
+  // String attributes for constraints: features, inventory, cdi_device;
+  // for a group served by NICs (its inventory's "needs_nic") pci_bus_ids,
+  // interfaces, numa_nodes (comma-separated), and library_version and
+  // module_version when the version lock read them.
   std::map<std::string, std::string> attributes;
+  // Integer attributes: numa_node, when its NICs are on one known node.
+  std::map<std::string, int64_t> int_attributes;
+  // Every instance's hw_locality.pci_bus_id: the one NIC that serves the
+  // group ("" when none or several).
+  std::string pci_bus_id;
   size_t resource = 0;  // index into the view's resources
 };
 

@@ -54,8 +54,10 @@ void FillGroups(const ClusterView& view, const NomadConfig& cfg, dev::Fingerprin
       d->set_id(id);
       d->set_healthy(g.healthy);
       d->set_health_description(g.healthy ? "healthy" : g.why);
+      if (!g.pci_bus_id.empty()) d->mutable_hw_locality()->set_pci_bus_id(g.pci_bus_id);
     }
     for (const auto& [k, v] : g.attributes) (*pg->mutable_attributes())[k].set_string_val(v);
+    for (const auto& [k, v] : g.int_attributes) (*pg->mutable_attributes())[k].set_int_val(v);
   }
   for (const std::string& w : warnings) log::Warn("nomad: " + w);
 }

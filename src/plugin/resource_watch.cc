@@ -14,6 +14,7 @@
 #include "host_view.h"
 #include "inventory.h"
 #include "log.h"
+#include "node_facts.h"
 
 namespace ocid {
 namespace {
@@ -165,7 +166,9 @@ void ResourceWatch::Rebuild() {
       r.delivery = Delivery{};
     }
   } else {
-    BuildClusterView(set, *host, opts_.host_path_root, &previous, &next, opts_.profile);
+    // The NICs, once per rebuild, through the same reader as `check`.
+    HostNics nics = ReadHostNics(opts_.host_root, NicVendorsToRead(set));
+    BuildClusterView(set, *host, nics, opts_.host_path_root, &previous, &next, opts_.profile);
     // The CDI specs of the same set on the same host; an unreadable
     // inventory directory keeps the last ones.
     if (!opts_.cdi_dir.empty() && loaded) {

@@ -9,6 +9,7 @@
 #include "host_view.h"
 #include "inventory.h"
 #include "log.h"
+#include "node_facts.h"
 
 namespace ocid {
 namespace {
@@ -24,6 +25,16 @@ nlohmann::ordered_json ToJson(const ClusterResource& r) {
   if (!r.profile.empty()) j["profile"] = r.profile;
   j["healthy"] = r.healthy;
   if (!r.healthy) j["why"] = r.why;
+  // The NICs that serve it, with the keys of `check --json`'s "nics".
+  ordered nics = ordered::array();
+  for (const auto& n : r.nics)
+    nics.push_back({{"address", n.address},
+                    {"vendor", n.vendor},
+                    {"device", n.device},
+                    {"driver", n.driver},
+                    {"interfaces", n.interfaces},
+                    {"numa_node", n.numa_node}});
+  j["nics"] = std::move(nics);
   ordered mounts = ordered::array(), devices = ordered::array(), env = ordered::object();
   for (const auto& m : r.delivery.mounts)
     mounts.push_back({{"host_path", m.host_path},
@@ -55,7 +66,8 @@ int RunResources(const PluginOptions& opts, bool json) {
   InventorySet set;
   if (!LoadInventoryDir(opts.config_dir, &set, &err)) log::Warn(err.Line());
   ClusterView view;
-  BuildClusterView(set, *host, opts.host_path_root, nullptr, &view, opts.profile);
+  HostNics nics = ReadHostNics(opts.host_root, NicVendorsToRead(set));
+  BuildClusterView(set, *host, nics, opts.host_path_root, nullptr, &view, opts.profile);
   for (const auto& w : view.warnings) log::Warn(w);
 
   bool all_healthy = !view.resources.empty();

@@ -246,6 +246,38 @@ assert_eq "--allocate both without --cdi-dir: the CDI name, as asked" "amd.com/o
 assert_eq "--allocate both without --cdi-dir: one warning line naming cdi generate" 1 \
   "$(grep -c "warning: kubernetes: --allocate both without --cdi-dir: .*(oci-decorator cdi generate)" "$T/logs/nocdi-both.log")"
 
+echo "# --- the NIC: NUMA topology in ListAndWatch; no NIC, unhealthy with check's line"
+# The simulated NIC (sim-onload.sh) on NUMA node 1, as the stand-in decodes
+# ListAndWatch: every onload device carries TopologyInfo {nodes: [{ID: 1}]}
+# (api.proto:75-100, Device.topology = 3); testdev needs no NIC: none.
+NIC_NUMA=$(readlink -f "$HOST_ROOT/sys/bus/pci/devices/0000:04:00.0")/numa_node
+echo 1 >"$NIC_NUMA"
+KDIR4=$T/kubelet4
+mkdir -m 0750 "$KDIR4"
+start_plugin "$T/logs/nic.log" --kubelet-dir "$KDIR4" --slots 4
+check "the onload socket is served" wait_socket "$KDIR4/oci-decorator-amd.com_onload.sock"
+check "the testdev socket is served" wait_socket "$KDIR4/oci-decorator-oci-decorator.test_testdev.sock"
+devs=$("$PY" "$STANDIN" devices --socket "$KDIR4/oci-decorator-amd.com_onload.sock" 2>&1)
+assert_eq "ListAndWatch onload: every device Healthy on NUMA node 1" \
+  "onload-0 Healthy [\"1\"]|onload-1 Healthy [\"1\"]|onload-2 Healthy [\"1\"]|onload-3 Healthy [\"1\"]" \
+  "$(jq -r '[.devices[] | "\(.ID) \(.health) \([.topology.nodes[]?.ID] | tojson)"] | join("|")' <<<"$devs" 2>&1)"
+devs=$("$PY" "$STANDIN" devices --socket "$KDIR4/oci-decorator-oci-decorator.test_testdev.sock" 2>&1)
+assert_eq "ListAndWatch testdev: no topology" "4 0" \
+  "$(jq -r '"\(.devices | length) \([.devices[] | select(.topology)] | length)"' <<<"$devs" 2>&1)"
+stop_plugin
+echo 0 >"$NIC_NUMA"
+# No NIC: `check --json` and `resources --json` say the same line.
+mv "$HOST_ROOT/sys/bus/pci/devices/0000:04:00.0" "$T/sim-nic"
+CHECK_WHY=$("$OCID_BIN" --config-dir "$CONF_DIR" --host-root "$HOST_ROOT" check --json 2>/dev/null |
+            jq -r '.inventories[] | select(.file | endswith("/onload.json")) | .features[] | select(.name == "onload") | .reasons[-1]')
+assert_eq "no NIC: check fails onload saying why" \
+  "no NIC of PCI vendor 0x1924 or 0x10ee in /sys/bus/pci/devices (the inventory's \"needs_nic\")" "$CHECK_WHY"
+assert_eq "no NIC: resources --json: amd.com/onload unhealthy with check's line, testdev healthy" \
+  "amd.com/onload false $CHECK_WHY|oci-decorator.test/testdev true null" \
+  "$("$OCID_PLUGIN" --config-dir "$CONF_DIR" --host-root "$HOST_ROOT" resources --json 2>/dev/null |
+     jq -r '[.[] | select(.kubernetes == "amd.com/onload" or .kubernetes == "oci-decorator.test/testdev") | "\(.kubernetes) \(.healthy) \(.why)"] | join("|")')"
+mv "$T/sim-nic" "$HOST_ROOT/sys/bus/pci/devices/0000:04:00.0"
+
 echo "# --- end to end (a): --allocate mounts, applied to a runc config.json as a CRI runtime does"
 rm -f "$KDIR"/*
 start_plugin "$T/logs/mounts.log" --kubelet-dir "$KDIR" --allocate mounts

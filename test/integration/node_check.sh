@@ -13,11 +13,14 @@ mkdir -p "$H/usr/libexec/oci/hooks.d" "$H/usr/bin"
 printf 'not really oci-decorator\n' >"$H$SELF"
 ln -s "$SELF" "$H/usr/bin/oci-decorator-runtime"
 
+# This suite builds its own NIC (add_nic): the simulated install's goes.
+rm "$H/sys/bus/pci/devices/0000:04:00.0"
 add_nic() {
   local d=$H/sys/bus/pci/devices/0000:01:00.0
   mkdir -p "$d/net/eth1" "$H/sys/bus/pci/drivers/sfc"
   echo 0x1924 >"$d/vendor"
   echo 0x0b03 >"$d/device"
+  echo 1 >"$d/numa_node"
   ln -sfn ../../../bus/pci/drivers/sfc "$d/driver"
 }
 add_nic
@@ -57,8 +60,8 @@ assert_eq "[ready] onload.json: ok, both features plan" "ok onload:ok:True zf:ok
 assert_eq "[ready] /dev/onload: a char device with the sim's major, mode 0666, root" \
   "char-device $(stat -c '%t' "$H/dev/onload" | xargs -I{} printf '%d' 0x{}) 0 0666 0" \
   "$(json '" ".join(str(x) for x in [[f for e in j["inventories"][0]["features"][0]["entries"] for f in e["files"] if f["path"].endswith("/dev/onload")][0][k] for k in ("type","major","minor","mode","uid")])')"
-assert_eq "[ready] the NIC: address, vendor, device, driver, interfaces" "0000:01:00.0 0x1924 0x0b03 sfc ['eth1'] 1" \
-  "$(json '" ".join(str(j["nics"][0][k]) for k in ("address","vendor","device","driver","interfaces")) + " " + str(len(j["nics"]))')"
+assert_eq "[ready] the NIC: address, vendor, device, driver, interfaces, NUMA node" "0000:01:00.0 0x1924 0x0b03 sfc ['eth1'] 1 1" \
+  "$(json '" ".join(str(j["nics"][0][k]) for k in ("address","vendor","device","driver","interfaces","numa_node")) + " " + str(len(j["nics"]))')"
 assert_eq "[ready] cgroup hybrid" hybrid "$(json 'j["cgroup"]["mode"]')"
 assert_eq "[ready] kernel interfaces are booleans" "bool bool bool" \
   "$(json '" ".join(type(j["kernel"][k]).__name__ for k in ("openat2","mount_api","statx_mnt_id"))')"
@@ -76,8 +79,24 @@ run_check --json
 assert_eq "[no NIC] exit 1" 1 "$RC"
 assert_eq "[no NIC] ready false, both features fail" "False fail fail" \
   "$(json 'j["ready"], j["inventories"][0]["features"][0]["state"], j["inventories"][0]["features"][1]["state"]')"
-assert_contains "[no NIC] the reason names it" "$(json 'j["reasons"][0]')" "no Solarflare/Xilinx NIC (PCI vendor 0x1924 or 0x10ee)"
-mv "$T/nic" "$H/sys/bus/pci/devices/0000:01:00.0"
+NO_NIC="no NIC of PCI vendor 0x1924 or 0x10ee in /sys/bus/pci/devices (the inventory's \"needs_nic\")"
+assert_eq "[no NIC] the reason names it" "$CONF_DIR/onload.json: feature onload: $NO_NIC" "$(json 'j["reasons"][0]')"
+# The device plugin decides with the same function: unhealthy, the same line.
+if [[ -n ${OCID_PLUGIN:-} && -x ${OCID_PLUGIN:-} ]]; then
+  CHECK_WHY=$(json 'j["inventories"][0]["features"][0]["reasons"][-1]')
+  OUT=$("$OCID_PLUGIN" --config-dir "$CONF_DIR" --host-root "$H" resources --json 2>/dev/null)
+  assert_eq "[no NIC] resources --json: onload, zf and onloadzf unhealthy with check's line" \
+    "amd/onload False $CHECK_WHY|amd/zf False $CHECK_WHY|amd/onloadzf False $CHECK_WHY" \
+    "$(json '"|".join("%s %s %s" % (r["nomad"], r["healthy"], r.get("why")) for r in j)')"
+  mv "$T/nic" "$H/sys/bus/pci/devices/0000:01:00.0"
+  OUT=$("$OCID_PLUGIN" --config-dir "$CONF_DIR" --host-root "$H" resources --json 2>/dev/null)
+  assert_eq "[NIC back] resources --json: healthy, served by the NIC on NUMA node 1" \
+    "amd/onload True 0000:01:00.0:1|amd/zf True 0000:01:00.0:1|amd/onloadzf True 0000:01:00.0:1" \
+    "$(json '"|".join("%s %s %s" % (r["nomad"], r["healthy"], ",".join("%s:%s" % (n["address"], n["numa_node"]) for n in r["nics"])) for r in j)')"
+else
+  echo "# skip: the device plugin is not built (OCID_PLUGIN unset): resources --json not compared"
+  mv "$T/nic" "$H/sys/bus/pci/devices/0000:01:00.0"
+fi
 
 echo "# --- not ready: a required file missing"
 mv "$H/usr/bin/zf_stackdump" "$T/zf_stackdump"

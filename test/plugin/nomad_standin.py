@@ -372,6 +372,24 @@ def scenario(a):
     c.eq("Fingerprint: onloadzf's features attribute", "onload,zf", g0.attributes["features"].string_val)
     c.eq("Fingerprint: inventory attribute", os.path.join(a.config_dir, "onload.json"),
          g0.attributes["inventory"].string_val)
+    # The simulated NIC (sim-onload.sh: 0000:04:00.0, NUMA node 0, simsfc0)
+    # and the versions lib.sh's make_sim gives library and module. Wire
+    # format: attribute.proto:16 (int_val), device.proto:74-84 (hw_locality).
+    on = [g for g in first.device_group if g.device_type == "onload"][0]
+    c.eq("Fingerprint: onload's NIC attributes (pci_bus_ids, interfaces, numa_nodes, numa_node as int_val)",
+         ("0000:04:00.0", "simsfc0", "0", "int_val", 0),
+         (on.attributes["pci_bus_ids"].string_val, on.attributes["interfaces"].string_val,
+          on.attributes["numa_nodes"].string_val, on.attributes["numa_node"].WhichOneof("value"),
+          on.attributes["numa_node"].int_val))
+    c.eq("Fingerprint: onload's library_version and module_version (the version lock's reading)",
+         ("0.0.0-sim", "0.0.0-sim"),
+         (on.attributes["library_version"].string_val, on.attributes["module_version"].string_val))
+    c.eq("Fingerprint: every onload device's hw_locality.pci_bus_id is the one NIC",
+         ["0000:04:00.0"] * 4, [d.hw_locality.pci_bus_id for d in on.devices])
+    tool = [g for g in first.device_group if g.device_type == "tool"][0]
+    c.check("Fingerprint: example/tool needs no NIC: no NIC attributes, no hw_locality",
+            "pci_bus_ids" not in tool.attributes and not any(d.HasField("hw_locality") for d in tool.devices),
+            dict(tool.attributes))
     c.check("Fingerprint: the stream stays open", fp.next(1.5) is None and not fp.ended.is_set())
     c.check("StreamStdio: open (served, not UNIMPLEMENTED)", not stdio.ended.is_set(),
             stdio.error and stdio.error.code())

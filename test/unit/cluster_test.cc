@@ -7,7 +7,12 @@
 
 #include "cluster.h"
 #include "fake_host.h"
+#include "host_files.h"
 #include "inventory.h"
+#include "node_check.h"
+#include "node_facts.h"
+#include "onload_version_fixture.h"
+#include "test_tree.h"
 
 using ocid::BuildClusterView;
 using ocid::CheckK8sResourceName;
@@ -62,7 +67,7 @@ const ClusterResource* Find(const ClusterView& v, const std::string& nomad_type)
 TEST_CASE("cluster: one resource per feature, named from the CDI kind") {
   InventorySet set = Load({{"/c/onload.json", kOnload}, {"/c/rdma.json", kRdma}});
   ClusterView v;
-  BuildClusterView(set, Host(), "/", nullptr, &v);
+  BuildClusterView(set, Host(), {}, "/", nullptr, &v);
   REQUIRE(v.resources.size() == 4);
   const ClusterResource* onload = Find(v, "onload");
   REQUIRE(onload);
@@ -88,7 +93,7 @@ TEST_CASE("cluster: one resource per feature, named from the CDI kind") {
 TEST_CASE("cluster: the delivery is the plan, named under the host path root") {
   InventorySet set = Load({{"/c/onload.json", kOnload}});
   ClusterView v;
-  BuildClusterView(set, Host(), "/host", nullptr, &v);
+  BuildClusterView(set, Host(), {}, "/host", nullptr, &v);
   const ClusterResource* onload = Find(v, "onload");
   REQUIRE(onload);
   REQUIRE(onload->delivery.devices.size() == 2);
@@ -118,7 +123,7 @@ TEST_CASE("cluster: health follows the host, feature by feature") {
   FakeHost h = Host();
   h.Remove("/dev/onload");
   ClusterView v;
-  BuildClusterView(set, h, "/", nullptr, &v);
+  BuildClusterView(set, h, {}, "/", nullptr, &v);
   REQUIRE(Find(v, "onload"));
   CHECK_FALSE(Find(v, "onload")->healthy);
   CHECK(Find(v, "onload")->why.find("/dev/onload") != std::string::npos);
@@ -129,7 +134,7 @@ TEST_CASE("cluster: health follows the host, feature by feature") {
   // A regular file where a device node belongs is not a device.
   FakeHost f = Host();
   f.Remove("/dev/sfc_char").File("/dev/sfc_char");
-  BuildClusterView(set, f, "/", nullptr, &v);
+  BuildClusterView(set, f, {}, "/", nullptr, &v);
   CHECK_FALSE(Find(v, "zf")->healthy);
   CHECK_FALSE(Find(v, "onload")->healthy);
 }
@@ -137,10 +142,10 @@ TEST_CASE("cluster: health follows the host, feature by feature") {
 TEST_CASE("cluster: a broken inventory keeps its resources, unhealthy, and only its own") {
   InventorySet good = Load({{"/c/onload.json", kOnload}, {"/c/rdma.json", kRdma}});
   ClusterView before, after;
-  BuildClusterView(good, Host(), "/", nullptr, &before);
+  BuildClusterView(good, Host(), {}, "/", nullptr, &before);
   InventorySet broken = Load({{"/c/onload.json", "{\"version\": "}, {"/c/rdma.json", kRdma}});
   REQUIRE(broken.broken.size() == 1);
-  BuildClusterView(broken, Host(), "/", &before, &after);
+  BuildClusterView(broken, Host(), {}, "/", &before, &after);
   REQUIRE(after.resources.size() == 4);
   for (const auto& r : after.resources) {
     if (r.inventory == "/c/onload.json") {
@@ -152,7 +157,7 @@ TEST_CASE("cluster: a broken inventory keeps its resources, unhealthy, and only 
   }
   CHECK(Find(after, "onload")->k8s_name == "amd.com/onload");
   // Without a previous view there is nothing to keep: a warning says so.
-  BuildClusterView(broken, Host(), "/", nullptr, &after);
+  BuildClusterView(broken, Host(), {}, "/", nullptr, &after);
   CHECK(after.resources.size() == 1);
   REQUIRE(after.warnings.size() == 1);
   CHECK(after.warnings[0].find("/c/onload.json") != std::string::npos);
@@ -163,7 +168,7 @@ TEST_CASE("cluster: a name two inventories claim stays with the first") {
     "driver_feature": ["zf"], "inventory": {"zf": {"devices": ["sfc_char"]}}})";
   InventorySet set = Load({{"/c/a.json", kOnload}, {"/c/b.json", other}});
   ClusterView v;
-  BuildClusterView(set, Host(), "/", nullptr, &v);
+  BuildClusterView(set, Host(), {}, "/", nullptr, &v);
   int zf = 0;
   for (const auto& r : v.resources)
     if (r.nomad_type == "zf") {
@@ -196,7 +201,7 @@ TEST_CASE("cluster: a plugin-level profile goes to the preloading resources, and
                R"("profiles": {"latency": {"EF_POLL_USEC": "100000"}}, )");
   InventorySet set = Load({{"/c/onload.json", json}, {"/c/rdma.json", kRdma}});
   ClusterView v;
-  BuildClusterView(set, Host(), "/", nullptr, &v, "latency");
+  BuildClusterView(set, Host(), {}, "/", nullptr, &v, "latency");
   const ClusterResource* onload = Find(v, "onload");
   REQUIRE(onload);
   CHECK(onload->healthy);
@@ -218,7 +223,7 @@ TEST_CASE("cluster: a plugin-level profile goes to the preloading resources, and
   CHECK(rdma->healthy);  // no profiles: not affected
 
   ClusterView bad;
-  BuildClusterView(set, Host(), "/", nullptr, &bad, "nope");
+  BuildClusterView(set, Host(), {}, "/", nullptr, &bad, "nope");
   const ClusterResource* b = Find(bad, "onload");
   REQUIRE(b);
   CHECK_FALSE(b->healthy);
@@ -231,7 +236,7 @@ TEST_CASE("cluster: the CDI specs of a view are cdi.h's, from the same inventori
   InventorySet set = Load({{"/c/onload.json", kOnload}, {"/c/rdma.json", kRdma}});
   ClusterView v;
   FakeHost h = Host();
-  BuildClusterView(set, h, "/host", nullptr, &v);
+  BuildClusterView(set, h, {}, "/host", nullptr, &v);
   ocid::BuildClusterCdi(set, h, "/host", "/var/run/cdi", nullptr, &v);
   CHECK(v.cdi_dir == "/var/run/cdi");
   REQUIRE(v.cdi_specs.size() == 2);
@@ -294,4 +299,122 @@ TEST_CASE("cluster: CDI specs: a second inventory of one kind gets none; a broke
   CHECK(after.cdi_specs[1].state == ocid::ClusterCdiSpec::State::kKept);
   CHECK(after.cdi_specs[1].files.empty());
   CHECK(after.cdi_specs[1].stem == "onload");
+}
+
+// --- the NIC a feature needs ("needs_nic"), from a fake sysfs tree ---------------
+
+namespace {
+
+// onload.json's requirement, zf exempt: only onload (and the group) need a NIC.
+const char* kOnloadNic = R"({
+  "version": "1", "activation_flag": "OCI_ONLOAD", "cdi_kind": "amd.com/onload",
+  "driver_feature": ["onload", "zf"],
+  "needs_nic": {"pci_vendors": ["0x1924", "0x10ee"], "features": ["onload"]},
+  "inventory": {
+    "onload": {"devices": ["onload", "sfc_char"], "binaries": ["/usr/bin/onload"],
+               "libraries": ["/usr/lib64/libonload.so*"], "preload": ["libonload.so"]},
+    "zf": {"devices": ["sfc_char"], "libraries": ["/usr/lib64/libonload_zf.so"]}
+  }
+})";
+
+// A PCI device as sysfs has it: the bus's entry a link into the device tree.
+void PciDevice(const ocid::test::TempTree& t, const std::string& addr, const std::string& vendor,
+               const std::string& numa, const std::string& iface) {
+  const std::string dev = "sys/devices/pci0000:00/0000:00:02.0/" + addr;
+  t.File(dev + "/vendor", vendor + "\n");
+  t.File(dev + "/device", "0x0b03\n");
+  t.File(dev + "/numa_node", numa + "\n");
+  if (!iface.empty()) t.Dir(dev + "/net/" + iface);
+  t.Link("sys/bus/pci/devices/" + addr, "../../../devices/pci0000:00/0000:00:02.0/" + addr);
+}
+
+ocid::HostNics Nics(const ocid::test::TempTree& t, const InventorySet& set) {
+  std::unique_ptr<ocid::HostFiles> files;
+  ocid::Error err;
+  REQUIRE_MESSAGE(ocid::HostFiles::Open(t.path(), &files, &err), err.Line());
+  return ocid::ReadHostNics(*files, ocid::NicVendorsToRead(set));
+}
+
+}  // namespace
+
+TEST_CASE("cluster: a feature that needs a NIC is unhealthy without one, with check's line") {
+  InventorySet set = Load({{"/etc/ocid.d/onload.json", kOnloadNic}, {"/etc/ocid.d/rdma.json", kRdma}});
+  REQUIRE(set.broken.empty());
+  ocid::test::TempTree t;
+  PciDevice(t, "0000:00:1f.6", "0x8086", "0", "eno1");  // an Intel NIC: not one of its vendors
+  ocid::HostNics nics = Nics(t, set);
+  REQUIRE(nics.error.empty());
+  CHECK(nics.nics.empty());
+
+  ClusterView v;
+  BuildClusterView(set, Host(), nics, "/", nullptr, &v);
+  const ClusterResource* onload = Find(v, "onload");
+  REQUIRE(onload);
+  CHECK_FALSE(onload->healthy);
+  CHECK(onload->delivery.mounts.empty());
+  CHECK(onload->why ==
+        "no NIC of PCI vendor 0x1924 or 0x10ee in /sys/bus/pci/devices (the inventory's \"needs_nic\")");
+  CHECK_FALSE(Find(v, "onloadzf")->healthy);  // the group holds onload
+  CHECK(Find(v, "zf")->healthy);             // not named: needs none
+  CHECK(Find(v, "rdma")->healthy);           // no "needs_nic": needs none
+
+  // `check` on the same node says the same line for the same feature.
+  ocid::NodeFacts node;
+  node.nics = nics.nics;
+  ocid::CheckReport r = ocid::BuildCheckReport("/etc/ocid.d", set, Host(), "/", node);
+  const ocid::FeatureCheck* fc = nullptr;
+  for (const auto& i : r.inventories)
+    for (const auto& f : i.features)
+      if (f.name == "onload") fc = &f;
+  REQUIRE(fc);
+  CHECK(fc->needs_nic);
+  REQUIRE_FALSE(fc->reasons.empty());
+  CHECK(fc->reasons.back() == onload->why);
+}
+
+TEST_CASE("cluster: the NICs that serve a resource, with their NUMA nodes") {
+  InventorySet set = Load({{"/etc/ocid.d/onload.json", kOnloadNic}});
+  ocid::test::TempTree t;
+  PciDevice(t, "0000:af:00.0", "0x1924", "1", "ens1f0np0");
+  PciDevice(t, "0000:af:00.1", "0x1924", "1", "ens1f1np1");
+  PciDevice(t, "0000:3b:00.0", "0x10ee", "-1", "");
+  PciDevice(t, "0000:00:1f.6", "0x8086", "0", "eno1");
+  ClusterView v;
+  BuildClusterView(set, Host(), Nics(t, set), "/", nullptr, &v);
+  const ClusterResource* onload = Find(v, "onload");
+  REQUIRE(onload);
+  CHECK(onload->healthy);
+  REQUIRE(onload->nics.size() == 3);
+  CHECK(onload->nics[0].address == "0000:3b:00.0");  // sysfs order: by address
+  CHECK(onload->nics[0].numa_node == -1);
+  CHECK(onload->nics[1].address == "0000:af:00.0");
+  CHECK(onload->nics[1].numa_node == 1);
+  CHECK(onload->nics[1].interfaces == std::vector<std::string>{"ens1f0np0"});
+  CHECK(ocid::NumaNodes(onload->nics) == std::vector<int>{1});
+  CHECK(Find(v, "zf")->nics.empty());  // it needs none: no NICs recorded
+  CHECK(Find(v, "onloadzf")->nics.size() == 3);
+}
+
+TEST_CASE("cluster: resources of a version-locked inventory carry the versions read") {
+  // The library's banner and the module's sysfs file (version_lock.h).
+  const std::string inv = R"({
+    "version": "1", "activation_flag": "OCI_ONLOAD", "cdi_kind": "amd.com/onload",
+    "driver_feature": ["onload", "zf"],
+    "version_lock": {"module_version": "/sys/module/onload/version",
+                     "library": "/usr/lib64/libonload.so", "features": ["onload"]},
+    "inventory": {"onload": {"devices": ["onload"]}, "zf": {"devices": ["sfc_char"]}}
+  })";
+  InventorySet set = Load({{"/etc/ocid.d/onload.json", inv}});
+  REQUIRE(set.broken.empty());
+  FakeHost h = Host();
+  const std::string version = ocid_test::ReleaseVersion("9.2.0.43", "cloud");
+  h.Content("/sys/module/onload/version", ocid_test::ModuleFile(version))
+      .Content("/usr/lib64/libonload.so", ocid_test::RealLibrary(ocid_test::Banner(version), 4096, 65536));
+  ClusterView v;
+  BuildClusterView(set, h, {}, "/", nullptr, &v);
+  const ClusterResource* onload = Find(v, "onload");
+  REQUIRE(onload);
+  CHECK(onload->versions.module_version == "9.2.0.43 cloud");
+  CHECK(onload->versions.library_version == "9.2.0.43 cloud");
+  CHECK(Find(v, "zf")->versions.state == ocid::VersionState::kNotConfigured);  // not guarded
 }

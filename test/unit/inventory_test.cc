@@ -266,6 +266,45 @@ TEST_CASE("shipped config/onload.json") {
   CHECK(CountCategory(*zf, "devices") == 1);
   CHECK(Entries(*zf, "devices")[0]->sources[0] == "sfc_char");
   CHECK(zf->preload.empty());
+  // Both features need a Solarflare or Xilinx/AMD NIC (kOnloadNicVendors).
+  CHECK(inv.needs_nic.pci_vendors ==
+        std::vector<std::string>(std::begin(ocid::kOnloadNicVendors), std::end(ocid::kOnloadNicVendors)));
+  CHECK(inv.needs_nic.features.empty());
+  CHECK(inv.needs_nic.Needs({"onload"}));
+  CHECK(inv.needs_nic.Needs({"zf"}));
+}
+
+TEST_CASE("shipped config/rdma.json and nvidia.json need no NIC") {
+  CHECK_FALSE(MustParse(ReadSource("config/rdma.json"), "rdma.json").needs_nic.configured());
+  CHECK_FALSE(MustParse(ReadSource("config/nvidia.json"), "nvidia.json").needs_nic.configured());
+}
+
+TEST_CASE("needs_nic: vendors and features, and its errors") {
+  CHECK_FALSE(MustParse(WithFeature("{}")).needs_nic.Needs({"f"}));
+  auto with = [](const std::string& need) {
+    return R"({"activation_flag":"OCI_T","driver_feature":["f","g"],"inventory":{"f":{},"g":{}},)"
+           R"("needs_nic":)" + need + "}";
+  };
+  Inventory inv = MustParse(with(R"({"pci_vendors":["0x1924","0x15b3"],"features":["g"],"x-why":"g"})"));
+  CHECK(inv.needs_nic.pci_vendors == std::vector<std::string>{"0x1924", "0x15b3"});
+  CHECK_FALSE(inv.needs_nic.Needs({"f"}));
+  CHECK(inv.needs_nic.Needs({"f", "g"}));
+  CHECK(MustParse(with(R"({"pci_vendors":["0x10ee"]})")).needs_nic.Needs({"f"}));  // default: all
+
+  ExpectReject(with("true"), "needs_nic", "must be an object");
+  ExpectReject(with("{}"), "needs_nic.pci_vendors", "is missing");
+  ExpectReject(with(R"({"pci_vendors":[]})"), "needs_nic.pci_vendors", "non-empty");
+  ExpectReject(with(R"({"pci_vendors":"0x1924"})"), "needs_nic.pci_vendors", "non-empty");
+  ExpectReject(with(R"({"pci_vendors":["0x1924","0x1924"]})"), "needs_nic.pci_vendors", "twice");
+  for (const char* bad : {R"("0X1924")", R"("0x19A4")", R"("1924")", R"("0x19245")", R"("0x192")",
+                          R"("Solarflare")", "6436"})
+    ExpectReject(with(std::string(R"({"pci_vendors":[)") + bad + "]}"), "needs_nic.pci_vendors",
+                 "0x and four lower-case hex digits");
+  ExpectReject(with(R"({"pci_vendors":["0x1924"],"features":["h"]})"), "needs_nic.features",
+               "not in driver_feature");
+  ExpectReject(with(R"({"pci_vendors":["0x1924"],"features":[]})"), "needs_nic.features");
+  ExpectReject(with(R"({"pci_vendors":["0x1924"],"vendors":["0x1924"]})"), "needs_nic.vendors",
+               "unknown key");
 }
 
 TEST_CASE("shipped config/rdma.json") {

@@ -39,6 +39,7 @@ const char* kOnload = R"({
   "version": "1",
   "activation_flag": "OCI_ONLOAD",
   "driver_feature": ["onload", "zf"],
+  "needs_nic": {"pci_vendors": ["0x1924", "0x10ee"]},
   "inventory": {
     "onload": {
       "devices": ["onload", "sfc_char"],
@@ -81,7 +82,7 @@ FakeHost Host() {
 // A node with a Solarflare NIC and the hook's hooks.d entry.
 NodeFacts Node() {
   NodeFacts n;
-  n.nics.push_back({"0000:01:00.0", "0x1924", "0x0b03", "sfc", {"eth1"}});
+  n.nics.push_back({"0000:01:00.0", "0x1924", "0x0b03", "sfc", {"eth1"}, 0});
   n.cgroup = ocid::CgroupLayout::kHybrid;
   ocid::HooksEntry h;
   h.file = "/usr/share/containers/oci/hooks.d/oci-decorator-prestart.json";
@@ -214,12 +215,39 @@ TEST_CASE("check: no Solarflare/Xilinx NIC: Onload features fail, others do not"
   CHECK_FALSE(r.ready);
   CHECK(Feature(r, "onload").state == CheckState::kFail);
   CHECK(Feature(r, "zf").state == CheckState::kFail);
-  CHECK(Contains(Feature(r, "onload").reasons.back(), "no Solarflare/Xilinx NIC"));
+  CHECK(Feature(r, "onload").reasons.back() ==
+        "no NIC of PCI vendor 0x1924 or 0x10ee in /sys/bus/pci/devices (the inventory's \"needs_nic\")");
   CHECK_FALSE(Feature(r, "rdma").needs_nic);
   CHECK(Feature(r, "rdma").state == CheckState::kOk);
   CHECK(Contains(ocid::CheckTable(r), "FAIL  nic"));
   // Without the Onload inventory the same node is ready.
   CHECK(Report(h, n, {Parse(kRdma, "/etc/ocid.d/rdma.json")}).ready);
+}
+
+TEST_CASE("check: the inventory's needs_nic decides, not the device names") {
+  NodeFacts n = Node();
+  n.nics.clear();
+  // Lists /dev/onload but says nothing of a NIC: needs none (the old
+  // heuristic on device names is gone).
+  const std::string no_option = R"({"version": "1", "activation_flag": "OCI_ONLOAD",
+    "driver_feature": ["onload"], "inventory": {"onload": {"devices": ["onload"]}}})";
+  CheckReport r = Report(Host(), n, {Parse(no_option, kFile)});
+  CHECK_FALSE(Feature(r, "onload").needs_nic);
+  CHECK(Feature(r, "onload").state == CheckState::kOk);
+  // A Mellanox requirement on an RDMA feature: its vendor, read and named.
+  const std::string mlx = R"({"version": "1", "activation_flag": "OCI_RDMA",
+    "driver_feature": ["rdma"], "needs_nic": {"pci_vendors": ["0x15b3"]},
+    "inventory": {"rdma": {"devices": ["infiniband/uverbs0"]}}})";
+  FakeHost h = Host();
+  h.Chr("/dev/infiniband/uverbs0", 231, 192);
+  r = Report(h, n, {Parse(mlx, "/etc/ocid.d/rdma.json")});
+  CHECK(Feature(r, "rdma").needs_nic);
+  CHECK(Feature(r, "rdma").reasons.back() ==
+        "no NIC of PCI vendor 0x15b3 in /sys/bus/pci/devices (the inventory's \"needs_nic\")");
+  n.nics.push_back({"0000:3b:00.0", "0x15b3", "0x1017", "mlx5_core", {"ens2f0"}, 0});
+  r = Report(h, n, {Parse(mlx, "/etc/ocid.d/rdma.json")});
+  CHECK(Feature(r, "rdma").state == CheckState::kOk);
+  CHECK(Contains(ocid::CheckTable(r), "0x15b3:0x1017, driver mlx5_core, NUMA node 0, ens2f0"));
 }
 
 TEST_CASE("check: delivery modes") {
@@ -449,6 +477,8 @@ TEST_CASE("node facts: NICs from sysfs, filtered by vendor") {
   t.Link(d + "0000:01:00.0/driver", "../../../bus/pci/drivers/sfc");
   t.Dir(d + "0000:01:00.0/net/eth1");
   t.Dir(d + "0000:01:00.0/net/eth0");
+  t.File(d + "0000:01:00.0/numa_node", "1\n");
+  t.File(d + "0000:02:00.0/numa_node", "-1\n");    // the platform gives none
   t.File(d + "0000:02:00.0/vendor", "0x10ee\n");   // Xilinx, no driver bound
   t.File(d + "0000:02:00.0/device", "0x5084\n");
   t.File(d + "0000:03:00.0/vendor", "0x8086\n");   // Intel: not listed
@@ -457,7 +487,7 @@ TEST_CASE("node facts: NICs from sysfs, filtered by vendor") {
   Error err;
   REQUIRE(ocid::HostFiles::Open(t.path(), &files, &err));
   std::vector<ocid::PciNic> nics;
-  REQUIRE_MESSAGE(ocid::ReadOnloadNics(*files, &nics, &err), err.Line());
+  REQUIRE_MESSAGE(ocid::ReadPciNics(*files, {"0x1924", "0x10ee"}, &nics, &err), err.Line());
   REQUIRE(nics.size() == 2);
   CHECK(nics[0].address == "0000:01:00.0");
   CHECK(nics[0].vendor == "0x1924");
@@ -467,10 +497,17 @@ TEST_CASE("node facts: NICs from sysfs, filtered by vendor") {
   CHECK(nics[1].vendor == "0x10ee");
   CHECK(nics[1].driver.empty());
   CHECK(nics[1].interfaces.empty());
+  CHECK(nics[0].numa_node == 1);
+  CHECK(nics[1].numa_node == -1);
+  // The vendors asked for decide: Intel's alone.
+  REQUIRE(ocid::ReadPciNics(*files, {"0x8086"}, &nics, &err));
+  REQUIRE(nics.size() == 1);
+  CHECK(nics[0].address == "0000:03:00.0");
+  CHECK(nics[0].numa_node == -1);  // no numa_node file
 
   ocid::test::TempTree none;
   REQUIRE(ocid::HostFiles::Open(none.path(), &files, &err));
-  REQUIRE(ocid::ReadOnloadNics(*files, &nics, &err));
+  REQUIRE(ocid::ReadPciNics(*files, {"0x1924"}, &nics, &err));
   CHECK(nics.empty());
 }
 

@@ -641,7 +641,7 @@ TEST_CASE("cluster: guarded resources are unhealthy with the refusal as why") {
       OnloadInv(R"({"enforce": true, "module_version": "/sys/module/onload/version",
                     "library": "/usr/lib64/libonload.so", "features": ["onload"]})")};
   ocid::ClusterView view;
-  ocid::BuildClusterView(set, host, "/", nullptr, &view);
+  ocid::BuildClusterView(set, host, {}, "/", nullptr, &view);
   REQUIRE(view.resources.size() == 3);  // onload, zf, Nomad group onloadzf
   CHECK(view.resources[0].k8s_name == "amd.com/onload");
   CHECK_FALSE(view.resources[0].healthy);
@@ -654,7 +654,7 @@ TEST_CASE("cluster: guarded resources are unhealthy with the refusal as why") {
 
   SUBCASE("unknown: healthy, one warning for the view") {
     host.Remove("/sys/module/onload/version");
-    ocid::BuildClusterView(set, host, "/", nullptr, &view);
+    ocid::BuildClusterView(set, host, {}, "/", nullptr, &view);
     for (const auto& res : view.resources) CHECK(res.healthy);
     REQUIRE(view.warnings.size() == 1);
     CHECK(view.warnings[0].find("not checked") != std::string::npos);

@@ -5,7 +5,15 @@
 
 #include <doctest/doctest.h>
 
+#include <memory>
 #include <string>
+#include <vector>
+
+#include "fake_host.h"
+#include "host_files.h"
+#include "inventory.h"
+#include "node_facts.h"
+#include "test_tree.h"
 
 #include "../test_tree.h"
 #include "atomic_file.h"
@@ -98,6 +106,61 @@ TEST_CASE("kubelet: the device list carries the resource's health") {
   CHECK(list.devices(3).health() == "Healthy");
   CHECK(ocid::DeviceList("amd.com/onload", 4, &bad).devices(0).health() == "Unhealthy");
   CHECK(ocid::DeviceList("amd.com/onload", 4, nullptr).devices(1).health() == "Unhealthy");
+}
+
+TEST_CASE("kubelet: the device list carries the NUMA nodes of the resource's NICs") {
+  // A view built as the plugin builds it, its NICs read from a fake sysfs
+  // tree: two on node 1, one that sysfs places on none (-1).
+  ocid::test::TempTree t;
+  auto nic = [&](const std::string& addr, const std::string& numa) {
+    const std::string dev = "sys/devices/pci0000:00/0000:00:02.0/" + addr;
+    t.File(dev + "/vendor", "0x1924\n");
+    t.File(dev + "/numa_node", numa + "\n");
+    t.Link("sys/bus/pci/devices/" + addr, "../../../devices/pci0000:00/0000:00:02.0/" + addr);
+  };
+  nic("0000:af:00.0", "1");
+  nic("0000:af:00.1", "1");
+  nic("0000:3b:00.0", "-1");
+  std::vector<ocid::InventoryFile> raw = {{"/etc/ocid.d/onload.json", R"({
+    "version": "1", "activation_flag": "OCI_ONLOAD", "cdi_kind": "amd.com/onload",
+    "driver_feature": ["onload"], "needs_nic": {"pci_vendors": ["0x1924"]},
+    "inventory": {"onload": {"devices": ["onload"]}}})", {}}};
+  ocid::InventorySet set;
+  ocid::ParseInventoryFiles(raw, &set);
+  std::unique_ptr<ocid::HostFiles> files;
+  ocid::Error err;
+  REQUIRE_MESSAGE(ocid::HostFiles::Open(t.path(), &files, &err), err.Line());
+  ocid_test::FakeHost host;
+  host.Chr("/dev/onload", 240, 0);
+  ClusterView view;
+  ocid::BuildClusterView(set, host, ocid::ReadHostNics(*files, ocid::NicVendorsToRead(set)), "/",
+                         nullptr, &view);
+  const ClusterResource* r = ocid::FindK8sResource(view, "amd.com/onload");
+  REQUIRE(r);
+  REQUIRE(r->healthy);
+  auto list = ocid::DeviceList("amd.com/onload", 3, r);
+  REQUIRE(list.devices_size() == 3);
+  for (const auto& d : list.devices()) {
+    CHECK(d.health() == "Healthy");
+    REQUIRE(d.has_topology());  // api.proto:75-100: Device.topology = 3, TopologyInfo.nodes, NUMANode.ID
+    REQUIRE(d.topology().nodes_size() == 1);
+    CHECK(d.topology().nodes(0).id() == 1);
+  }
+
+  // NICs on two nodes: each device lists both.
+  ClusterResource two = *r;
+  two.nics[0].numa_node = 0;
+  auto both = ocid::DeviceList("amd.com/onload", 1, &two);
+  REQUIRE(both.devices(0).topology().nodes_size() == 2);
+  CHECK(both.devices(0).topology().nodes(0).id() == 0);
+  CHECK(both.devices(0).topology().nodes(1).id() == 1);
+
+  // Every numa_node -1, or no NIC needed: no topology at all.
+  ClusterResource none = *r;
+  for (auto& n : none.nics) n.numa_node = -1;
+  CHECK_FALSE(ocid::DeviceList("amd.com/onload", 1, &none).devices(0).has_topology());
+  ClusterResource plain = Onload(true);
+  CHECK_FALSE(ocid::DeviceList("amd.com/onload", 1, &plain).devices(0).has_topology());
 }
 
 TEST_CASE("kubelet: FindK8sResource ignores groups without a Kubernetes name") {
@@ -304,7 +367,7 @@ TEST_CASE("kubelet: PreloadFileFor names the file the CDI writer keeps, with its
   std::unique_ptr<ocid::HostRootView> host;
   REQUIRE_MESSAGE(ocid::HostRootView::Open("/", &host, &err), err.Line());
   ocid::ClusterView view;
-  ocid::BuildClusterView(set, *host, "/", nullptr, &view);
+  ocid::BuildClusterView(set, *host, {}, "/", nullptr, &view);
   ocid::BuildClusterCdi(set, *host, "/", t / "cdi", nullptr, &view);
   ocid::CdiDirKeeper keeper(t / "cdi", t / "conf");
   REQUIRE(keeper.Sync(view));

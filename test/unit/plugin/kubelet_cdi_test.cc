@@ -55,7 +55,7 @@ struct Node {
     std::unique_ptr<ocid::HostRootView> host;
     REQUIRE_MESSAGE(ocid::HostRootView::Open("/", &host, &err), err.Line());
     ocid::ClusterView next;
-    ocid::BuildClusterView(set, *host, "/", &view, &next);
+    ocid::BuildClusterView(set, *host, {}, "/", &view, &next);
     ocid::BuildClusterCdi(set, *host, "/", cdi_dir, &view, &next);
     view = std::move(next);
     return view;

@@ -3,9 +3,16 @@
 // unknown and unhealthy IDs.
 #include <doctest/doctest.h>
 
+#include <memory>
 #include <string>
+#include <vector>
 
+#include "fake_host.h"
+#include "host_files.h"
+#include "inventory.h"
+#include "node_facts.h"
 #include "nomad_devices.h"
+#include "test_tree.h"
 
 using ocid::ClusterResource;
 using ocid::ClusterView;
@@ -144,4 +151,101 @@ TEST_CASE("nomad reserve: unknown, out-of-range, unhealthy, empty") {
   CHECK(NomadReserve(View(), Cfg(), {"acme-fpga-0"}, &r, &err) == ReserveError::kUnhealthy);
   CHECK(err.find("device acme-fpga-0 (acme/fpga) is unhealthy: required binaries entry") == 0);
   CHECK(NomadReserve(View(), Cfg(), {}, &r, &err) == ReserveError::kInvalid);
+}
+
+// --- NIC attributes and hw_locality, from a fake sysfs tree -------------------------
+// (put on the wire by FillGroups: Nomad's attribute.proto:16 int_val for
+// numa_node, device.proto:74-84 DetectedDevice.hw_locality.pci_bus_id;
+// nomad_standin.py checks the decoded Fingerprint)
+
+namespace {
+
+const char* kNicInventory = R"({
+  "version": "1", "activation_flag": "OCI_ONLOAD", "cdi_kind": "amd.com/onload",
+  "driver_feature": ["onload"],
+  "needs_nic": {"pci_vendors": ["0x1924"]},
+  "inventory": {"onload": {"devices": ["onload"]}}
+})";
+
+// A PCI NIC as sysfs lays it out: the bus's entry a link into the device tree.
+void Nic(const ocid::test::TempTree& t, const std::string& addr, const std::string& numa,
+         const std::string& iface) {
+  const std::string dev = "sys/devices/pci0000:00/0000:00:02.0/" + addr;
+  t.File(dev + "/vendor", "0x1924\n");
+  t.File(dev + "/device", "0x0b03\n");
+  t.File(dev + "/numa_node", numa + "\n");
+  t.Dir(dev + "/net/" + iface);
+  t.Link("sys/bus/pci/devices/" + addr, "../../../devices/pci0000:00/0000:00:02.0/" + addr);
+}
+
+// The view the plugin builds on a host with /dev/onload and the NICs of `t`.
+ClusterView NicView(const ocid::test::TempTree& t) {
+  std::vector<ocid::InventoryFile> raw = {{"/etc/ocid.d/onload.json", kNicInventory, {}}};
+  ocid::InventorySet set;
+  ocid::ParseInventoryFiles(raw, &set);
+  REQUIRE(set.broken.empty());
+  std::unique_ptr<ocid::HostFiles> files;
+  ocid::Error err;
+  REQUIRE_MESSAGE(ocid::HostFiles::Open(t.path(), &files, &err), err.Line());
+  ocid_test::FakeHost host;
+  host.Chr("/dev/onload", 240, 0);
+  ClusterView v;
+  ocid::BuildClusterView(set, host, ocid::ReadHostNics(*files, ocid::NicVendorsToRead(set)), "/",
+                         nullptr, &v);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("nomad groups: one NIC: its bus id as every instance's hw_locality, NUMA node an int") {
+  ocid::test::TempTree t;
+  Nic(t, "0000:af:00.0", "1", "ens1f0np0");
+  ClusterView v = NicView(t);
+  REQUIRE(v.resources.size() == 1);
+  v.resources[0].versions.library_version = "9.2.0.43 cloud";  // as the version lock read them
+  v.resources[0].versions.module_version = "9.2.0.43 cloud";
+  auto groups = NomadGroups(v, Cfg(2));
+  REQUIRE(groups.size() == 1);
+  const auto& g = groups[0];
+  CHECK(g.healthy);
+  CHECK(g.pci_bus_id == "0000:af:00.0");
+  CHECK(g.attributes.at("pci_bus_ids") == "0000:af:00.0");
+  CHECK(g.attributes.at("interfaces") == "ens1f0np0");
+  CHECK(g.attributes.at("numa_nodes") == "1");
+  CHECK(g.int_attributes.at("numa_node") == 1);
+  CHECK(g.attributes.at("library_version") == "9.2.0.43 cloud");
+  CHECK(g.attributes.at("module_version") == "9.2.0.43 cloud");
+}
+
+TEST_CASE("nomad groups: NICs on two NUMA nodes: no hw_locality, no single numa_node") {
+  ocid::test::TempTree t;
+  Nic(t, "0000:3b:00.0", "0", "ens2f0np0");
+  Nic(t, "0000:af:00.0", "1", "ens1f0np0");
+  auto groups = NomadGroups(NicView(t), Cfg(2));
+  REQUIRE(groups.size() == 1);
+  const auto& g = groups[0];
+  CHECK(g.pci_bus_id.empty());  // an instance is not tied to one of them
+  CHECK(g.attributes.at("pci_bus_ids") == "0000:3b:00.0,0000:af:00.0");
+  CHECK(g.attributes.at("interfaces") == "ens2f0np0,ens1f0np0");
+  CHECK(g.attributes.at("numa_nodes") == "0,1");
+  CHECK(g.int_attributes.count("numa_node") == 0);
+  CHECK(g.attributes.count("library_version") == 0);  // no version lock: not known
+}
+
+TEST_CASE("nomad groups: numa_node -1 everywhere: bus id, no NUMA attributes; no NIC: unhealthy") {
+  ocid::test::TempTree t;
+  Nic(t, "0000:01:00.0", "-1", "eth1");
+  auto groups = NomadGroups(NicView(t), Cfg(1));
+  REQUIRE(groups.size() == 1);
+  CHECK(groups[0].pci_bus_id == "0000:01:00.0");
+  CHECK(groups[0].attributes.count("numa_nodes") == 0);
+  CHECK(groups[0].int_attributes.empty());
+
+  ocid::test::TempTree none;
+  auto bare = NomadGroups(NicView(none), Cfg(1));
+  REQUIRE(bare.size() == 1);
+  CHECK_FALSE(bare[0].healthy);
+  CHECK(bare[0].why.find("no NIC of PCI vendor 0x1924 in /sys/bus/pci/devices") == 0);
+  CHECK(bare[0].pci_bus_id.empty());
+  CHECK(bare[0].attributes.count("pci_bus_ids") == 0);
 }
