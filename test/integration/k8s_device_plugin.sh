@@ -102,7 +102,8 @@ assert_contains "no kubelet dir: logged once" "$(cat "$T/logs/late.log")" "kubel
 mkdir -p "$LATE"
 check "the dir appears: the onload socket is served there" wait_socket "$LATE/oci-decorator-amd.com_onload.sock"
 stop_plugin
-assert_eq "SIGTERM without a kubelet: no socket left" "" "$(ls -A "$LATE")"
+assert_eq "SIGTERM without a kubelet: no socket left, the lock directory stays" \
+  "oci-decorator-device-plugin" "$(ls -A "$LATE")"
 LONG=$T/$(printf 'd%.0s' {1..90})
 mkdir -p "$LONG"
 start_plugin "$T/logs/long.log" --kubelet-dir "$LONG"
