@@ -63,7 +63,7 @@ assert_eq "plugin log: 'waiting for kubelet.sock' once before the kubelet came" 
   "$(awk '/registered /{exit} /waiting for .*kubelet.sock/{n++} END{print n+0}' <<<"$log")"
 assert_contains "plugin log: SIGHUP re-checks" "$log" "SIGHUP: re-checking"
 assert_match "plugin log: a rejected Register is one line with a retry" "$log" \
-  "register [a-z./]+ with $KDIR/kubelet.sock failed: stand-in: rejected on purpose .*retrying in 1 s"
+  "register [a-z./-]+ with $KDIR/kubelet.sock failed: stand-in: rejected on purpose .*retrying in 1 s"
 assert_match "plugin log: the unknown ID is logged on one line" "$log" 'unknown device ID "gpu-7"'
 assert_no_match "plugin log: no crash, no internal error" "$log" "internal error|terminate called|Segmentation|Sanitizer"
 assert_contains "--cdi-dir: the spec of a removed inventory is removed" "$log" \
