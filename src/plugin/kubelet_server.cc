@@ -18,6 +18,8 @@ namespace {
 // How often an idle ListAndWatch stream looks for shutdown or a cancelled
 // client; view changes wake it at once.
 constexpr std::chrono::milliseconds kStreamPoll{500};
+// How long Stop() lets calls in progress finish before cancelling them.
+constexpr std::chrono::milliseconds kStopGrace{1000};
 
 std::string PeerOf(const grpc::ServerContext* ctx) {
   std::string peer = ctx->peer();
@@ -74,9 +76,10 @@ bool DevicePluginServer::Start(Error* err) {
 void DevicePluginServer::Stop() {
   if (!server_) return;
   stopping_ = true;
-  // Streams notice stopping_ within kStreamPoll; the deadline cancels
-  // whatever is still running after that.
-  server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  // Streams notice stopping_ within kStreamPoll (at once when the owner has
+  // stopped the ResourceWatch); the deadline cancels whatever is still
+  // running after that.
+  server_->Shutdown(std::chrono::system_clock::now() + kStopGrace);
   server_->Wait();
   server_.reset();
   if (SocketIntact()) ::unlink(socket_path_.c_str());

@@ -34,8 +34,13 @@ class DevicePluginServer final : public v1beta1::DevicePlugin::Service {
   // Listens on the socket (created 0600; a stale socket there is replaced)
   // and serves on gRPC's threads.
   bool Start(Error* err);
-  // Ends open streams, stops serving and removes the socket if it is still
-  // the one this server created.
+  // Tells open ListAndWatch streams to end (they return at their next
+  // wake-up: a view change, ResourceWatch::Stop(), or kStreamPoll); does not
+  // wait. Lets an owner stop many servers at once.
+  void BeginStop() { stopping_ = true; }
+  // Ends open streams, stops serving (calls still running after kStopGrace
+  // are cancelled) and removes the socket if it is still the one this
+  // server created.
   void Stop();
   // False once the socket file is gone or replaced (the kubelet restarted).
   bool SocketIntact() const;

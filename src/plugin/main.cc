@@ -14,6 +14,7 @@
 #include "completion_cli11.h"
 #include "env_profile.h"
 #include "error.h"
+#include "health_file.h"
 #include "kubelet_plugin.h"
 #include "log.h"
 #include "nomad_plugin.h"
@@ -82,6 +83,18 @@ int main(int argc, char** argv) try {
       ->check(CLI::IsMember({"cdi", "mounts", "both"}));
   kube->add_option("--cdi-dir", k8s.cdi_dir,
                    "Keep the inventories' CDI specs present and current in DIR (e.g. /var/run/cdi)");
+  kube->add_option("--health-file", k8s.health_file,
+                   "Rewrite FILE every 5 s with the time and counts, for `probe`");
+  std::string probe_file;
+  int probe_max_age = ocid::kDefaultProbeMaxAge;
+  bool probe_ready = false;
+  CLI::App* probe = app.add_subcommand(
+      "probe", "Exit 0 when the kubernetes mode's --health-file is fresh (a DaemonSet's exec probe)");
+  probe->add_option("--health-file", probe_file, "The file the kubernetes mode writes")->required();
+  probe->add_option("--max-age", probe_max_age, "Seconds the file may be old")
+      ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
+  probe->add_flag("--ready", probe_ready, "Also require every resource registered with the kubelet");
   CLI::App* nomad = app.add_subcommand("nomad", "Serve as a Nomad external device plugin");
   bool json = false;
   CLI::App* resources =
@@ -96,7 +109,8 @@ int main(int argc, char** argv) try {
   std::vector<std::string> args(argv + 1, argv + argc);
   bool has_mode = false;
   for (const auto& a : args)
-    has_mode = has_mode || a == "kubernetes" || a == "nomad" || a == "resources" || a == "completion";
+    has_mode = has_mode || a == "kubernetes" || a == "nomad" || a == "resources" || a == "completion" ||
+                          a == "probe";
   if (!has_mode && std::getenv("NOMAD_PLUGIN_MAGIC_COOKIE") != nullptr) args.push_back("nomad");
   std::reverse(args.begin(), args.end());  // CLI11 takes them last-first
   try {
@@ -106,6 +120,8 @@ int main(int argc, char** argv) try {
   }
 
   if (*completion) return ocid::cli::PrintCompletion(app, "oci-decorator-device-plugin", shell);
+  // Run by the kubelet every few seconds: no logger, no journald socket.
+  if (*probe) return ocid::RunProbe(probe_file, probe_max_age, probe_ready);
   if (opts.host_path_root.empty()) opts.host_path_root = opts.host_root;
   static const std::map<std::string, ocid::AllocateMode> modes = {
       {"cdi", ocid::AllocateMode::kCdi},

@@ -34,6 +34,7 @@ struct KubernetesOptions {
   int slots = 64;
   AllocateMode allocate = AllocateMode::kBoth;
   std::string cdi_dir;   // when set, the plugin keeps its CDI specs there
+  std::string health_file;  // when set, the liveness file (health_file.h)
 };
 
 }  // namespace ocid

@@ -5,7 +5,9 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -19,14 +21,7 @@
 namespace ocid {
 namespace {
 
-constexpr uint32_t kWatchMask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
-                                IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF;
-
-std::string Dirname(const std::string& path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos || slash == 0) return "/";
-  return path.substr(0, slash);
-}
+using Clock = std::chrono::steady_clock;
 
 // Everything a kubelet or Nomad client could see of a view, as one string:
 // two views are the same to them when these are equal.
@@ -57,18 +52,12 @@ std::string NameOf(const ClusterResource& r) {
   return r.nomad_vendor + "/" + r.nomad_type;
 }
 
-// The host directories whose changes can change a view: where each entry's
-// sources live, under the host root.
-std::set<std::string> WatchedHostDirs(const InventorySet& set, const std::string& host_root) {
-  std::set<std::string> dirs;
-  for (const Inventory& inv : set.inventories)
-    for (const Feature& f : inv.features)
-      for (const InventoryEntry& e : f.entries)
-        for (const std::string& s : e.sources) {
-          std::string path = e.kind == EntryKind::kDevice ? "/dev/" + s : s;
-          dirs.insert(UnderRoot(host_root, Dirname(path)));
-        }
-  return dirs;
+// Milliseconds until `t`, rounded up (a deadline 0.4 ms away is not a
+// reason to poll with 0), 0 when past, at most a minute.
+int MsUntil(Clock::time_point t, Clock::time_point now) {
+  if (t <= now) return 0;
+  auto ms = std::chrono::ceil<std::chrono::milliseconds>(t - now).count();
+  return static_cast<int>(std::min<long long>(ms, 60000));
 }
 
 }  // namespace
@@ -195,10 +184,10 @@ void ResourceWatch::Rebuild() {
   for (const auto& w : next.warnings)
     if (!old_warnings.count(w)) log::Warn(w);
 
-  // Watch the config directory and the host directories entries live in;
-  // a directory that does not exist yet is caught by the periodic re-check.
-  std::set<std::string> dirs = WatchedHostDirs(set, opts_.host_root);
-  dirs.insert(opts_.config_dir);
+  // Watch the config directory and the host directories entries live in,
+  // for the names that matter there (host_watch.h); a directory that does
+  // not exist yet is caught by the periodic re-check.
+  std::map<std::string, WatchedDir> dirs = PlanWatches(set, opts_.host_root, opts_.config_dir);
   for (auto it = watches_.begin(); it != watches_.end();) {
     if (dirs.count(it->first)) {
       ++it;
@@ -207,10 +196,16 @@ void ResourceWatch::Rebuild() {
     ::inotify_rm_watch(inotify_fd_, it->second);
     it = watches_.erase(it);
   }
-  for (const auto& d : dirs) {
-    int wd = ::inotify_add_watch(inotify_fd_, d.c_str(), kWatchMask | IN_ONLYDIR);
-    if (wd >= 0) watches_[d] = wd;
-    else watches_.erase(d);
+  filters_.clear();
+  for (const auto& [d, w] : dirs) {
+    // Without IN_MASK_ADD the mask replaces the one a directory had.
+    int wd = ::inotify_add_watch(inotify_fd_, d.c_str(), w.mask | IN_ONLYDIR);
+    if (wd < 0) {
+      watches_.erase(d);
+      continue;
+    }
+    watches_[d] = wd;
+    filters_[wd] = w;
   }
 
   std::string digest = DigestOf(next);
@@ -227,38 +222,66 @@ void ResourceWatch::Rebuild() {
   }
 }
 
+bool ResourceWatch::DrainEvents() {
+  alignas(struct inotify_event) char buf[8192];
+  bool relevant = false;
+  for (;;) {
+    ssize_t n = ::read(inotify_fd_, buf, sizeof buf);
+    if (n <= 0) break;
+    for (char* p = buf; p < buf + n;) {
+      auto* ev = reinterpret_cast<struct inotify_event*>(p);
+      p += sizeof(struct inotify_event) + ev->len;
+      if (relevant) continue;
+      if (ev->mask & IN_Q_OVERFLOW) {
+        relevant = true;
+        continue;
+      }
+      // A watch removed by Rebuild still reports IN_IGNORED once: not ours.
+      auto it = filters_.find(ev->wd);
+      if (it == filters_.end()) continue;
+      relevant = it->second.Relevant(ev->mask, ev->len ? std::string(ev->name) : std::string());
+    }
+  }
+  return relevant;
+}
+
 void ResourceWatch::Loop() {
-  const int period_ms = opts_.recheck_seconds * 1000;
-  char buf[4096] __attribute__((aligned(alignof(struct inotify_event))));
+  const auto period = std::chrono::seconds(opts_.recheck_seconds);
+  Clock::time_point next_recheck = Clock::now() + period;
+  Debounce debounce;
   for (;;) {
     {
       std::lock_guard<std::mutex> l(mu_);
       if (stopping_) return;
     }
+    Clock::time_point now = Clock::now();
+    Clock::time_point due = next_recheck;
+    if (debounce.pending()) due = std::min(due, debounce.Due());
     pollfd fds[2] = {{inotify_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
-    int n = ::poll(fds, 2, period_ms);
+    int n = ::poll(fds, 2, MsUntil(due, now));
     if (n < 0 && errno != EINTR) {
       log::Error(std::string("resource watch: poll: ") + std::strerror(errno));
       return;
     }
-    if (fds[1].revents & POLLIN) {
+    now = Clock::now();
+    bool rebuild = false;
+    if (n > 0 && (fds[1].revents & POLLIN)) {
       uint64_t v;
       (void)!::read(wake_fd_, &v, sizeof v);
+      rebuild = true;  // Recheck() or Stop()
     }
-    if (fds[0].revents & POLLIN) {
-      // A package upgrade touches many files: wait until the burst is over
-      // (100 ms without events), then rebuild once.
-      do {
-        while (::read(inotify_fd_, buf, sizeof buf) > 0) {
-        }
-        pollfd quiet = {inotify_fd_, POLLIN, 0};
-        n = ::poll(&quiet, 1, 100);
-      } while (n > 0);
+    if (n > 0 && (fds[0].revents & POLLIN) && DrainEvents()) debounce.Event(now);
+    if (debounce.pending() && now >= debounce.Due()) rebuild = true;
+    if (now >= next_recheck) {
+      rebuild = true;
+      next_recheck = now + period;
     }
+    if (!rebuild) continue;
     {
       std::lock_guard<std::mutex> l(mu_);
       if (stopping_) return;
     }
+    debounce.Clear();
     Rebuild();
   }
 }

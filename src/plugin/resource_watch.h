@@ -1,8 +1,10 @@
 // Keeps the cluster view (core cluster.h) current for a long-running
 // device plugin: rebuilt when an inventory file or a watched host path
-// changes (inotify on the config directory, /dev and the directories of
-// the inventories' host entries), and on a slow periodic re-check as a
-// backstop for what inotify cannot see (a bind mount, a sysfs change).
+// changes (inotify on the config directory and the directories of the
+// inventories' host entries, filtered to the names that matter: host_watch.h),
+// and on a slow periodic re-check as a backstop for what inotify cannot see
+// (a bind mount, a sysfs change). The re-check is a deadline on the steady
+// clock: no stream of events can push it back.
 //
 // Both plugin modes read the view from here; neither plans on its own.
 // With a CDI directory (PluginOptions::cdi_dir) the view also carries the
@@ -19,6 +21,7 @@
 
 #include "cluster.h"
 #include "error.h"
+#include "host_watch.h"
 #include "plugin_options.h"
 
 namespace ocid {
@@ -63,6 +66,8 @@ class ResourceWatch {
  private:
   void Loop();
   void Rebuild();
+  // Reads what inotify has; true when an event can change the view.
+  bool DrainEvents();
 
   PluginOptions opts_;
   mutable std::mutex mu_;
@@ -75,7 +80,9 @@ class ResourceWatch {
   bool stopping_ = false;
   int inotify_fd_ = -1;
   int wake_fd_ = -1;  // eventfd: Stop() and Recheck() wake the loop
-  std::map<std::string, int> watches_;  // directory -> inotify watch (loop thread only)
+  // Loop thread only: directory -> inotify watch, and what counts there.
+  std::map<std::string, int> watches_;
+  std::map<int, WatchedDir> filters_;
   std::thread thread_;
 };
 

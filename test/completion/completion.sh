@@ -154,7 +154,7 @@ if [[ -n ${OCID_PLUGIN:-} ]]; then
   P=oci-decorator-device-plugin
   source "$DIR/$P.bash"
   assert_eq "bash: complete -p $P" "complete -F _oci_decorator_device_plugin $P" "$(complete -p $P 2>&1)"
-  assert_eq "bash: $P <TAB> offers its modes" "kubernetes nomad resources" "$(bash_complete $P '')"
+  assert_eq "bash: $P <TAB> offers its modes" "kubernetes nomad probe resources" "$(bash_complete $P '')"
   assert_eq "bash: $P kubernetes --allocate <TAB>" "both cdi mounts" "$(bash_complete $P kubernetes --allocate '')"
   assert_eq "bash: $P --log-level <TAB>" "$LEVELS" "$(bash_complete $P --log-level '')"
   assert_eq "bash: $P resources --<TAB>" "--help --json" "$(bash_complete $P resources --)"

@@ -18,6 +18,9 @@ Subcommands:
             "ok - ..."/"FAIL - ..." lines; exit 1 on any failure)
   allocate  call Allocate on a plugin socket, print the response as JSON
   devices   read the first ListAndWatch answer from a plugin socket, print it as JSON
+  serve     be the kubelet on a directory until killed ("registered NAME" per Register)
+  hung      a kubelet that accepts Register, dials back, opens ListAndWatch and then
+            never answers ("hung NAME" per Register), until killed
   bench     Allocate latency percentiles and the plugin's idle CPU and RSS
 """
 import argparse
@@ -473,7 +476,9 @@ def run_scenario(api, t, k, plugin, args, names, kdir, host, slots):
     except subprocess.TimeoutExpired:
         rc = "still running after 10 s"
     t.eq("SIGTERM: exit 0", 0, rc)
-    left = sorted(n for n in os.listdir(kdir) if n != "kubelet.sock")
+    # The lock directory stays (kubelet_lock.h: a lock file is never removed).
+    left = sorted(n for n in os.listdir(kdir)
+                  if n not in ("kubelet.sock", "oci-decorator-device-plugin"))
     t.eq("SIGTERM: the plugin's sockets are removed", [], left)
     return 1 if t.failed else 0
 
@@ -506,6 +511,52 @@ def devices_cmd(args):
         c.close()
     print("ListAndWatch ended without an answer", file=sys.stderr)
     return 1
+
+
+def serve_cmd(args):
+    k = Kubelet(Api(), args.kubelet_dir)
+    k.start()
+    print("serving", flush=True)
+    while True:
+        req, opts = k.next_registration(3600)
+        if req is not None:
+            print("%s %s" % ("registered" if not isinstance(opts, str) else "refused",
+                             req.resource_name), flush=True)
+
+
+def hung_cmd(args):
+    """Register never returns; the plugin's streams stay open meanwhile."""
+    from concurrent import futures
+    api = Api()
+    forever = threading.Event()
+    clients = []
+
+    def register(request, context):
+        c = PluginClient(api, os.path.join(args.kubelet_dir, request.endpoint))
+        stream = c.list_and_watch(api.Empty())
+
+        def drain():
+            try:
+                for _ in stream:
+                    pass
+            except grpc.RpcError:
+                pass
+        threading.Thread(target=drain, daemon=True).start()
+        clients.append((c, stream))
+        print("hung %s" % request.resource_name, flush=True)
+        forever.wait()
+        return api.Empty()
+
+    handler = grpc.method_handlers_generic_handler("v1beta1.Registration", {
+        "Register": grpc.unary_unary_rpc_method_handler(
+            register, request_deserializer=api.RegisterRequest.FromString,
+            response_serializer=lambda m: m.SerializeToString())})
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=32))
+    server.add_generic_rpc_handlers((handler,))
+    server.add_insecure_port("unix://" + os.path.join(args.kubelet_dir, "kubelet.sock"))
+    server.start()
+    print("serving", flush=True)
+    forever.wait()
 
 
 def proc_cpu_rss(pid):
@@ -565,6 +616,8 @@ def main():
     a.add_argument("--ids", required=True)
     d = sub.add_parser("devices")
     d.add_argument("--socket", required=True)
+    for name in ("serve", "hung"):
+        sub.add_parser(name).add_argument("--kubelet-dir", required=True)
     b = sub.add_parser("bench")
     b.add_argument("--socket", required=True)
     b.add_argument("--ids", default="onload-0")
@@ -572,7 +625,8 @@ def main():
     b.add_argument("--pid", type=int, default=0)
     b.add_argument("--idle", type=int, default=10)
     args = ap.parse_args()
-    return {"scenario": scenario, "allocate": allocate_cmd, "devices": devices_cmd, "bench": bench_cmd}[args.cmd](args)
+    return {"scenario": scenario, "allocate": allocate_cmd, "devices": devices_cmd,
+            "serve": serve_cmd, "hung": hung_cmd, "bench": bench_cmd}[args.cmd](args)
 
 
 if __name__ == "__main__":
