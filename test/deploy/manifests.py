@@ -193,6 +193,12 @@ if ok(len(ds) == 1, "daemonset.yaml holds one DaemonSet"):
                    for k, v in r.get("labels", {}).items()}
     ok(sel and all(rule_labels.get(k) == v for k, v in sel.items()),
        "the nodeSelector %s is a label nodefeaturerule.yaml sets (%s)" % (sel, rule_labels))
+    # The shipped onload.json reads the host's sysfs: the module version
+    # (version_lock) and the PCI devices (needs_nic), whose entries under
+    # /sys/bus/pci/devices are links into /sys/devices: all of /sys.
+    sysfs = mounts.get("/host/sys")
+    ok(sysfs is not None and vols.get(sysfs, {}).get("hostPath", {}).get("path") == "/sys",
+       "the host's /sys is mounted at /host/sys (version_lock and needs_nic read it)")
     lim = c.get("resources", {}).get("limits", {}).get("memory")
     ok(lim is not None, "a memory limit")
 
