@@ -110,9 +110,12 @@ for mode in mounts cdi both; do
   cid=$(cri ps | awk -v n="alloc-$mode" '$2 == n {print $1}')
   spec=$(cri status "$cid" | jq '.info.info | fromjson | .runtimeSpec' 2>/dev/null)
   case $mode in
-    mounts) expect_onload onload "alloc $mode" "$HOST_ROOT" /usr/lib64 bind
-            assert_eq "[mounts] LD_PRELOAD from the answer's envs is in the spec" "LD_PRELOAD=/usr/lib64/libonload.so" \
-              "$(jq -r '.process.env[] | select(startswith("LD_PRELOAD="))' <<<"$spec")" ;;
+    mounts) expect_onload onload "alloc $mode" "$HOST_ROOT" /usr/lib64 bindpre
+            assert_eq "[mounts] no LD_PRELOAD in the spec: the answer preloads through the file" "" \
+              "$(jq -r '.process.env[] | select(startswith("LD_PRELOAD="))' <<<"$spec")"
+            assert_eq "[mounts] /etc/ld.so.preload from the answer's mounts: the plugin's preload file" \
+              "$CTD2_CDI_DIR/oci-decorator-onload.onload.preload" \
+              "$(jq -r '.mounts[] | select(.destination == "/etc/ld.so.preload") | .source' <<<"$spec")" ;;
     *)      expect_onload onload "alloc $mode" "$HOST_ROOT" /usr/lib64 "$mode"
             assert_eq "[$mode] containerd applied the CDI device: /etc/ld.so.preload from the spec in cdi_spec_dirs" \
               "$CTD2_CDI_DIR/oci-decorator-onload.onload.preload" \

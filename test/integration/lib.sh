@@ -435,11 +435,15 @@ EOS
 #   cdi   as spec, but libonload comes through /etc/ld.so.preload, a
 #         read-only nosuid,nodev mount of the preload file written with the
 #         CDI spec; no LD_PRELOAD (the container's own is left alone).
-#   both  as cdi, and LD_PRELOAD too (a kubelet's Allocate envs next to its
-#         CDI device).
+#   both  as cdi (a kubelet's Allocate mounts next to its CDI device: with
+#         --cdi-dir the mounts half preloads through the same file, so no
+#         LD_PRELOAD either).
 #   bind  as spec, for an orchestrator's own mounts (a kubelet's Allocate
 #         mounts, a Nomad reservation): read-only, but the engine does not
 #         add nosuid,nodev.
+#   bindpre as bind, but libonload comes through /etc/ld.so.preload, a
+#         read-only mount of the plugin's preload file (--allocate mounts
+#         with --cdi-dir); no LD_PRELOAD.
 expect_onload() {
   local what=$1 desc=$2 hr=${3:-$HOST_ROOT} L=${4:-/usr/lib64} mode=${5:-hook}
   local want_onload=0 want_zf=0 f d m opts got want r w
@@ -450,7 +454,7 @@ expect_onload() {
     none) ;;
     *) die "expect_onload: unknown WHAT $what" ;;
   esac
-  [[ $mode == hook || $mode == spec || $mode == bind || $mode == cdi || $mode == both ]] || die "expect_onload: unknown MODE $mode"
+  [[ $mode == hook || $mode == spec || $mode == bind || $mode == bindpre || $mode == cdi || $mode == both ]] || die "expect_onload: unknown MODE $mode"
   assert_contains "[$desc] probe ran to the end" "$OUT" "DONE"
   for f in ${ONLOAD_PROBE_FILES_ONLOAD//@L@/$L} ${ONLOAD_PROBE_FILES_ZF//@L@/$L}; do
     got=$(field SHA | awk -v f="$f" '$1 == f {print $2}')
@@ -462,7 +466,7 @@ expect_onload() {
       m=$f
       [[ $f == /usr/libexec/onload/profiles/* ]] && m=/usr/libexec/onload/profiles   # inside a mounted dir
       opts=$(field MNT | awk -v m="$m" '$1 == m {print $2}')
-      if [[ $mode == bind ]]; then
+      if [[ $mode == bind || $mode == bindpre ]]; then
         assert_match "[$desc] $m is mounted ro (${opts:-not a mount})" "$opts" '(^|,)ro(,|$)'
       else
         assert_match "[$desc] $m is mounted ro,nosuid,nodev (${opts:-not a mount})" "$opts" \
@@ -498,18 +502,19 @@ expect_onload() {
       opts=$(field MNT | awk '$1 == "/etc/ld.so.preload" {print $2}')
       assert_match "[$desc] /etc/ld.so.preload is mounted ro,nosuid,nodev (${opts:-not a mount})" "$opts" \
         '(^|,)ro(,|$).*nosuid.*nodev|(^|,)ro(,|$).*nodev.*nosuid'
-      if [[ $mode == cdi ]]; then
-        assert_eq "[$desc] LD_PRELOAD unset (the preload is not in the env)" unset "$(field LDP)"
-      else
-        assert_eq "[$desc] LD_PRELOAD is $L/libonload.so too" "$L/libonload.so" "$(field LDP)"
-      fi
+      assert_eq "[$desc] LD_PRELOAD unset (the preload is not in the env)" unset "$(field LDP)"
+    elif [[ $mode == bindpre ]]; then
+      assert_eq "[$desc] /etc/ld.so.preload is $L/libonload.so" "$L/libonload.so" "$(field PRELOAD)"
+      opts=$(field MNT | awk '$1 == "/etc/ld.so.preload" {print $2}')
+      assert_match "[$desc] /etc/ld.so.preload is mounted ro (${opts:-not a mount})" "$opts" '(^|,)ro(,|$)'
+      assert_eq "[$desc] LD_PRELOAD unset (the preload is not in the env)" unset "$(field LDP)"
     else
       assert_eq "[$desc] LD_PRELOAD is $L/libonload.so" "$L/libonload.so" "$(field LDP)"
     fi
     assert_contains "[$desc] dyn-hello gets the SIMULATED libonload preloaded" "$(field DYN)" \
       "SIMULATED libonload: preloaded into /usr/bin/dyn-hello"
   else
-    if [[ $mode == hook || $mode == cdi || $mode == both ]]; then
+    if [[ $mode == hook || $mode == cdi || $mode == both || $mode == bindpre ]]; then
       assert_eq "[$desc] no /etc/ld.so.preload" no "$(field PRELOAD_FILE)"
       [[ $mode != hook ]] && assert_eq "[$desc] LD_PRELOAD unset" unset "$(field LDP)"
     else
