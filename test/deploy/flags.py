@@ -22,23 +22,14 @@ import sys
 
 import yaml
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tally import finish, ok  # noqa: E402
+
 SRC = os.environ.get("OCID_SOURCE_DIR") or os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 DEPLOY = os.path.join(SRC, "deploy", "kubernetes")
 PLUGIN = os.environ.get("OCID_PLUGIN", "")
 NAME = "oci-decorator-device-plugin"
-
-failures = []
-passes = 0
-
-
-def ok(cond, what):
-    global passes
-    if cond:
-        passes += 1
-    else:
-        failures.append(what)
-    return cond
 
 
 def run(args):
@@ -146,7 +137,4 @@ ok(m is not None and m.group(1) in mounts,
    "the DaemonSet mounts the kubelet directory at the plugin's --kubelet-dir default (%s; mounts %s)"
    % (m.group(1) if m else "?", mounts))
 
-for f in failures:
-    print("FAIL - " + f)
-print("%d passed, %d failed" % (passes, len(failures)))
-sys.exit(1 if failures else 0)
+finish()

@@ -24,23 +24,14 @@ import sys
 import yaml
 from kubernetes import client
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tally import finish, ok  # noqa: E402
+
 SRC = os.environ.get("OCID_SOURCE_DIR") or os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 DEPLOY = os.path.join(SRC, "deploy", "kubernetes")
 YAMLLINT_CONFIG = os.path.join(SRC, "test", "deploy", "yamllint.yaml")
 HEALTH = "/run/oci-decorator-device-plugin/health"
-
-failures = []
-passes = 0
-
-
-def ok(cond, what):
-    global passes
-    if cond:
-        passes += 1
-    else:
-        failures.append(what)
-    return cond
 
 
 # --- the schema -------------------------------------------------------------
@@ -202,7 +193,4 @@ if ok(len(ds) == 1, "daemonset.yaml holds one DaemonSet"):
     lim = c.get("resources", {}).get("limits", {}).get("memory")
     ok(lim is not None, "a memory limit")
 
-for f in failures:
-    print("FAIL - " + f)
-print("%d passed, %d failed" % (passes, len(failures)))
-sys.exit(1 if failures else 0)
+finish()

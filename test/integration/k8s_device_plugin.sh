@@ -17,12 +17,7 @@
 #      names no CDI device.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 it_setup lib64
-[[ -n ${OCID_PLUGIN:-} && -x ${OCID_PLUGIN:-} ]] || \
-  skip_all "OCID_PLUGIN is not set: the build has no oci-decorator-device-plugin (OCID_DEVICE_PLUGIN=OFF)"
-PY=/usr/bin/python3
-$PY -c 'import grpc, google.protobuf' 2>/dev/null || die "python3-grpcio and python3-protobuf are missing (see PACKAGES)"
-command -v protoc >/dev/null 2>&1 || die "protoc is missing (protobuf-compiler, see PACKAGES)"
-STANDIN=$SRC/test/plugin/kubelet_standin.py
+plugin_suite kubelet_standin.py
 KDIR=$T/kubelet
 mkdir -m 0750 "$KDIR" "$T/cdi"
 

@@ -14,12 +14,7 @@
 #      before and after registration.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 it_setup lib64
-[[ -n ${OCID_PLUGIN:-} && -x ${OCID_PLUGIN:-} ]] || \
-  skip_all "OCID_PLUGIN is not set: the build has no oci-decorator-device-plugin (OCID_DEVICE_PLUGIN=OFF)"
-PY=/usr/bin/python3
-$PY -c 'import grpc, google.protobuf' 2>/dev/null || die "python3-grpcio and python3-protobuf are missing (see PACKAGES)"
-command -v protoc >/dev/null 2>&1 || die "protoc is missing (protobuf-compiler, see PACKAGES)"
-STANDIN=$SRC/test/plugin/kubelet_standin.py
+plugin_suite kubelet_standin.py
 ONLOAD_SOCK=oci-decorator-amd.com_onload.sock
 
 # A third resource (as k8s_device_plugin.sh): /dev/null's numbers, new name.

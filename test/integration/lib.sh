@@ -58,6 +58,21 @@ assert_no_match() {  # DESC HAYSTACK ERE
 # it_setup [LAYOUT]: checks preconditions, creates $T with a SIMULATED Onload host
 # root ($HOST_ROOT), config dir ($CONF_DIR), state dir ($STATE_DIR), base rootfs
 # ($BASE_ROOTFS) and a private runc root.
+# plugin_suite STANDIN: what a device plugin suite needs before it starts:
+# the plugin binary (skipped, saying why, where the build has none), python3
+# with gRPC and protobuf and protoc for the stand-in test/plugin/STANDIN
+# (built from the plugin's own .proto files). Sets PY and STANDIN.
+plugin_suite() {
+  [[ -n ${OCID_PLUGIN:-} ]] || \
+    skip_all "OCID_PLUGIN is not set: the build has no oci-decorator-device-plugin (OCID_DEVICE_PLUGIN=OFF)"
+  [[ -x $OCID_PLUGIN ]] || die "OCID_PLUGIN=$OCID_PLUGIN is not executable"
+  PY=/usr/bin/python3
+  $PY -c 'import grpc, google.protobuf' 2>/dev/null || \
+    die "python3-grpcio and python3-protobuf are missing (see test/integration/PACKAGES)"
+  command -v protoc >/dev/null 2>&1 || die "protoc is missing (protobuf-compiler, see test/integration/PACKAGES)"
+  STANDIN=$SRC/test/plugin/$1
+}
+
 it_setup() {
   local layout=${1:-lib64}
   [[ $(id -u) -eq 0 ]] || skip_all "needs root (runc, mknod, mounts)"

@@ -15,13 +15,8 @@
 #      runtime or hook: inside the container Onload works (host files,
 #      devices pass the device cgroup, LD_PRELOAD loads the SIMULATED libonload).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-[[ -n ${OCID_PLUGIN:-} ]] || skip_all "the device plugin is not built (OCID_DEVICE_PLUGIN off or no gRPC): OCID_PLUGIN unset"
-[[ -x $OCID_PLUGIN ]] || die "OCID_PLUGIN=$OCID_PLUGIN is not executable"
 it_setup lib64
-PY=/usr/bin/python3
-$PY -c 'import grpc, google.protobuf' 2>/dev/null || die "python3-grpcio / python3-protobuf missing (see test/integration/PACKAGES)"
-command -v protoc >/dev/null 2>&1 || die "protoc missing (protobuf-compiler, see test/integration/PACKAGES)"
-STANDIN=$SRC/test/plugin/nomad_standin.py
+plugin_suite nomad_standin.py
 PLUGIN_LOG=$T/logs/plugin.log
 
 # A second inventory beside Onload's: its group must not follow Onload's health.
