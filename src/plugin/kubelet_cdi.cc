@@ -7,7 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <set>
@@ -56,8 +58,10 @@ constexpr uint32_t kDirMask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_T
                               IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF |
                               IN_ONLYDIR;
 // Events come in bursts (an editor's save, `rm *`): one pass once this long
-// has passed without one.
+// has passed without one, but never later than kMaxDelay after the event
+// that asked for it, however busy the directory is with others' files.
 constexpr int kQuietMs = 50;
+constexpr std::chrono::milliseconds kMaxDelay{200};
 
 // Whether a file name in the directory is one the keeper owns.
 bool Ours(const std::string& name) { return !SpecStem(name).empty() || !PreloadStem(name).empty(); }
@@ -306,17 +310,20 @@ void CdiDirKeeper::Stop() {
 }
 
 void CdiDirKeeper::Loop(const ResourceWatch* watch, std::chrono::milliseconds period) {
+  using Clock = std::chrono::steady_clock;
   alignas(struct inotify_event) char buf[4096];
-  const int period_ms = static_cast<int>(period.count());
+  // The periodic pass is a deadline: events (others' files) never push it back.
+  Clock::time_point next_pass = Clock::now() + period;
   while (!stopping_) {
     pollfd fds[2] = {{inotify_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
-    int n = ::poll(fds, 2, period_ms);
+    auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_pass - Clock::now());
+    int n = ::poll(fds, 2, static_cast<int>(std::max<int64_t>(0, wait.count() + 1)));
     if (n < 0 && errno != EINTR) {
       log::Error(std::string("CDI keeper: poll: ") + std::strerror(errno));
       return;
     }
     if (stopping_) return;
-    bool due = n == 0;  // the periodic re-check
+    bool due = Clock::now() >= next_pass;
     if (fds[1].revents & POLLIN) {
       uint64_t v;
       (void)!::read(wake_fd_, &v, sizeof v);
@@ -325,6 +332,7 @@ void CdiDirKeeper::Loop(const ResourceWatch* watch, std::chrono::milliseconds pe
     if (fds[0].revents & POLLIN) {
       // Only events for our names matter (not others' files, not our
       // temporary names), and the directory itself going away.
+      const Clock::time_point first = Clock::now();
       for (;;) {
         ssize_t got;
         while ((got = ::read(inotify_fd_, buf, sizeof buf)) > 0)
@@ -339,10 +347,11 @@ void CdiDirKeeper::Loop(const ResourceWatch* watch, std::chrono::milliseconds pe
             }
           }
         pollfd quiet = {inotify_fd_, POLLIN, 0};
-        if (!due || ::poll(&quiet, 1, kQuietMs) <= 0) break;
+        if (!due || Clock::now() - first >= kMaxDelay || ::poll(&quiet, 1, kQuietMs) <= 0) break;
       }
     }
     if (!due) continue;
+    next_pass = Clock::now() + period;
     Sync(watch->View());
     WatchDir();
   }

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <atomic>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -403,6 +404,45 @@ TEST_CASE("kubelet cdi: the running keeper restores a deleted, edited or chmod'e
   CHECK(Eventually([&] { return !t.Exists("cdi/oci-decorator-pre.json"); }));
   CHECK(Eventually([&] { return !t.Exists("cdi/oci-decorator-pre.t.preload"); }));
   CHECK(t.Exists("cdi/moved"));
+  keeper.Stop();
+  watch.Stop();
+}
+
+// Issue 20's lesson, for the keeper too: a directory others keep writing to
+// (another program's specs in /var/run/cdi, here every 5 ms) neither holds
+// back the pass an event of ours asked for nor pushes back the periodic one.
+TEST_CASE("kubelet cdi: a write storm to others' files in --cdi-dir starves no pass") {
+  ocid::test::TempTree t;
+  t.File("host/libt.so", "x");
+  t.File("conf/pre.json", Inventory(t / "host/libt.so"));
+  ocid::PluginOptions opts;
+  opts.config_dir = t / "conf";
+  opts.cdi_dir = t / "cdi";
+  opts.recheck_seconds = 3600;
+  ocid::ResourceWatch watch(opts);
+  ocid::Error err;
+  REQUIRE_MESSAGE(watch.Start(&err), err.Line());
+  ocid::CdiDirKeeper keeper(t / "cdi", t / "conf");
+  REQUIRE_MESSAGE(keeper.Start(&watch, 400ms, &err), err.Line());
+  const std::string spec = t / "cdi/oci-decorator-pre.json";
+  REQUIRE(t.Exists("cdi/oci-decorator-pre.json"));
+
+  std::atomic<bool> storm{true};
+  std::thread writer([&] {
+    const std::string other = t / "cdi/vendor-x.json";
+    while (storm) {
+      std::ofstream(other) << "{}";
+      std::this_thread::sleep_for(5ms);
+    }
+  });
+  // The periodic pass still comes (others' events alone never make one).
+  uint64_t passes = keeper.passes();
+  CHECK(Eventually([&] { return keeper.passes() >= passes + 2; }));
+  // And an event of ours is acted on within the storm.
+  std::filesystem::remove(spec);
+  CHECK(Eventually([&] { return t.Exists("cdi/oci-decorator-pre.json"); }));
+  storm = false;
+  writer.join();
   keeper.Stop();
   watch.Stop();
 }
