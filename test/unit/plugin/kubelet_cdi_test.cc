@@ -346,19 +346,38 @@ bool Eventually(P pred) {
 
 }  // namespace
 
-TEST_CASE("kubelet cdi: the running keeper restores a deleted, edited or chmod'ed spec at once") {
+// One inventory in t/conf, a running watch of it (no periodic re-check)
+// and a running keeper of t/cdi that re-checks every `period`.
+struct Running {
   ocid::test::TempTree t;
-  t.File("host/libt.so", "x");
-  t.File("conf/pre.json", Inventory(t / "host/libt.so"));
-  ocid::PluginOptions opts;
-  opts.config_dir = t / "conf";
-  opts.cdi_dir = t / "cdi";
-  opts.recheck_seconds = 3600;  // neither the watch nor the keeper re-checks on a timer here
-  ocid::ResourceWatch watch(opts);
-  ocid::Error err;
-  REQUIRE_MESSAGE(watch.Start(&err), err.Line());
-  ocid::CdiDirKeeper keeper(t / "cdi", t / "conf");
-  REQUIRE_MESSAGE(keeper.Start(&watch, 3600s, &err), err.Line());
+  ocid::ResourceWatch watch;
+  ocid::CdiDirKeeper keeper;
+  static ocid::PluginOptions Options(const ocid::test::TempTree& t) {
+    t.File("host/libt.so", "x");
+    t.File("conf/pre.json", Inventory(t / "host/libt.so"));
+    ocid::PluginOptions opts;
+    opts.config_dir = t / "conf";
+    opts.cdi_dir = t / "cdi";
+    opts.recheck_seconds = 3600;
+    return opts;
+  }
+  explicit Running(std::chrono::milliseconds period)
+      : watch(Options(t)), keeper(t / "cdi", t / "conf") {
+    ocid::Error err;
+    REQUIRE_MESSAGE(watch.Start(&err), err.Line());
+    REQUIRE_MESSAGE(keeper.Start(&watch, period, &err), err.Line());
+  }
+  ~Running() {
+    keeper.Stop();
+    watch.Stop();
+  }
+};
+
+TEST_CASE("kubelet cdi: the running keeper restores a deleted, edited or chmod'ed spec at once") {
+  Running run(3600s);  // neither the watch nor the keeper re-checks on a timer here
+  auto& t = run.t;
+  auto& watch = run.watch;
+  auto& keeper = run.keeper;
 
   // The first pass ran before Start returned.
   const std::string spec = t / "cdi/oci-decorator-pre.json";
@@ -412,18 +431,10 @@ TEST_CASE("kubelet cdi: the running keeper restores a deleted, edited or chmod'e
 // (another program's specs in /var/run/cdi, here every 5 ms) neither holds
 // back the pass an event of ours asked for nor pushes back the periodic one.
 TEST_CASE("kubelet cdi: a write storm to others' files in --cdi-dir starves no pass") {
-  ocid::test::TempTree t;
-  t.File("host/libt.so", "x");
-  t.File("conf/pre.json", Inventory(t / "host/libt.so"));
-  ocid::PluginOptions opts;
-  opts.config_dir = t / "conf";
-  opts.cdi_dir = t / "cdi";
-  opts.recheck_seconds = 3600;
-  ocid::ResourceWatch watch(opts);
-  ocid::Error err;
-  REQUIRE_MESSAGE(watch.Start(&err), err.Line());
-  ocid::CdiDirKeeper keeper(t / "cdi", t / "conf");
-  REQUIRE_MESSAGE(keeper.Start(&watch, 400ms, &err), err.Line());
+  Running run(400ms);
+  auto& t = run.t;
+  auto& watch = run.watch;
+  auto& keeper = run.keeper;
   const std::string spec = t / "cdi/oci-decorator-pre.json";
   REQUIRE(t.Exists("cdi/oci-decorator-pre.json"));
 
