@@ -122,15 +122,6 @@ std::string LibraryName(const std::string& path) { return path.substr(path.rfind
 
 }  // namespace
 
-bool VersionLock::Guards(const std::vector<std::string>& requested) const {
-  if (!configured()) return false;
-  if (features.empty()) return !requested.empty();
-  for (const auto& f : requested)
-    for (const auto& g : features)
-      if (f == g) return true;
-  return false;
-}
-
 const char* VersionStateName(VersionState s) {
   switch (s) {
     case VersionState::kMatch: return "match";
