@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "json_text.h"
+#include "path_text.h"
 
 namespace ocid {
 namespace {
@@ -296,8 +297,7 @@ std::string RootfsPath(const std::string& bundle, const std::string& state_root,
   // crun's state carries root.path as written; it wins over config.json.
   const std::string& root_path = state_root.empty() ? root_path_in : state_root;
   if (!root_path.empty() && root_path[0] == '/') return root_path;
-  std::string base = bundle;
-  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  std::string base = WithoutTrailingSlashes(bundle);
   std::string rel = root_path;
   while (rel.rfind("./", 0) == 0) rel.erase(0, 2);
   if (rel.empty() || rel == ".") return base;

@@ -6,6 +6,7 @@
 #include "error.h"
 #include "host_view.h"
 #include "inventory.h"
+#include "path_text.h"
 
 namespace ocid {
 namespace {
@@ -118,7 +119,6 @@ bool ReadLibraryVersion(const VersionLock& lock, const HostView& host, VersionRe
   return false;
 }
 
-std::string LibraryName(const std::string& path) { return path.substr(path.rfind('/') + 1); }
 
 }  // namespace
 
@@ -192,7 +192,7 @@ VersionReport CheckVersions(const Inventory& inv, const HostView& host) {
     return r;
   }
   r.state = VersionState::kMismatch;
-  r.why = "version lock: " + LibraryName(r.library_path) + " is \"" +
+  r.why = "version lock: " + Basename(r.library_path) + " is \"" +
           Printable(r.library_version) + "\" (" + r.library_path + ") but the loaded " +
           ModuleName(lock.module_version) + " module is \"" + Printable(r.module_version) +
           "\" (" + r.module_path + ")";
