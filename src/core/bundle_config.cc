@@ -6,6 +6,7 @@
 
 #include "json_text.h"
 #include "path_text.h"
+#include "spec_keys.h"
 
 namespace ocid {
 namespace {
@@ -237,7 +238,7 @@ bool ParseBundleConfig(std::string_view bytes, const std::string& where,
   // double the parse time. The discarded parts are still fully checked as
   // JSON, and for keys runtimes would read differently.
   SpecKeyReport report;
-  json::parser_callback_t keep = SpecKeyFilter(interest, &report);
+  JsonKeep keep = SpecKeyFilter(interest, &report);
   json j;
   std::string why;
   if (!ParseJsonText(bytes, &j, &why, keep)) return Fail(err, "not valid JSON (" + why + ")", where);

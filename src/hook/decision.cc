@@ -2,13 +2,12 @@
 
 #include <fcntl.h>
 
-#include <nlohmann/json.hpp>
-
 #include "activation.h"
 #include "files.h"
 #include "log.h"
 #include "path_text.h"
 #include "planner.h"
+#include "spec_keys.h"
 
 namespace ocid {
 namespace {
