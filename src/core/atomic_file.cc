@@ -12,20 +12,10 @@
 #include <vector>
 
 #include "files.h"
+#include "path_text.h"
 
 namespace ocid {
 namespace {
-
-void SplitPath(const std::string& path, std::string* dir, std::string* base) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos) {
-    *dir = ".";
-    *base = path;
-  } else {
-    *dir = slash == 0 ? "/" : path.substr(0, slash);
-    *base = path.substr(slash + 1);
-  }
-}
 
 bool TrustedOwner(uid_t uid) { return uid == 0 || uid == ::geteuid(); }
 
@@ -264,8 +254,7 @@ bool ReadFileIfExists(const std::string& path, size_t limit, std::string* out,
 
 bool WriteFileAtomic(const std::string& path, const std::string& data, mode_t mode,
                      Error* err) {
-  std::string dir, base;
-  SplitPath(path, &dir, &base);
+  std::string dir = Dirname(path), base = Basename(path);
   if (base.empty() || base == "." || base == "..") return Fail(err, "not a file name", path);
   UniqueFd dfd;
   if (!OpenWriteDir(dir, /*create=*/true, &dfd, err)) {
@@ -295,8 +284,7 @@ bool FileIsCurrent(const std::string& path, const std::string& data, mode_t mode
 }
 
 bool ReplaceBundleFile(const std::string& path, const std::string& data, Error* err) {
-  std::string dir, base;
-  SplitPath(path, &dir, &base);
+  std::string dir = Dirname(path), base = Basename(path);
   if (base.empty() || base == "." || base == "..") return Fail(err, "not a file name", path);
   UniqueFd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dfd.valid()) return Fail(err, "cannot open directory", dir, errno);
@@ -312,8 +300,7 @@ bool ReplaceBundleFile(const std::string& path, const std::string& data, Error* 
 
 bool WriteBackup(const std::string& path, const std::string& data, std::string* backup,
                  Error* err) {
-  std::string dir, base;
-  SplitPath(path, &dir, &base);
+  std::string dir = Dirname(path), base = Basename(path);
   UniqueFd dfd;
   if (!OpenWriteDir(dir, /*create=*/false, &dfd, err)) {
     bool refused = err->errnum == 0 && err->path.empty();

@@ -5,6 +5,8 @@
 #include <cstdint>
 
 #include "json_text.h"
+#include "path_text.h"
+#include "spec_keys.h"
 
 namespace ocid {
 namespace {
@@ -236,7 +238,7 @@ bool ParseBundleConfig(std::string_view bytes, const std::string& where,
   // double the parse time. The discarded parts are still fully checked as
   // JSON, and for keys runtimes would read differently.
   SpecKeyReport report;
-  json::parser_callback_t keep = SpecKeyFilter(interest, &report);
+  JsonKeep keep = SpecKeyFilter(interest, &report);
   json j;
   std::string why;
   if (!ParseJsonText(bytes, &j, &why, keep)) return Fail(err, "not valid JSON (" + why + ")", where);
@@ -296,8 +298,7 @@ std::string RootfsPath(const std::string& bundle, const std::string& state_root,
   // crun's state carries root.path as written; it wins over config.json.
   const std::string& root_path = state_root.empty() ? root_path_in : state_root;
   if (!root_path.empty() && root_path[0] == '/') return root_path;
-  std::string base = bundle;
-  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  std::string base = WithoutTrailingSlashes(bundle);
   std::string rel = root_path;
   while (rel.rfind("./", 0) == 0) rel.erase(0, 2);
   if (rel.empty() || rel == ".") return base;

@@ -7,13 +7,15 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "device_rule.h"
 #include "error.h"
-#include "spec_keys.h"
 
 namespace ocid {
+
+struct ConfigInterest;  // spec_keys.h
 
 // One linux.devices entry: a node the runtime creates in the container.
 struct LinuxDevice {

@@ -4,6 +4,7 @@
 #include <cerrno>
 
 #include "host_view.h"
+#include "path_text.h"
 
 namespace ocid {
 namespace {
@@ -237,7 +238,7 @@ std::vector<std::string> AvailableProfiles(const ProfileSources& src, const Host
   Error ignored;
   if (!src.dir.empty() && host.Match(src.dir + "/*.opf", &matches, &ignored))
     for (const auto& m : matches) {
-      std::string base = m.path.substr(m.path.rfind('/') + 1);
+      std::string base = Basename(m.path);
       base.resize(base.size() - 4);
       if (IsProfileName(base)) names.push_back(base);
     }

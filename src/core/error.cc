@@ -45,22 +45,36 @@ bool Escaped(char32_t cp) {
 
 constexpr char kHex[] = "0123456789abcdef";
 
-void AppendEscaped(std::string_view s, std::string* out) {
+// How AppendEscaped writes what the rule escapes.
+enum class Form {
+  kBytes,  // Printable: each byte of it as \xNN
+  kJson,   // PrintableJson: the character as \uXXXX; a bad byte as \ufffd
+};
+
+// The one walk over the bytes: which characters are escaped is Escaped()'s;
+// `form` says only how they are written. In a JSON text (kJson) the C0
+// characters are its whitespace (the dump escaped those in strings), kept.
+void AppendEscaped(std::string_view s, Form form, std::string* out) {
   for (size_t i = 0; i < s.size();) {
     auto c = static_cast<unsigned char>(s[i]);
     char32_t cp = c;
     size_t n = c < 0x80 ? 1 : Utf8SequenceAt(s, i, &cp);
-    if (n == 0 || Escaped(cp)) {
+    bool escape = n == 0 || (Escaped(cp) && (form == Form::kBytes || cp >= 0x20));
+    if (!escape) {
+      out->append(s.substr(i, n));
+    } else if (form == Form::kJson) {
+      // Not from a dump with error_handler_t::replace: shown as that does.
+      if (n == 0) out->append("\\ufffd");
+      else out->append({'\\', 'u', kHex[(cp >> 12) & 15], kHex[(cp >> 8) & 15],
+                        kHex[(cp >> 4) & 15], kHex[cp & 15]});
+    } else {
       // Each byte of it: a bad byte on its own, a control with its encoding.
       for (size_t k = 0; k < std::max<size_t>(n, 1); ++k) {
         auto e = static_cast<unsigned char>(s[i + k]);
         out->append({'\\', 'x', kHex[e >> 4], kHex[e & 15]});
       }
-      i += std::max<size_t>(n, 1);
-    } else {
-      out->append(s.substr(i, n));
-      i += n;
     }
+    i += std::max<size_t>(n, 1);
   }
 }
 
@@ -73,14 +87,14 @@ std::string Printable(std::string_view s, size_t max) {
   if (plain) return std::string(s);
   std::string out;
   if (s.size() <= max) {
-    AppendEscaped(s, &out);
+    AppendEscaped(s, Form::kBytes, &out);
   } else {
     // Head and tail: what a message says after a huge value (the file, the
     // valid choices) matters as much as its start.
     size_t tail = max / 4, head = max - tail;
-    AppendEscaped(s.substr(0, head), &out);
+    AppendEscaped(s.substr(0, head), Form::kBytes, &out);
     out += "[... " + std::to_string(s.size() - head - tail) + " bytes ...]";
-    AppendEscaped(s.substr(s.size() - tail), &out);
+    AppendEscaped(s.substr(s.size() - tail), Form::kBytes, &out);
   }
   return out;
 }
@@ -88,25 +102,7 @@ std::string Printable(std::string_view s, size_t max) {
 std::string PrintableJson(std::string_view json) {
   std::string out;
   out.reserve(json.size());
-  for (size_t i = 0; i < json.size();) {
-    auto c = static_cast<unsigned char>(json[i]);
-    char32_t cp = c;
-    size_t n = c < 0x80 ? 1 : Utf8SequenceAt(json, i, &cp);
-    if (n == 0) {
-      // Not from a dump with error_handler_t::replace: shown as that does.
-      out += "\\ufffd";
-      ++i;
-      continue;
-    }
-    if (c >= 0x20 && Escaped(cp)) {
-      // Only inside strings: outside them a JSON text is ASCII without DEL.
-      out.append({'\\', 'u', kHex[(cp >> 12) & 15], kHex[(cp >> 8) & 15], kHex[(cp >> 4) & 15],
-                  kHex[cp & 15]});
-    } else {
-      out.append(json.substr(i, n));
-    }
-    i += n;
-  }
+  AppendEscaped(json, Form::kJson, &out);
   return out;
 }
 

@@ -85,6 +85,14 @@ bool CheckTarget(const std::string& t, std::string* why) {
   return true;
 }
 
+// "0x" and four lower-case hex digits, as sysfs shows a PCI vendor.
+bool IsPciVendorId(const std::string& s) {
+  if (s.size() != 6 || s.compare(0, 2, "0x") != 0) return false;
+  for (size_t i = 2; i < s.size(); ++i)
+    if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) return false;
+  return true;
+}
+
 class InventoryParser {
  public:
   InventoryParser(const std::string& file, Error* err) : file_(file), err_(err) {}
@@ -264,7 +272,7 @@ class InventoryParser {
     return true;
   }
 
-  // "needs_nic": {"pci_vendors": [...], "features": [...]} (nic.h).
+  // "needs_nic": {"pci_vendors": [...], "features": [...]} (NicRequirement).
   bool ParseNeedsNic(const json& v, NicRequirement* out) {
     const std::string key = "needs_nic";
     if (!v.is_object()) return Bad(key, "must be an object");
@@ -502,6 +510,23 @@ const Feature* Inventory::FindFeature(std::string_view name) const {
   for (const auto& f : features)
     if (f.name == name) return &f;
   return nullptr;
+}
+
+bool VersionLock::Guards(const std::vector<std::string>& requested) const {
+  if (!configured()) return false;
+  if (features.empty()) return !requested.empty();
+  for (const auto& f : requested)
+    for (const auto& g : features)
+      if (f == g) return true;
+  return false;
+}
+
+bool NicRequirement::Needs(const std::vector<std::string>& requested) const {
+  if (!configured()) return false;
+  if (features.empty()) return true;
+  for (const auto& r : requested)
+    if (std::find(features.begin(), features.end(), r) != features.end()) return true;
+  return false;
 }
 
 bool ParseInventory(std::string_view bytes, const std::string& file,

@@ -13,9 +13,13 @@
 //   - "cdi_kind": the CDI kind ("vendor/class") of `cdi generate` (cdi.h);
 //   - "activation_policy": who may activate the inventory (ActivationPolicy);
 //   - "version_lock": a library that must match the loaded kernel module
-//     (VersionLock, version_lock.h);
+//     (VersionLock below; the check on the host is version_lock.h);
 //   - "needs_nic": features that need a NIC of given PCI vendors
-//     (NicRequirement, nic.h).
+//     (NicRequirement below; the NICs of the host are nic.h).
+//
+// The inventory only describes a vendor: the modules that check a host
+// against it (version_lock, nic, activation, planner) include this header,
+// never the other way round.
 #pragma once
 #include <map>
 #include <string>
@@ -24,8 +28,6 @@
 
 #include "env_profile.h"
 #include "error.h"
-#include "nic.h"
-#include "version_lock.h"
 
 namespace ocid {
 
@@ -62,6 +64,30 @@ struct ActivationPolicy {
   bool accept_annotation = true;
   std::map<std::string, std::string> require_annotations;
   bool refuse_privileged = false;
+};
+
+// "version_lock" (version_lock.h says what it checks and why): the
+// user-space library that must be the loaded module's version.
+struct VersionLock {
+  bool enforce = false;               // refuse on mismatch
+  std::string module_version;         // host path; "" = no version lock
+  std::vector<std::string> library;   // alternatives, first that exists wins
+  std::vector<std::string> features;  // features it guards; empty = all
+
+  bool configured() const { return !module_version.empty(); }
+  // Whether asking for `requested` features needs the check.
+  bool Guards(const std::vector<std::string>& requested) const;
+};
+
+// "needs_nic" (nic.h says why): features that need a NIC of these PCI
+// vendors on the node.
+struct NicRequirement {
+  std::vector<std::string> pci_vendors;  // empty: no NIC needed
+  std::vector<std::string> features;     // features that need one; empty = all
+
+  bool configured() const { return !pci_vendors.empty(); }
+  // Whether asking for `requested` features needs a NIC.
+  bool Needs(const std::vector<std::string>& requested) const;
 };
 
 struct Inventory {

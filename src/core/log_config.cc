@@ -3,6 +3,7 @@
 #include <fcntl.h>
 
 #include <cerrno>
+#include <nlohmann/json.hpp>
 
 #include "error.h"
 #include "files.h"

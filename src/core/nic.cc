@@ -6,21 +6,6 @@
 
 namespace ocid {
 
-bool NicRequirement::Needs(const std::vector<std::string>& requested) const {
-  if (!configured()) return false;
-  if (features.empty()) return true;
-  for (const auto& r : requested)
-    if (std::find(features.begin(), features.end(), r) != features.end()) return true;
-  return false;
-}
-
-bool IsPciVendorId(const std::string& s) {
-  if (s.size() != 6 || s.compare(0, 2, "0x") != 0) return false;
-  for (size_t i = 2; i < s.size(); ++i)
-    if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) return false;
-  return true;
-}
-
 NicVerdict NicsFor(const Inventory& inv, const std::vector<std::string>& features,
                    const HostNics& nics) {
   NicVerdict v;

@@ -18,7 +18,7 @@
 
 namespace ocid {
 
-struct Inventory;
+struct Inventory;  // its NicRequirement is the description (inventory.h)
 struct InventorySet;
 
 // PCI vendors whose NICs Onload accelerates: Solarflare, and Xilinx/AMD
@@ -40,18 +40,6 @@ struct HostNics {
   std::vector<PciNic> nics;
   std::string error;  // sysfs could not be listed
 };
-
-struct NicRequirement {
-  std::vector<std::string> pci_vendors;  // empty: no NIC needed
-  std::vector<std::string> features;     // features that need one; empty = all
-
-  bool configured() const { return !pci_vendors.empty(); }
-  // Whether asking for `requested` features needs a NIC.
-  bool Needs(const std::vector<std::string>& requested) const;
-};
-
-// "0x" and four lower-case hex digits, as sysfs shows a PCI vendor.
-bool IsPciVendorId(const std::string& s);
 
 struct NicVerdict {
   bool needed = false;        // the features need a NIC

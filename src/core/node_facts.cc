@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <memory>
 
+#include "path_text.h"
+
 namespace ocid {
 namespace {
 
@@ -51,7 +53,7 @@ bool ReadPciNics(const HostFiles& files, const std::vector<std::string>& vendors
       nic.numa_node = NumaNodeOf(FirstLine(bytes));
     std::string link;
     if (files.ReadLink(dev + "/driver", &link, &ignored) == HostRead::kOk)
-      nic.driver = link.substr(link.rfind('/') + 1);
+      nic.driver = Basename(link);
     files.List(dev + "/net", &nic.interfaces, &ignored);
     out->push_back(std::move(nic));
   }
@@ -139,8 +141,7 @@ bool ReadCdiDirs(const HostFiles& files, std::vector<CdiDir>* out, Error* err) {
       if (r == HostRead::kMissing) break;
       d.chain.emplace_back(p, o);
       if (p == "/") break;
-      size_t slash = p.rfind('/');
-      p = slash == 0 ? "/" : p.substr(0, slash);
+      p = Dirname(p);
     }
     if (!d.chain.empty() && d.chain[0].first == dir) out->push_back(std::move(d));
   }

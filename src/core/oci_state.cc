@@ -51,20 +51,20 @@ bool ParseOciState(FdInput* in, OciState* out, Error* err, std::string* bundle_s
   // is never built, so its size does not matter.
   std::string top;  // the current key of the top-level object
   bool pruned = false;
-  json::parser_callback_t keep = [&](int depth, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::key && depth == 1) {
+  JsonKeep keep = [&](int depth, JsonEvent event, json& parsed) {
+    if (event == JsonEvent::kKey && depth == 1) {
       top = parsed.get<std::string>();
       return top == "ociVersion" || top == "id" || top == "status" || top == "pid" ||
              top == "bundle" || top == "root" || top == "annotations";
     }
-    if (event == json::parse_event_t::key && depth == 2 && top == "annotations") {
+    if (event == JsonEvent::kKey && depth == 2 && top == "annotations") {
       if (in->consumed() <= kStateAnnotationBytes ||
           parsed.get_ref<const std::string&>().rfind("oci-decorator/", 0) == 0)
         return true;
       pruned = true;
       return false;
     }
-    if (event == json::parse_event_t::value && depth == 1 && top == "bundle" && bundle_seen &&
+    if (event == JsonEvent::kValue && depth == 1 && top == "bundle" && bundle_seen &&
         parsed.is_string())
       *bundle_seen = parsed.get<std::string>();
     return true;

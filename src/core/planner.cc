@@ -7,12 +7,11 @@
 #include "activation.h"
 #include "device_program.h"
 #include "log.h"
+#include "path_text.h"
 #include "version_lock.h"
 
 namespace ocid {
 namespace {
-
-std::string Basename(const std::string& p) { return p.substr(p.rfind('/') + 1); }
 
 std::string JoinAlternatives(const HostView& host, const InventoryEntry& e) {
   std::string s;

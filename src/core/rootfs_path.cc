@@ -13,7 +13,6 @@
 #include <cerrno>
 #include <deque>
 
-#include "host_view.h"
 #include "kernel_features.h"
 #include "log.h"
 #include "syscalls.h"

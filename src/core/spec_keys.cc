@@ -1,6 +1,10 @@
 #include "spec_keys.h"
 
+#include <nlohmann/json.hpp>
+
 #include <memory>
+
+#include "json_text.h"
 
 namespace ocid {
 namespace {
@@ -180,22 +184,21 @@ struct Filter {
     return true;
   }
 
-  bool operator()(int depth, json::parse_event_t event, json& parsed) {
+  bool operator()(int depth, JsonEvent event, json& parsed) {
     size_t d = static_cast<size_t>(depth);
     switch (event) {
-      case json::parse_event_t::object_start:
-      case json::parse_event_t::array_start: {
+      case JsonEvent::kObjectStart:
+      case JsonEvent::kArrayStart: {
         frames.resize(d);
-        Frame f = Child(d ? &frames[d - 1] : nullptr,
-                        event == json::parse_event_t::object_start);
+        Frame f = Child(d ? &frames[d - 1] : nullptr, event == JsonEvent::kObjectStart);
         frames.push_back(std::move(f));
         return true;
       }
-      case json::parse_event_t::key:
+      case JsonEvent::kKey:
         if (d == 0) return true;
         frames.resize(d);
         return Key(frames[d - 1], parsed.get<std::string>());
-      case json::parse_event_t::value:
+      case JsonEvent::kValue:
         if (d == 0) return true;
         frames.resize(d);
         return Value(frames[d - 1], parsed);
@@ -233,10 +236,9 @@ bool GoFoldEquals(std::string_view key, std::string_view field) {
   return k == key.size();
 }
 
-nlohmann::json::parser_callback_t SpecKeyFilter(const ConfigInterest* interest,
-                                                SpecKeyReport* report) {
+JsonKeep SpecKeyFilter(const ConfigInterest* interest, SpecKeyReport* report) {
   auto filter = std::make_shared<Filter>(Filter{interest, report, {}});
-  return [filter](int depth, json::parse_event_t event, json& parsed) {
+  return [filter](int depth, JsonEvent event, json& parsed) {
     return (*filter)(depth, event, parsed);
   };
 }

@@ -22,8 +22,6 @@
 // ConfigInterest, to the env entries and annotations that matter), so a
 // config.json of millions of env entries costs little more than its bytes.
 #pragma once
-#include <nlohmann/json.hpp>
-
 #include <set>
 #include <string>
 #include <string_view>
@@ -31,6 +29,8 @@
 #include <vector>
 
 namespace ocid {
+
+struct JsonKeep;  // json_text.h
 
 // Go's case-insensitive key match (encoding/json): ASCII letters fold, the
 // Kelvin sign K (U+212A) matches k, the long s ſ (U+017F) matches s;
@@ -56,10 +56,9 @@ struct SpecKeyReport {
   std::vector<std::pair<std::string, std::string>> annotations_anywhere;
 };
 
-// A parser callback for nlohmann::json::parse that keeps exactly the keys
-// of the schema (by exact match), filters env and annotations by
+// The `keep` of a config.json parse (json_text.h) that keeps exactly the
+// keys of the schema (by exact match), filters env and annotations by
 // `interest` (may be null), and fills `report`. Both must outlive the parse.
-nlohmann::json::parser_callback_t SpecKeyFilter(const ConfigInterest* interest,
-                                                SpecKeyReport* report);
+JsonKeep SpecKeyFilter(const ConfigInterest* interest, SpecKeyReport* report);
 
 }  // namespace ocid

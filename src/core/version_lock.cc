@@ -6,6 +6,7 @@
 #include "error.h"
 #include "host_view.h"
 #include "inventory.h"
+#include "path_text.h"
 
 namespace ocid {
 namespace {
@@ -118,18 +119,8 @@ bool ReadLibraryVersion(const VersionLock& lock, const HostView& host, VersionRe
   return false;
 }
 
-std::string LibraryName(const std::string& path) { return path.substr(path.rfind('/') + 1); }
 
 }  // namespace
-
-bool VersionLock::Guards(const std::vector<std::string>& requested) const {
-  if (!configured()) return false;
-  if (features.empty()) return !requested.empty();
-  for (const auto& f : requested)
-    for (const auto& g : features)
-      if (f == g) return true;
-  return false;
-}
 
 const char* VersionStateName(VersionState s) {
   switch (s) {
@@ -201,7 +192,7 @@ VersionReport CheckVersions(const Inventory& inv, const HostView& host) {
     return r;
   }
   r.state = VersionState::kMismatch;
-  r.why = "version lock: " + LibraryName(r.library_path) + " is \"" +
+  r.why = "version lock: " + Basename(r.library_path) + " is \"" +
           Printable(r.library_version) + "\" (" + r.library_path + ") but the loaded " +
           ModuleName(lock.module_version) + " module is \"" + Printable(r.module_version) +
           "\" (" + r.module_path + ")";

@@ -34,23 +34,11 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace ocid {
 
-struct Inventory;
+struct Inventory;  // its VersionLock is the description (inventory.h)
 class HostView;
-
-struct VersionLock {
-  bool enforce = false;               // refuse on mismatch
-  std::string module_version;         // host path; "" = no version lock
-  std::vector<std::string> library;   // alternatives, first that exists wins
-  std::vector<std::string> features;  // features it guards; empty = all
-
-  bool configured() const { return !module_version.empty(); }
-  // Whether asking for `requested` features needs the check.
-  bool Guards(const std::vector<std::string>& requested) const;
-};
 
 enum class VersionState { kMatch, kMismatch, kUnknown, kNotConfigured };
 const char* VersionStateName(VersionState s);  // "match", "mismatch", ...

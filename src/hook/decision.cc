@@ -2,12 +2,12 @@
 
 #include <fcntl.h>
 
-#include <nlohmann/json.hpp>
-
 #include "activation.h"
 #include "files.h"
 #include "log.h"
+#include "path_text.h"
 #include "planner.h"
+#include "spec_keys.h"
 
 namespace ocid {
 namespace {
@@ -35,7 +35,7 @@ std::vector<std::string> DeclaredFlags(const std::vector<InventoryFile>& files) 
 // An inventory's name, as `cdi generate --inventory` takes it: its file
 // name without the directory and ".json".
 std::string InventoryName(const std::string& file) {
-  std::string name = file.substr(file.rfind('/') + 1);
+  std::string name = Basename(file);
   if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0)
     name.resize(name.size() - 5);
   return name;

@@ -4,14 +4,13 @@
 
 #include "engine_setup.h"
 #include "json_text.h"
+#include "path_text.h"
 #include "runtime_shim.h"
 
 namespace ocid {
 namespace {
 
 constexpr size_t kMaxEngineFileBytes = 4 << 20;
-
-std::string Basename(const std::string& p) { return p.substr(p.rfind('/') + 1); }
 
 std::string Trim(std::string_view s) {
   size_t b = s.find_first_not_of(" \t\r\n");

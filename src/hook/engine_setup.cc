@@ -11,6 +11,7 @@
 #include "cdi.h"
 #include "inventory.h"
 #include "log.h"
+#include "path_text.h"
 
 namespace ocid {
 namespace {
@@ -34,12 +35,6 @@ std::string TomlString(const std::string& s) {
     }
   }
   return out + "\"";
-}
-
-std::string DirOf(const std::string& path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
 }
 
 std::string Trim(const std::string& s) {
@@ -209,7 +204,7 @@ int SetupContainerd(const SetupOptions& s) {
     log::Error(err.Line());
     return 1;
   }
-  std::string glob = DirOf(file) + "/*.toml";
+  std::string glob = Dirname(file) + "/*.toml";
   std::printf("\n");
   if (!exists) {
     std::printf(

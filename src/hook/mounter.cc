@@ -12,6 +12,7 @@
 #include "host_proc.h"
 #include "kernel_features.h"
 #include "log.h"
+#include "path_text.h"
 #include "syscalls.h"
 
 namespace ocid {
@@ -145,9 +146,8 @@ void MountAttacher::Forget(const std::string& dir) {
 
 bool MountAttacher::Attach(std::vector<DetachedMount>* mounts, Error* err) {
   for (auto& m : *mounts) {
-    size_t slash = m.target.rfind('/');
-    std::string dir = slash == 0 ? "/" : m.target.substr(0, slash);
-    std::string leaf = m.target.substr(slash + 1);
+    std::string dir = Dirname(m.target);  // an absolute container path
+    std::string leaf = Basename(m.target);
     bool is_dir = m.type == FileType::kDirectory;
     bool device = m.type == FileType::kCharDevice || m.type == FileType::kBlockDevice;
     int parent = Directory(dir, err);

@@ -28,6 +28,7 @@
 #include "files.h"
 #include "log.h"
 #include "options.h"
+#include "path_text.h"
 #include "spec_editor.h"
 #include "unique_fd.h"
 
@@ -37,8 +38,6 @@ namespace {
 constexpr int kExitFailure = 1;
 constexpr int kExitCannotExec = 127;
 constexpr const char* kConfigName = "config.json";
-
-std::string Basename(const std::string& p) { return p.substr(p.rfind('/') + 1); }
 
 // --- runc's command line --------------------------------------------------------------
 

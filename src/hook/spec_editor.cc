@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "path_text.h"
+
 namespace ocid {
 namespace {
 
@@ -18,11 +20,6 @@ constexpr const char* kPreloadVar = "LD_PRELOAD";
 
 bool IsDevice(const MountOp& m) {
   return m.type == FileType::kCharDevice || m.type == FileType::kBlockDevice;
-}
-
-std::string WithoutTrailingSlashes(std::string p) {
-  while (p.size() > 1 && p.back() == '/') p.pop_back();
-  return p;
 }
 
 // Where the runtime finds the source on the host: the path the planner

@@ -3,6 +3,7 @@
 #include "cdi.h"
 #include "error.h"
 #include "inventory.h"
+#include "path_text.h"
 #include "slot_ids.h"
 
 namespace ocid {
@@ -55,9 +56,7 @@ std::string SocketNameFor(const std::string& resource) {
 }
 
 std::string DeviceIdPrefix(const std::string& resource) {
-  size_t slash = resource.rfind('/');
-  std::string leaf = slash == std::string::npos ? resource : resource.substr(slash + 1);
-  return leaf.substr(0, 50);
+  return Basename(resource).substr(0, 50);
 }
 
 std::vector<std::string> DeviceIds(const std::string& resource, int slots) {

@@ -18,6 +18,7 @@
 #include "cdi.h"
 #include "files.h"
 #include "log.h"
+#include "path_text.h"
 
 namespace ocid {
 
@@ -249,7 +250,7 @@ bool CdiDirKeeper::Resolves(const std::string& cdi_device, std::string* why) con
     for (const auto& n : d.notes) *why += "; " + n;
     return false;
   }
-  const std::string spec_name = d.spec_path.substr(d.spec_path.rfind('/') + 1);
+  const std::string spec_name = Basename(d.spec_path);
   const std::string preload_name = CdiPreloadFileName(spec_name, device);
   for (const auto& f : d.files) {
     if (f.name != spec_name && f.name != preload_name) continue;

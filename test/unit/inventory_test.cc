@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "inventory.h"
+#include "nic.h"
 
 using ocid::EntryKind;
 using ocid::Error;
