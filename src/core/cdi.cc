@@ -1,48 +1,13 @@
 #include "cdi.h"
 
 #include <algorithm>
-
-#include <cstdio>
-#include <filesystem>
-#include <memory>
 #include <nlohmann/json.hpp>
 
-#include "atomic_file.h"
 #include "delivery.h"
-#include "log.h"
 #include "planner.h"
 
 namespace ocid {
 namespace {
-
-bool IsLetter(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
-bool IsAlnum(char c) { return IsLetter(c) || (c >= '0' && c <= '9'); }
-
-// First character by `first`, last alphanumeric, the ones between
-// alphanumeric or in `extra`.
-bool CheckSegment(const std::string& s, const char* what, bool (*first)(char),
-                  const std::string& extra, size_t min_len, size_t max_len,
-                  std::string* why) {
-  if (s.size() < min_len || s.size() > max_len) {
-    *why = std::string(what) + " \"" + s + "\" must have " + std::to_string(min_len) +
-           " to " + std::to_string(max_len) + " characters";
-    return false;
-  }
-  if (!first(s[0]) || !IsAlnum(s.back())) {
-    *why = std::string(what) + " \"" + s + "\" must start with a " +
-           (first == IsLetter ? "letter" : "letter or digit") +
-           " and end with a letter or digit";
-    return false;
-  }
-  for (char c : s)
-    if (!IsAlnum(c) && extra.find(c) == std::string::npos) {
-      std::string chars;
-      for (char x : extra) chars += std::string(chars.empty() ? "" : ", ") + "'" + x + "'";
-      *why = std::string(what) + " \"" + s + "\" may hold only letters, digits and " + chars;
-      return false;
-    }
-  return true;
-}
 
 // One device's containerEdits, from the plan's Delivery (delivery.h). Sets
 // *host_path_used when a device node needs hostPath (cdiVersion 0.5.0).
@@ -146,76 +111,6 @@ void AddProfileDevices(const Inventory& inv, const HostView& host, std::vector<C
 }
 
 }  // namespace
-
-bool CheckCdiKind(const std::string& kind, std::string* why) {
-  size_t slash = kind.find('/');
-  if (slash == std::string::npos) {
-    *why = "\"" + kind + "\" is not <vendor>/<class> (e.g. example.com/onload)";
-    return false;
-  }
-  return CheckSegment(kind.substr(0, slash), "CDI vendor", IsLetter, "_-.", 2, 253, why) &&
-         CheckSegment(kind.substr(slash + 1), "CDI class", IsLetter, "_-", 2, 63, why);
-}
-
-bool CheckCdiDeviceName(const std::string& name, std::string* why) {
-  return CheckSegment(name, "CDI device name", IsAlnum, "_-.:", 1, 253, why);
-}
-
-std::string InventoryStem(const std::string& file) {
-  std::string base = file.substr(file.rfind('/') + 1);
-  if (base.size() > 5 && base.compare(base.size() - 5, 5, ".json") == 0)
-    base.resize(base.size() - 5);
-  return base;
-}
-
-std::string CdiKindOf(const Inventory& inv) {
-  if (!inv.cdi_kind.empty()) return inv.cdi_kind;
-  return std::string(kCdiDefaultVendor) + "/" + InventoryStem(inv.file);
-}
-
-std::string CdiFileName(const Inventory& inv) {
-  return "oci-decorator-" + InventoryStem(inv.file) + ".json";
-}
-
-std::string CdiPreloadFileName(const std::string& spec_file_name, const std::string& device) {
-  std::string stem = spec_file_name;
-  if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0) stem.resize(stem.size() - 5);
-  // The stem's '.' and '%' are percent-encoded, so the first '.' ends the
-  // stem: inventory "a" with device "b.c" and inventory "a.b" with device
-  // "c" would otherwise share one preload file, and one vendor's device
-  // would preload the other's libraries.
-  std::string name;
-  for (char c : stem) {
-    if (c == '.') name += "%2E";
-    else if (c == '%') name += "%25";
-    else name += c;
-  }
-  return name + "." + device + ".preload";
-}
-
-std::string CdiSpecOfPreloadFile(const std::string& preload_file_name) {
-  const std::string suffix = ".preload";
-  const std::string& n = preload_file_name;
-  if (n.size() <= suffix.size() || n.compare(n.size() - suffix.size(), suffix.size(), suffix) != 0)
-    return "";
-  size_t dot = n.find('.');
-  if (dot == 0 || dot + 1 >= n.size() - suffix.size()) return "";  // no stem, or no device
-  std::string stem;
-  for (size_t i = 0; i < dot; ++i) {
-    if (n[i] != '%') {
-      stem += n[i];
-    } else if (n.compare(i, 3, "%2E") == 0) {
-      stem += '.';
-      i += 2;
-    } else if (n.compare(i, 3, "%25") == 0) {
-      stem += '%';
-      i += 2;
-    } else {
-      return "";
-    }
-  }
-  return stem + ".json";
-}
 
 bool CdiSpecJson(const std::string& kind, const std::string& spec_file_name,
                  const std::vector<CdiDevice>& devices, const std::string& host_root,
@@ -354,101 +249,6 @@ std::vector<CdiFileToWrite> CdiFilesOf(const CdiSpec& spec) {
   std::vector<CdiFileToWrite> files = spec.preload_files;
   files.push_back({spec.file_name, spec.json});
   return files;
-}
-
-int RunCdiGenerate(const Options& opts, const CdiOptions& cdi) {
-  auto failed = [](const Error& e) {
-    log::Error(e.Line());
-    return 1;
-  };
-  InventorySet set;
-  Error err;
-  if (!LoadInventoryDir(opts.config_dir, &set, &err)) return failed(err);
-  std::vector<const Inventory*> selected;
-  for (const auto& inv : set.inventories)
-    if (cdi.inventory.empty() || InventoryStem(inv.file) == cdi.inventory)
-      selected.push_back(&inv);
-  int rc = 0;
-  for (const auto& b : set.broken) {
-    if (!cdi.inventory.empty() && InventoryStem(b.file) != cdi.inventory) continue;
-    if (cdi.inventory.empty()) {
-      log::Warn("ignoring " + b.error.Line());
-    } else {
-      log::Error(b.error.Line());
-      rc = 1;
-    }
-  }
-  if (selected.empty()) {
-    if (rc == 0)
-      log::Error(cdi.inventory.empty()
-                     ? "no inventories in " + opts.config_dir
-                     : "no inventory \"" + cdi.inventory + "\" (" + cdi.inventory +
-                           ".json) in " + opts.config_dir);
-    return 1;
-  }
-  bool to_dir = !cdi.output_dir.empty();
-  if (!to_dir && selected.size() > 1) {
-    log::Error(std::to_string(selected.size()) + " inventories in " + opts.config_dir +
-               ": write them with --output-dir DIR, or select one with --inventory NAME");
-    return 1;
-  }
-
-  std::unique_ptr<HostRootView> host;
-  if (!HostRootView::Open(opts.host_root, &host, &err)) return failed(err);
-  host->set_resolve_paths(true);
-  std::map<std::string, std::string> conflicts = CdiKindConflicts(set);
-  for (const Inventory* inv : selected) {
-    if (auto c = conflicts.find(inv->file); c != conflicts.end()) {
-      rc = failed(Error{c->second, "", 0});
-      continue;
-    }
-    std::string dest = to_dir ? cdi.output_dir + "/" + CdiFileName(*inv) : cdi.output;
-    bool to_stdout = dest.empty() || dest == "-";
-    // The preload files go next to the spec; the spec names them by an
-    // absolute path, as the engine on this host will open them.
-    std::string spec_path;
-    if (!to_stdout) {
-      std::error_code ec;
-      spec_path = std::filesystem::absolute(dest, ec).lexically_normal().string();
-      if (ec) {
-        rc = failed(Error{"cannot make the output path absolute", dest, ec.value()});
-        continue;
-      }
-    }
-    std::string dir = spec_path.substr(0, spec_path.rfind('/'));
-    CdiSpec spec;
-    bool built = BuildCdiSpec(*inv, *host, host->root_path(), spec_path, &spec, &err);
-    for (const auto& w : spec.warnings) log::Warn(inv->file + ": " + w);
-    if (!built) {
-      rc = failed(err);
-      continue;
-    }
-    if (to_stdout) {
-      if (spec.preload_in_env)
-        log::Warn(inv->file + ": a spec on stdout preloads through env LD_PRELOAD, which "
-                  "replaces a container's own LD_PRELOAD; write it with --output-dir DIR "
-                  "(or --output FILE) to preload through /etc/ld.so.preload instead");
-      std::fputs(spec.json.c_str(), stdout);
-      std::fflush(stdout);
-      continue;
-    }
-    bool wrote = true;
-    for (const auto& f : CdiFilesOf(spec)) {
-      std::string path = dir + "/" + f.name;
-      if (!WriteFileAtomic(path, f.bytes, 0644, &err)) {
-        rc = failed(err);
-        wrote = false;
-        break;
-      }
-    }
-    if (!wrote) continue;
-    log::Info("wrote " + dest + ": " + CdiSpecSummary(spec) +
-              (spec.preload_files.empty()
-                   ? std::string()
-                   : " (and " + std::to_string(spec.preload_files.size()) +
-                         " preload file(s) in " + dir + ")"));
-  }
-  return rc;
 }
 
 }  // namespace ocid

@@ -38,37 +38,22 @@
 // A feature whose plan fails on this host (a missing required entry) gets
 // no device, with a warning; "all" needs every feature. An inventory that
 // yields no device at all is an error, and its spec is not written.
+//
+// This module renders: bytes in memory, no file written and no line logged.
+// The writers are `cdi generate` (src/hook/cdi_cmd.h) and the device
+// plugin's CDI keeper; the names are cdi_names.h's.
 #pragma once
 #include <map>
 #include <string>
 #include <vector>
 
+#include "cdi_names.h"
 #include "error.h"
 #include "host_view.h"
 #include "inventory.h"
-#include "options.h"
 #include "plan.h"
 
 namespace ocid {
-
-// The CDI naming rules as podman 4.3's CDI library (0.5) applies them, which
-// later versions still accept. Vendor: a letter, then letters, digits, '_',
-// '-', '.', ending with a letter or digit; class: the same without '.';
-// both at least 2 characters (shorter ones crash that library's parser).
-// Device names: letters, digits, '_', '-', '.', ':', starting and ending
-// with a letter or digit. `why` says what is wrong.
-bool CheckCdiKind(const std::string& kind, std::string* why);
-bool CheckCdiDeviceName(const std::string& name, std::string* why);
-
-constexpr const char* kCdiDefaultVendor = "oci-decorator.local";
-
-// "onload" for ".../onload.json".
-std::string InventoryStem(const std::string& file);
-// The inventory's cdi_kind, else kCdiDefaultVendor + "/" + stem (which may
-// be invalid: check it).
-std::string CdiKindOf(const Inventory& inv);
-// The spec's file name in a CDI directory: "oci-decorator-<stem>.json".
-std::string CdiFileName(const Inventory& inv);
 
 struct CdiDevice {
   std::string name;
@@ -80,15 +65,6 @@ struct CdiFileToWrite {
   std::string name;   // oci-decorator-onload.onload.preload
   std::string bytes;
 };
-
-// "oci-decorator-<stem>.<device>.preload", with '.' and '%' in the stem
-// percent-encoded ("a.b" -> "a%2Eb"), so that no two (spec, device) pairs
-// share a name.
-std::string CdiPreloadFileName(const std::string& spec_file_name, const std::string& device);
-// The inverse: the spec file name a preload file belongs to
-// ("oci-decorator-a%2Eb.c.preload" -> "oci-decorator-a.b.json"), "" for a
-// name CdiPreloadFileName does not make.
-std::string CdiSpecOfPreloadFile(const std::string& preload_file_name);
 
 // Renders one spec. `host_root` ("/" for the real host) prefixes every host
 // path, as HostView::Display does. `spec_dir` is the absolute host
@@ -140,18 +116,5 @@ std::vector<CdiFileToWrite> CdiFilesOf(const CdiSpec& spec);
 // the same bytes. A hand-written spec (or another tool's) is not one; the
 // device plugin removes only these (kubelet_cdi.h).
 bool IsRenderedCdiSpec(const std::string& bytes);
-
-struct CdiOptions {
-  std::string inventory;    // file stem to select; "" = all
-  std::string output;       // file, or "-" for stdout; needs one inventory
-  std::string output_dir;   // writes <dir>/oci-decorator-<stem>.json
-                            // (and its .preload files)
-};
-
-// `cdi generate`: loads the inventories under --config-dir, builds their
-// specs under --host-root and writes them (atomically). With neither output
-// option, one spec goes to stdout. Returns the exit code: 1 if a selected
-// inventory is broken or yields no spec, or a write fails.
-int RunCdiGenerate(const Options& opts, const CdiOptions& cdi);
 
 }  // namespace ocid

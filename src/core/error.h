@@ -56,4 +56,9 @@ std::string JsonErrorReason(std::string_view exception_what);
 // Fill *err and return false: lets callers write `return Fail(err, ...)`.
 bool Fail(Error* err, std::string what, std::string path = {}, int errnum = 0);
 
+// The exit code of every program when an exception escapes (a bug, or
+// memory exhausted): EX_SOFTWARE, apart from the codes commands give on
+// purpose (`check`: 1 not ready, 2 bad input).
+constexpr int kExitInternalError = 70;
+
 }  // namespace ocid

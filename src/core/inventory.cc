@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "cdi.h"
+#include "cdi_names.h"
 #include "files.h"
 #include "host_view.h"
 #include "json_text.h"

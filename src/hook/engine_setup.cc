@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "atomic_file.h"
-#include "cdi.h"
+#include "cdi_names.h"
 #include "inventory.h"
 #include "log.h"
 #include "path_text.h"
@@ -137,6 +137,8 @@ void WarnIfMissing(const std::string& shim) {
     log::Warn("the runtime shim " + shim +
               " does not exist (yet): install oci-decorator, or pass --runtime-path");
 }
+
+}  // namespace
 
 int SetupDocker(const SetupOptions& s) {
   std::string file = s.config.empty() ? kDockerConfig : s.config;
@@ -287,18 +289,8 @@ int SetupPodman(const Options& opts, const SetupOptions& s) {
   std::printf(
       "            podman reads specs from /etc/cdi and /var/run/cdi (the latter wins;\n"
       "            two files in one directory defining the same device disable it)\n");
-  if (!s.cdi) return 0;
-  if (s.dry_run) {
-    std::printf("\npodman: would run `oci-decorator cdi generate --output-dir %s` (dry run)\n",
-                s.cdi_dir.c_str());
-    return 0;
-  }
-  CdiOptions cdi;
-  cdi.output_dir = s.cdi_dir;
-  return RunCdiGenerate(opts, cdi);
+  return 0;
 }
-
-}  // namespace
 
 bool CheckRuntimeName(const std::string& name, std::string* why) {
   if (name.empty() || name.size() > 64) return *why = "must have 1 to 64 characters", false;
@@ -449,24 +441,6 @@ std::string CrioDropIn(const std::string& name, const std::string& shim_path) {
          "runtime_path = " + TomlString(shim_path) + "\n"
          "runtime_type = \"oci\"\n";
   return s;
-}
-
-int RunSetup(const Options& opts, const SetupOptions& setup) {
-  std::string why;
-  if (!CheckRuntimeName(setup.runtime_name, &why)) {
-    log::Error("invalid --runtime-name \"" + setup.runtime_name + "\": " + why);
-    return 2;
-  }
-  if (setup.runtime_path.empty() || setup.runtime_path[0] != '/') {
-    log::Error("--runtime-path must be an absolute path: " + setup.runtime_path);
-    return 2;
-  }
-  if (setup.engine == "docker") return SetupDocker(setup);
-  if (setup.engine == "containerd") return SetupContainerd(setup);
-  if (setup.engine == "crio" || setup.engine == "cri-o") return SetupCrio(setup);
-  if (setup.engine == "podman") return SetupPodman(opts, setup);
-  log::Error("unknown engine \"" + setup.engine + "\" (docker, containerd, crio or podman)");
-  return 2;
 }
 
 }  // namespace ocid

@@ -23,8 +23,9 @@
 //               directories): notes; --cdi writes the CDI specs
 //
 // The renderers are pure (bytes in, bytes out) so the tests need no engine;
-// RunSetup reads and writes the files (atomically, never through a
-// symlink) and prints what it changed. --dry-run prints and writes nothing.
+// the writers below (Setup<Engine>, run by `setup`: setup_cmd.h) read and
+// write the files (atomically, never through a symlink) and print what they
+// changed. --dry-run prints and writes nothing.
 #pragma once
 #include <string>
 #include <vector>
@@ -98,7 +99,15 @@ bool ContainerdImportsCover(const std::string& main_config, const std::string& d
 // The CRI-O drop-in: hooks_dir, and a runtime entry when shim_path is set.
 std::string CrioDropIn(const std::string& name, const std::string& shim_path);
 
-// Runs `setup`; returns the exit code.
-int RunSetup(const Options& opts, const SetupOptions& setup);
+// Each engine's configuration, read, merged and written (or, with
+// dry_run, shown), with the next steps printed. Each returns the exit code:
+// 0, or 1 with one line logged.
+int SetupDocker(const SetupOptions& s);
+int SetupContainerd(const SetupOptions& s);
+int SetupCrio(const SetupOptions& s);
+// Podman needs nothing written: notes, the hooks.d entries found and, for
+// the inventories under --config-dir, their CDI device names. (--cdi's
+// specs are `cdi generate`'s: setup_cmd.cc.)
+int SetupPodman(const Options& opts, const SetupOptions& s);
 
 }  // namespace ocid

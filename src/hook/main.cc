@@ -15,20 +15,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <functional>
-#include <set>
 #include <string_view>
 
-#include "cdi.h"
+#include "cdi_cmd.h"
 #include "check_cmd.h"
 #include "completion_cli11.h"
 #include "confinement.h"
-#include "engine_setup.h"
 #include "error.h"
-#include "hook.h"
+#include "hook_cmd.h"
 #include "log.h"
-#include "log_config.h"
-#include "runtime_shim.h"
+#include "log_setup.h"
+#include "plan_cmd.h"
+#include "runtime_cmd.h"
+#include "setup_cmd.h"
 #include "version.h"
 
 namespace {
@@ -36,8 +35,6 @@ namespace {
 const char* const kGlobalOptionsWithValue[] = {
     "--config-dir", "--host-root",   "--state-dir", "--log-level",
     "--log-file",   "--log-target", "--log-format", "--config"};
-const std::set<std::string> kSubcommands = {"hook",  "check",   "plan",      "cdi",
-                                             "setup", "runtime", "completion"};
 
 // The first argument that is not a global option or its value: the
 // subcommand CLI11 will see. "" when there is none.
@@ -90,6 +87,11 @@ struct Cli {
   std::vector<std::string> runtime_args;
   std::string shell;
   bool full = true;  // WantsLogRouting: register everything help shows
+  // For the runtime shim: its options (the engine's umask) and the
+  // engine's environment, copied before it was cleared.
+  ocid::ShimOptions shim;
+  char** saved_env = nullptr;
+  const CLI::App* app = nullptr;
 };
 
 void AddHook(CLI::App& app, Cli& c) {
@@ -185,8 +187,8 @@ void AddGlobals(CLI::App& app, Cli& c, bool log_routing) {
   app.require_subcommand(1);
 }
 
-// The log settings: the config file's, then the command line's. Given
-// options only, so that a file's value is not replaced by a default.
+// The log settings given on the command line. Given options only, so that
+// the config file's value is not replaced by a default.
 ocid::LogSettings CommandLineLogSettings(const Cli& c) {
   ocid::LogSettings s;
   if (c.level_opt->count() > 0) s.level = c.level;
@@ -202,19 +204,71 @@ ocid::LogSettings CommandLineLogSettings(const Cli& c) {
 
 void InitLogging(const Cli& c) {
   // A logging problem is reported but never fails a container: the hook
-  // runs for every container on the host, most of which did not ask. The
-  // config file is one small read (log_config.h).
-  ocid::LogSettings file;
-  std::string warning;
-  const bool named = !c.log_config.empty();
-  ocid::ReadLogConfig(named ? c.log_config : OCID_DEFAULT_LOG_CONFIG, named, &file, &warning);
-  if (!warning.empty()) std::fprintf(stderr, "oci-decorator: warning: %s\n", warning.c_str());
-  ocid::log::Config config;
-  std::string why;
-  if (!ocid::ToLogConfig(ocid::Overlay(file, CommandLineLogSettings(c)), &config, &why))
-    std::fprintf(stderr, "oci-decorator: warning: %s; using the default for it\n", why.c_str());
-  if (!ocid::log::Init(config, &why))
-    std::fprintf(stderr, "oci-decorator: warning: %s; not logging to a file\n", why.c_str());
+  // runs for every container on the host, most of which did not ask.
+  ocid::LogSetup setup;
+  setup.given = CommandLineLogSettings(c);
+  setup.config_file = c.log_config;
+  ocid::WarnOnStderr("oci-decorator", ocid::SetUpLog(setup));
+}
+
+// --- the verbs: each runs its *_cmd.h ------------------------------------
+
+int Hook(Cli& c) {
+  // Confined before any input is read (confinement.h). If the kernel
+  // cannot confine us, the hook still answers containers that did not ask,
+  // but applies nothing: RunHook refuses activated containers.
+  ocid::Error confine_err;
+  bool confined = ocid::ConfineHook(&confine_err);
+  if (!confined) ocid::log::Error("cannot confine the hook: " + confine_err.Line());
+  return ocid::RunHook(c.opts, c.stage, STDIN_FILENO, confined);
+}
+
+int Check(Cli& c) { return ocid::RunCheck(c.opts, c.check); }
+int Plan(Cli& c) { return ocid::RunPlan(c.opts, c.bundle); }
+int Cdi(Cli& c) { return ocid::RunCdiGenerate(c.opts, c.cdi); }
+int Setup(Cli& c) { return ocid::RunSetup(c.opts, c.setup); }
+
+int Runtime(Cli& c) {
+  // Global options given explicitly override the shim's config file.
+  auto given = [&](const char* name) { return c.app->get_option(name)->count() > 0; };
+  ocid::ShimOptions& shim = c.shim;
+  if (!c.runtime_path.empty()) shim.runtime = c.runtime_path;
+  if (given("--config-dir")) shim.config_dir = c.opts.config_dir;
+  if (given("--host-root")) shim.host_root = c.opts.host_root;
+  if (given("--log-level")) shim.log_level = c.level;
+  if (given("--log-file")) shim.log_file = c.log_file;
+  ocid::LogSettings log = CommandLineLogSettings(c);
+  if (log.target) shim.log_target = log.target;
+  if (log.format) shim.log_format = log.format;
+  return ocid::RunShim(shim, c.runtime_args, c.saved_env);
+}
+
+void AddCompletion(CLI::App& app, Cli& c) { ocid::cli::AddCompletionCommand(app, &c.shell); }
+int Completion(Cli& c) { return ocid::cli::PrintCompletion(*c.app, "oci-decorator", c.shell); }
+
+// The subcommands: name, options, run. Each name is a file:
+// src/hook/<name>_cmd.cc (completion: src/cli/completion.cc).
+struct Verb {
+  const char* name;
+  void (*add)(CLI::App&, Cli&);
+  int (*run)(Cli&);
+  bool own_log;  // sets up its own log (the shim) or none (completion)
+  bool hidden;   // registered only when named
+};
+constexpr Verb kVerbs[] = {
+    {"hook", AddHook, Hook, false, false},
+    {"check", AddCheck, Check, false, false},
+    {"plan", AddPlan, Plan, false, false},
+    {"cdi", AddCdi, Cdi, false, false},
+    {"setup", AddSetup, Setup, false, false},
+    {"runtime", AddRuntime, Runtime, true, false},
+    {"completion", AddCompletion, Completion, true, true},
+};
+
+const Verb* FindVerb(const std::string& name) {
+  for (const Verb& v : kVerbs)
+    if (name == v.name) return &v;
+  return nullptr;
 }
 
 int Main(int argc, char** argv) {
@@ -233,27 +287,27 @@ int Main(int argc, char** argv) {
   // Nothing from the environment is trusted or needed: a hook without an
   // explicit env may inherit the runtime's, or even the container's.
   ::clearenv();
-  ocid::ShimOptions shim;
-  shim.umask = ::umask(022);
+  Cli c;
+  c.shim.umask = ::umask(022);
+  c.saved_env = saved_env.data();
 
   // Installed as oci-decorator-runtime: a runtime shim, every argument the
   // runtime's (after leading --ocid-* options). No CLI11 parsing.
   if (shim_name)
-    return ocid::RunShim(shim, std::vector<std::string>(argv + 1, argv + argc), saved_env.data());
+    return ocid::RunShim(c.shim, std::vector<std::string>(argv + 1, argv + argc), c.saved_env);
 
-  Cli c;
   CLI::App app{"OCI runtime hook that brings vendor user-space stacks (Onload, "
                "TCPDirect, RDMA, ...) into containers that ask for them",
                "oci-decorator"};
+  c.app = &app;
   c.full = WantsLogRouting(sub, argc, argv);
   AddGlobals(app, c, c.full);
-  const bool all = kSubcommands.count(sub) == 0 || sub == "completion";
-  const std::pair<const char*, std::function<void(CLI::App&, Cli&)>> builders[] = {
-      {"hook", AddHook}, {"check", AddCheck}, {"plan", AddPlan},
-      {"cdi", AddCdi},   {"setup", AddSetup}, {"runtime", AddRuntime}};
-  for (const auto& [name, add] : builders)
-    if (all || sub == name) add(app, c);
-  if (sub == "completion") ocid::cli::AddCompletionCommand(app, &c.shell);
+  // Only the picked subcommand is registered; all of them (but the hidden)
+  // for an unknown or missing one, and for `completion`.
+  const Verb* picked = FindVerb(sub);
+  const bool all = !picked || picked->hidden;
+  for (const Verb& v : kVerbs)
+    if (sub == v.name || (all && !v.hidden)) v.add(app, c);
 
   try {
     app.parse(argc, argv);
@@ -261,36 +315,9 @@ int Main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
-
-  if (sub == "runtime") {
-    // Global options given explicitly override the shim's config file.
-    auto given = [&](const char* name) { return app.get_option(name)->count() > 0; };
-    if (!c.runtime_path.empty()) shim.runtime = c.runtime_path;
-    if (given("--config-dir")) shim.config_dir = c.opts.config_dir;
-    if (given("--host-root")) shim.host_root = c.opts.host_root;
-    if (given("--log-level")) shim.log_level = c.level;
-    if (given("--log-file")) shim.log_file = c.log_file;
-    ocid::LogSettings log = CommandLineLogSettings(c);
-    if (log.target) shim.log_target = log.target;
-    if (log.format) shim.log_format = log.format;
-    return ocid::RunShim(shim, c.runtime_args, saved_env.data());
-  }
-
-  if (sub == "completion") return ocid::cli::PrintCompletion(app, "oci-decorator", c.shell);
-  InitLogging(c);
-  if (sub == "hook") {
-    // Confined before any input is read (confinement.h). If the kernel
-    // cannot confine us, the hook still answers containers that did not ask,
-    // but applies nothing: RunHook refuses activated containers.
-    ocid::Error confine_err;
-    bool confined = ocid::ConfineHook(&confine_err);
-    if (!confined) ocid::log::Error("cannot confine the hook: " + confine_err.Line());
-    return ocid::RunHook(c.opts, c.stage, STDIN_FILENO, confined);
-  }
-  if (sub == "check") return ocid::RunCheck(c.opts, c.check);
-  if (sub == "cdi") return ocid::RunCdiGenerate(c.opts, c.cdi);
-  if (sub == "setup") return ocid::RunSetup(c.opts, c.setup);
-  return ocid::RunPlan(c.opts, c.bundle);
+  if (!picked) return 2;  // CLI11 refused it already
+  if (!picked->own_log) InitLogging(c);
+  return picked->run(c);
 }
 
 }  // namespace
@@ -306,5 +333,5 @@ int main(int argc, char** argv) {
   } catch (...) {
     ocid::log::Error("internal error: unknown exception");
   }
-  return 1;
+  return ocid::kExitInternalError;
 }

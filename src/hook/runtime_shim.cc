@@ -1,13 +1,6 @@
-// The runtime shim, in the order it works:
-//   1. take its own leading --ocid-* options and resolve its settings
-//      (defaults, /etc/oci-decorator/runtime.json, options);
-//   2. find the runtime's command the way runc parses its arguments; for
-//      anything but create/run, exec the runtime at once;
-//   3. create/run: load the inventories and config.json bytes; if no
-//      activation flag occurs in them, exec the runtime (no JSON parsed);
-//   4. decide and plan exactly as the hook does (decision.h), edit
-//      config.json (spec_editor.h) and replace it atomically;
-//   5. exec the runtime with the engine's arguments, environment and umask.
+// The runtime shim's parts, for runtime_cmd.cc: its own options and
+// settings, runc's command line read as runc reads it, and the invocation
+// (RuntimeShim): the edit of config.json, the runtime's log, the exec.
 // Any failure before the exec is one line on stderr and in the runtime's
 // --log file (where containerd looks for the reason a create failed), exit 1;
 // config.json is then unchanged.
@@ -27,6 +20,7 @@
 #include "decision.h"
 #include "files.h"
 #include "log.h"
+#include "log_setup.h"
 #include "options.h"
 #include "path_text.h"
 #include "spec_editor.h"
@@ -95,22 +89,18 @@ std::string Summary(const Plan& plan) {
   return s;
 }
 
+}  // namespace
+
 // --- the shim -------------------------------------------------------------------------
 
-class Shim {
+class RuntimeShim::Impl {
  public:
-  Shim(std::vector<std::string> args, char** env, mode_t mask)
+  Impl(std::vector<std::string> args, char** env, mode_t mask)
       : args_(std::move(args)), inv_(ParseRuntimeArgs(args_)), env_(env), umask_(mask) {}
 
   ShimSettings* settings() { return &settings_; }
 
-  int Run() {
-    if (!inv_.Creates() || inv_.container_id.empty()) return Exec();
-    InitLogging();
-    Error err;
-    if (!EditIfAsked(&err)) return Failed(err);
-    return Exec();
-  }
+  bool Creates() const { return inv_.Creates() && !inv_.container_id.empty(); }
 
   // One line on stderr and in the runtime's log.
   int Failed(const Error& e) {
@@ -133,16 +123,18 @@ class Shim {
     return kExitFailure;
   }
 
- private:
   void InitLogging() {
-    // Validated already (ValidateShimSettings).
-    log::Config config;
-    log::ParseLevel(settings_.log_level, &config.level);
-    log::ParseFormat(settings_.log_format, &config.format);
-    std::string e;
-    if (!settings_.log_target.empty()) log::ParseTargets(settings_.log_target, &config.targets, &e);
-    config.file = settings_.log_file;
-    if (!log::Init(config, &e)) RuntimeLog("warning", e);
+    // The one log set-up (log_setup.h), with the shim's settings as given:
+    // runtime.json is its settings file, validated already
+    // (ValidateShimSettings).
+    LogSetup setup;
+    setup.read_config_file = false;
+    setup.given.level = settings_.log_level;
+    setup.given.format = settings_.log_format;
+    if (!settings_.log_target.empty()) setup.given.target = settings_.log_target;
+    if (!settings_.log_file.empty()) setup.given.file = settings_.log_file;
+    LogSetupIssues issues = SetUpLog(setup);
+    if (!issues.file.empty()) RuntimeLog("warning", issues.file);
   }
 
   bool EditIfAsked(Error* err) {
@@ -262,7 +254,15 @@ class Shim {
   log::Fields planned_;  // what the plan activates, once planned
 };
 
-}  // namespace
+RuntimeShim::RuntimeShim(std::vector<std::string> args, char** env, mode_t mask)
+    : impl_(std::make_unique<Impl>(std::move(args), env, mask)) {}
+RuntimeShim::~RuntimeShim() = default;
+ShimSettings* RuntimeShim::settings() { return impl_->settings(); }
+bool RuntimeShim::Creates() const { return impl_->Creates(); }
+void RuntimeShim::InitLogging() { impl_->InitLogging(); }
+bool RuntimeShim::EditIfAsked(Error* err) { return impl_->EditIfAsked(err); }
+int RuntimeShim::Exec() { return impl_->Exec(); }
+int RuntimeShim::Failed(const Error& e) { return impl_->Failed(e); }
 
 bool IsShimProgramName(const char* argv0) {
   return argv0 && Basename(argv0) == kShimProgramName;
@@ -370,21 +370,6 @@ RuntimeInvocation ParseRuntimeArgs(const std::vector<std::string>& args) {
   }
   if (!positionals.empty()) inv.container_id = positionals.front();
   return inv;
-}
-
-int RunShim(const ShimOptions& cli, const std::vector<std::string>& runtime_args,
-            char** saved_environ) {
-  // Under containerd the runtime's stderr during `create` is the container's:
-  // only errors go there, the rest to the log files.
-  log::SetStderrLevel(log::Level::kError);
-  ShimOptions opts = cli;
-  std::vector<std::string> args = runtime_args;
-  Error err;
-  bool took = TakeShimOptions(&args, &opts, &err);
-  Shim shim(std::move(args), saved_environ, opts.umask);
-  if (!took || !ResolveShimSettings(opts, OCID_DEFAULT_SHIM_CONFIG, shim.settings(), &err))
-    return shim.Failed(err);
-  return shim.Run();
 }
 
 }  // namespace ocid

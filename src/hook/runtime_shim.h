@@ -1,5 +1,5 @@
-// The runtime shim: registered with docker or containerd in place of runc,
-// it edits the bundle's config.json on `create` (and `run`) for containers
+// The runtime shim's parts (its command is runtime_cmd.h). Registered with
+// docker or containerd in place of runc, the shim edits the bundle's config.json on `create` (and `run`) for containers
 // that ask for a vendor, then execs the real runtime with the arguments
 // untouched. Every other command, and every container that did not ask,
 // goes straight to the runtime without config.json or any inventory being
@@ -22,6 +22,7 @@
 #pragma once
 #include <sys/types.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,10 +70,32 @@ struct RuntimeInvocation {
 };
 RuntimeInvocation ParseRuntimeArgs(const std::vector<std::string>& args);
 
-// The whole shim. `runtime_args` may start with --ocid-* options. Returns
-// only on failure: 1 with one line on stderr (and in the runtime's --log)
-// before the exec, 127 when the runtime cannot be executed.
-int RunShim(const ShimOptions& opts, const std::vector<std::string>& runtime_args,
-            char** saved_environ);
+// One shim invocation: the engine's runtime arguments (without the
+// shim's own options), its environment and umask, and the settings. The
+// steps are runtime_cmd.cc's.
+class RuntimeShim {
+ public:
+  RuntimeShim(std::vector<std::string> runtime_args, char** saved_environ, mode_t umask);
+  ~RuntimeShim();
+  ShimSettings* settings();
+  // Whether the runtime is asked to create a container (create or run, with
+  // an id): only then may config.json need an edit.
+  bool Creates() const;
+  // The log, as the settings say (log_setup.h); a warning goes to the
+  // runtime's --log file.
+  void InitLogging();
+  // Loads, decides and plans as the hook does (decision.h); for a container
+  // that asks, edits config.json (spec_editor.h) and replaces it atomically.
+  bool EditIfAsked(Error* err);
+  // Execs the runtime with the engine's arguments, environment and umask;
+  // returns only on failure (127, one line logged).
+  int Exec();
+  // One line on stderr and in the runtime's --log; returns 1.
+  int Failed(const Error& e);
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace ocid

@@ -1,6 +1,5 @@
 #include "health_file.h"
 
-#include <cstdio>
 #include <ctime>
 
 #include <nlohmann/json.hpp>
@@ -10,9 +9,6 @@
 
 namespace ocid {
 namespace {
-
-// Far more than HealthText writes for any node: a larger file is not ours.
-constexpr size_t kMaxHealthBytes = 64 * 1024;
 
 std::string Plural(int n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
@@ -110,41 +106,6 @@ std::string ProbeVerdict(const HealthState& s, int64_t now, int max_age, bool re
 
 bool WriteHealthFile(const std::string& path, const HealthState& s, Error* err) {
   return WriteFileAtomic(path, HealthText(s), 0644, err);
-}
-
-int RunProbe(const std::string& path, int max_age, bool ready) {
-  std::string text;
-  bool exists = false;
-  Error err;
-  const char* me = "oci-decorator-device-plugin probe";
-  if (!ReadFileIfExists(path, kMaxHealthBytes, &text, &exists, &err)) {
-    std::fprintf(stderr, "%s: %s\n", me, err.Line().c_str());
-    return 1;
-  }
-  if (!exists) {
-    std::fprintf(stderr, "%s: %s\n", me,
-                 Error{"no health file (is the plugin running with --health-file?)", path, 0}
-                     .Line()
-                     .c_str());
-    return 1;
-  }
-  HealthState s;
-  std::string why;
-  if (!ParseHealth(text, &s, &why)) {
-    std::fprintf(stderr, "%s: %s\n", me, Error{"not a health file: " + why, path, 0}.Line().c_str());
-    return 1;
-  }
-  int64_t now = static_cast<int64_t>(std::time(nullptr));
-  std::string verdict = ProbeVerdict(s, now, max_age, ready);
-  if (!verdict.empty()) {
-    std::fprintf(stderr, "%s: %s: %s\n", me, Printable(path).c_str(), verdict.c_str());
-    return 1;
-  }
-  std::printf("%s: %s: %s (written %lld s ago, %d of %d resources registered)\n", me,
-              Printable(path).c_str(), ready ? "ready" : "alive",
-              static_cast<long long>(now - s.time < 0 ? 0 : now - s.time), s.registered,
-              s.resources);
-  return 0;
 }
 
 }  // namespace ocid

@@ -1,5 +1,6 @@
-// The Kubernetes mode's liveness file (--health-file) and the `probe`
-// subcommand that judges it, for a DaemonSet's exec probes.
+// The Kubernetes mode's liveness file (--health-file) and the verdict the
+// `probe` subcommand (probe_cmd.h) gives on it, for a DaemonSet's exec
+// probes.
 //
 // The main loop rewrites the file (atomically: atomic_file.h) every
 // kHealthEvery and whenever its counts change, so a fresh file means the
@@ -18,6 +19,7 @@
 // nothing to wait for). Anything else: exit 1 and one line saying why.
 #pragma once
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,6 +30,8 @@ namespace ocid {
 
 constexpr std::chrono::seconds kHealthEvery{5};
 constexpr int kDefaultProbeMaxAge = 30;
+// Far more than HealthText writes for any node: a larger file is not ours.
+constexpr size_t kMaxHealthBytes = 64 * 1024;
 
 struct HealthState {
   int64_t time = 0;  // unix seconds
@@ -50,9 +54,5 @@ bool ParseHealth(const std::string& text, HealthState* out, std::string* why);
 std::string ProbeVerdict(const HealthState& s, int64_t now, int max_age, bool ready);
 
 bool WriteHealthFile(const std::string& path, const HealthState& s, Error* err);
-
-// `oci-decorator-device-plugin probe`: prints one line (stdout when it
-// passes, stderr when not) and returns the exit code.
-int RunProbe(const std::string& path, int max_age, bool ready);
 
 }  // namespace ocid

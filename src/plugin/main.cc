@@ -2,12 +2,15 @@
 // the kubelet (`kubernetes`) or a Nomad client (`nomad`). A long-running
 // program beside the static hook; it links the same core (inventories,
 // planner, CDI) and no second planner.
+//
+// Parse the command line, set up the log as oci-decorator does (the global
+// log config file, then the command line: log_setup.h), then one call: the
+// mode's Run, in src/plugin/<mode>_cmd.cc.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -15,23 +18,41 @@
 #include "env_profile.h"
 #include "error.h"
 #include "health_file.h"
-#include "kubelet_plugin.h"
+#include "kubernetes_cmd.h"
 #include "log.h"
-#include "nomad_plugin.h"
+#include "log_setup.h"
+#include "nomad_cmd.h"
 #include "plugin_options.h"
+#include "probe_cmd.h"
 #include "resources_cmd.h"
 #include "slot_ids.h"
 #include "version.h"
 
-int main(int argc, char** argv) try {
-  ocid::PluginOptions opts;
-  ocid::KubernetesOptions k8s;
-  std::string level = "info", log_file, log_format = "text", allocate;
-  std::vector<std::string> log_targets;
+namespace {
 
-  CLI::App app{"oci-decorator-device-plugin: vendor inventories as Kubernetes and Nomad devices"};
+constexpr const char* kProgram = "oci-decorator-device-plugin";
+
+struct Cli {
+  ocid::PluginOptions opts;
+  ocid::KubernetesCommand kube;
+  std::string level = "info", log_file, log_format = "text", log_config;
+  std::vector<std::string> log_targets;
+  // The log options, to tell given from defaulted: the config file's value
+  // is replaced only by a given one.
+  CLI::Option *level_opt = nullptr, *file_opt = nullptr, *target_opt = nullptr,
+              *format_opt = nullptr;
+  std::string probe_file;
+  int probe_max_age = ocid::kDefaultProbeMaxAge;
+  bool probe_ready = false;
+  bool json = false;
+  std::string shell;
+  const CLI::App* app = nullptr;
+};
+
+void AddGlobals(CLI::App& app, Cli& c) {
   app.set_version_flag("--version", OCID_VERSION);
   app.require_subcommand(1);
+  ocid::PluginOptions& opts = c.opts;
   app.add_option("--config-dir", opts.config_dir, "Directory of vendor inventories")
       ->capture_default_str();
   app.add_option("--host-root", opts.host_root,
@@ -50,20 +71,27 @@ int main(int argc, char** argv) try {
                  "Seconds between periodic health re-checks")
       ->check(CLI::Range(1, 86400))
       ->capture_default_str();
-  app.add_option("--log-level", level, "trace, debug, info, warn, error or off")
-      ->check(ocid::cli::Suggests({"trace", "debug", "info", "warn", "error", "off"}))
-      ->capture_default_str();
-  app.add_option("--log-file", log_file,
-                 "The file target's FILE (appended, O_NOFOLLOW, 0600); alone, the default "
-                 "targets and FILE");
-  app.add_option("--log-target", log_targets,
-                 "stderr, file, syslog or journald; repeatable or comma-separated (default: "
-                 "stderr, and journald when its socket exists)")
-      ->check(ocid::cli::Suggests({"stderr", "file", "syslog", "journald"}));
-  app.add_option("--log-format", log_format, "text or json, for stderr and the file")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
+  c.level_opt = app.add_option("--log-level", c.level, "trace, debug, info, warn, error or off")
+                    ->check(ocid::cli::Suggests({"trace", "debug", "info", "warn", "error", "off"}))
+                    ->capture_default_str();
+  c.file_opt = app.add_option("--log-file", c.log_file,
+                              "The file target's FILE (appended, O_NOFOLLOW, 0600); alone, the "
+                              "default targets and FILE");
+  c.target_opt = app.add_option("--log-target", c.log_targets,
+                                "stderr, file, syslog or journald; repeatable or comma-separated "
+                                "(default: stderr, and journald when its socket exists)")
+                     ->check(ocid::cli::Suggests({"stderr", "file", "syslog", "journald"}));
+  c.format_opt = app.add_option("--log-format", c.log_format, "text or json, for stderr and the file")
+                     ->check(CLI::IsMember({"text", "json"}))
+                     ->capture_default_str();
+  app.add_option("--config", c.log_config,
+                 "Log settings file (default " + std::string(OCID_DEFAULT_LOG_CONFIG) + ")");
+}
 
+// --- the modes: each runs its *_cmd.h ------------------------------------
+
+CLI::App* AddKubernetes(CLI::App& app, Cli& c) {
+  ocid::KubernetesOptions& k8s = c.kube.k8s;
   CLI::App* kube = app.add_subcommand("kubernetes", "Serve the kubelet device plugin API v1beta1");
   kube->add_option("--kubelet-dir", k8s.kubelet_dir, "The kubelet's device plugin directory")
       ->capture_default_str();
@@ -71,13 +99,13 @@ int main(int argc, char** argv) try {
       ->check([](const std::string& v) {
         // One line naming the value and the limit; CLI11 prefixes "--slots: ".
         bool digits = !v.empty() && v.size() <= 12;
-        for (char c : v) digits = digits && c >= '0' && c <= '9';
+        for (char ch : v) digits = digits && ch >= '0' && ch <= '9';
         return digits ? ocid::SlotsRefusal(std::stod(v))
                       : "\"" + ocid::Printable(v, 40) + "\" is not a whole number from 1 to " +
                             std::to_string(ocid::kMaxSlots);
       })
       ->capture_default_str();
-  kube->add_option("--allocate", allocate,
+  kube->add_option("--allocate", c.kube.allocate,
                    "What Allocate returns: cdi, mounts or both (default: both with --cdi-dir, "
                    "mounts without)")
       ->check(CLI::IsMember({"cdi", "mounts", "both"}));
@@ -85,82 +113,128 @@ int main(int argc, char** argv) try {
                    "Keep the inventories' CDI specs present and current in DIR (e.g. /var/run/cdi)");
   kube->add_option("--health-file", k8s.health_file,
                    "Rewrite FILE every 5 s with the time and counts, for `probe`");
-  std::string probe_file;
-  int probe_max_age = ocid::kDefaultProbeMaxAge;
-  bool probe_ready = false;
+  return kube;
+}
+
+CLI::App* AddProbe(CLI::App& app, Cli& c) {
   CLI::App* probe = app.add_subcommand(
       "probe", "Exit 0 when the kubernetes mode's --health-file is fresh (a DaemonSet's exec probe)");
-  probe->add_option("--health-file", probe_file, "The file the kubernetes mode writes")->required();
-  probe->add_option("--max-age", probe_max_age, "Seconds the file may be old")
+  probe->add_option("--health-file", c.probe_file, "The file the kubernetes mode writes")->required();
+  probe->add_option("--max-age", c.probe_max_age, "Seconds the file may be old")
       ->check(CLI::Range(1, 86400))
       ->capture_default_str();
-  probe->add_flag("--ready", probe_ready, "Also require every resource registered with the kubelet");
-  CLI::App* nomad = app.add_subcommand("nomad", "Serve as a Nomad external device plugin");
-  bool json = false;
+  probe->add_flag("--ready", c.probe_ready, "Also require every resource registered with the kubelet");
+  return probe;
+}
+
+CLI::App* AddNomad(CLI::App& app, Cli&) {
+  return app.add_subcommand("nomad", "Serve as a Nomad external device plugin");
+}
+
+CLI::App* AddResources(CLI::App& app, Cli& c) {
   CLI::App* resources =
       app.add_subcommand("resources", "Print the resources this node would advertise, and their health");
-  resources->add_flag("--json", json, "As JSON, with what each resource delivers");
-  std::string shell;
-  CLI::App* completion = ocid::cli::AddCompletionCommand(app, &shell);
+  resources->add_flag("--json", c.json, "As JSON, with what each resource delivers");
+  return resources;
+}
 
-  // Nomad runs a plugin binary from its plugin_dir without arguments (a
-  // client's `plugin` block may add some): with Nomad's handshake cookie in
-  // the environment and no subcommand given, the mode is nomad.
+CLI::App* AddCompletion(CLI::App& app, Cli& c) {
+  return ocid::cli::AddCompletionCommand(app, &c.shell);
+}
+
+int Kubernetes(Cli& c) { return ocid::RunKubernetes(c.opts, c.kube); }
+int Probe(Cli& c) { return ocid::RunProbe(c.probe_file, c.probe_max_age, c.probe_ready); }
+int Nomad(Cli& c) { return ocid::RunNomad(c.opts); }
+int Resources(Cli& c) { return ocid::RunResources(c.opts, c.json); }
+int Completion(Cli& c) { return ocid::cli::PrintCompletion(*c.app, kProgram, c.shell); }
+
+// The subcommands: name, options, run. Each name is a file:
+// src/plugin/<name>_cmd.cc (completion: src/cli/completion.cc).
+struct Mode {
+  const char* name;
+  CLI::App* (*add)(CLI::App&, Cli&);
+  int (*run)(Cli&);
+  // Whether it logs. `probe` runs every few seconds under the kubelet: no
+  // logger, no journald socket; `completion` prints a script.
+  bool logs;
+};
+constexpr Mode kModes[] = {
+    {"kubernetes", AddKubernetes, Kubernetes, true},
+    {"probe", AddProbe, Probe, false},
+    {"nomad", AddNomad, Nomad, true},
+    {"resources", AddResources, Resources, true},
+    {"completion", AddCompletion, Completion, false},
+};
+constexpr size_t kModeCount = sizeof kModes / sizeof kModes[0];
+
+// Nomad runs a plugin binary from its plugin_dir without arguments (a
+// client's `plugin` block may add some): with Nomad's handshake cookie in
+// the environment and no subcommand given, the mode is nomad.
+std::vector<std::string> Arguments(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   bool has_mode = false;
   for (const auto& a : args)
-    has_mode = has_mode || a == "kubernetes" || a == "nomad" || a == "resources" || a == "completion" ||
-                          a == "probe";
+    for (const Mode& m : kModes) has_mode = has_mode || a == m.name;
   if (!has_mode && std::getenv("NOMAD_PLUGIN_MAGIC_COOKIE") != nullptr) args.push_back("nomad");
   std::reverse(args.begin(), args.end());  // CLI11 takes them last-first
+  return args;
+}
+
+// The log settings given on the command line, only those given.
+ocid::LogSettings CommandLineLogSettings(const Cli& c) {
+  ocid::LogSettings s;
+  if (c.level_opt->count() > 0) s.level = c.level;
+  if (c.file_opt->count() > 0) s.file = c.log_file;
+  if (c.format_opt->count() > 0) s.format = c.log_format;
+  if (c.target_opt->count() > 0) {
+    std::string list;
+    for (const auto& t : c.log_targets) list += (list.empty() ? "" : ",") + t;
+    s.target = list;
+  }
+  return s;
+}
+
+void InitLogging(const Cli& c) {
+  ocid::log::SetProgram(kProgram, true);
+  ocid::LogSetup setup;
+  setup.given = CommandLineLogSettings(c);
+  setup.config_file = c.log_config;
+  ocid::WarnOnStderr(kProgram, ocid::SetUpLog(setup));
+}
+
+int Main(int argc, char** argv) {
+  Cli c;
+  CLI::App app{"oci-decorator-device-plugin: vendor inventories as Kubernetes and Nomad devices"};
+  c.app = &app;
+  AddGlobals(app, c);
+  CLI::App* sub[kModeCount];
+  for (size_t i = 0; i < kModeCount; ++i) sub[i] = kModes[i].add(app, c);
   try {
-    app.parse(args);
+    app.parse(Arguments(argc, argv));
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
-
-  if (*completion) return ocid::cli::PrintCompletion(app, "oci-decorator-device-plugin", shell);
-  // Run by the kubelet every few seconds: no logger, no journald socket.
-  if (*probe) return ocid::RunProbe(probe_file, probe_max_age, probe_ready);
-  if (opts.host_path_root.empty()) opts.host_path_root = opts.host_root;
-  static const std::map<std::string, ocid::AllocateMode> modes = {
-      {"cdi", ocid::AllocateMode::kCdi},
-      {"mounts", ocid::AllocateMode::kMounts},
-      {"both", ocid::AllocateMode::kBoth}};
-  // A CDI name is only worth giving when a spec resolves it: by default
-  // only with --cdi-dir, where the plugin keeps the specs itself.
-  const bool cdi_elsewhere = !allocate.empty() && allocate != "mounts" && k8s.cdi_dir.empty();
-  if (allocate.empty()) allocate = k8s.cdi_dir.empty() ? "mounts" : "both";
-  k8s.allocate = modes.at(allocate);
-
-  ocid::log::Config log_config;
-  if (!ocid::log::ParseLevel(level, &log_config.level))
-    std::fprintf(stderr, "oci-decorator-device-plugin: warning: unknown --log-level %s, using info\n",
-                 level.c_str());
-  ocid::log::ParseFormat(log_format, &log_config.format);  // checked by CLI11
-  log_config.file = log_file;
-  std::string err;
-  for (const auto& t : log_targets)
-    if (!ocid::log::ParseTargets(t, &log_config.targets, &err)) {
-      std::fprintf(stderr, "oci-decorator-device-plugin: %s\n", err.c_str());
-      return 2;
+  for (size_t i = 0; i < kModeCount; ++i) {
+    if (!*sub[i]) continue;
+    if (kModes[i].logs) {
+      if (c.opts.host_path_root.empty()) c.opts.host_path_root = c.opts.host_root;
+      InitLogging(c);
     }
-  ocid::log::SetProgram("oci-decorator-device-plugin", true);
-  if (!ocid::log::Init(log_config, &err)) {
-    std::fprintf(stderr, "oci-decorator-device-plugin: %s\n", err.c_str());
-    return 2;
+    return kModes[i].run(c);
   }
-  if (*kube && cdi_elsewhere)
-    ocid::log::Warn("kubernetes: --allocate " + allocate +
-                    " without --cdi-dir: the CDI devices Allocate names must resolve from specs "
-                    "written elsewhere on this node (oci-decorator cdi generate)");
-  if (*kube) return ocid::RunKubernetes(opts, k8s);
-  if (*nomad) return ocid::RunNomad(opts);
-  if (*resources) return ocid::RunResources(opts, json);
   return 2;
-} catch (const std::exception& e) {
-  // What an exception says may quote a client's bytes (error.h: the one rule).
-  std::fprintf(stderr, "oci-decorator-device-plugin: internal error: %s\n",
-               ocid::Printable(e.what()).c_str());
-  return 70;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    // What an exception says may quote a client's bytes (error.h: the one rule).
+    std::fprintf(stderr, "%s: internal error: %s\n", kProgram, ocid::Printable(e.what()).c_str());
+  } catch (...) {
+    std::fprintf(stderr, "%s: internal error: unknown exception\n", kProgram);
+  }
+  return ocid::kExitInternalError;
 }

@@ -14,6 +14,7 @@
 
 #include "atomic_file.h"
 #include "engine_setup.h"
+#include "setup_cmd.h"
 #include "test_tree.h"
 
 using ocid::DockerMerge;

@@ -32,7 +32,7 @@
 #include "decision.h"
 #include "error.h"
 #include "files.h"
-#include "hook.h"
+#include "hook_cmd.h"
 #include "inventory.h"
 #include "oci_state.h"
 #include "unique_fd.h"

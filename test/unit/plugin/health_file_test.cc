@@ -6,6 +6,7 @@
 
 #include "../test_tree.h"
 #include "health_file.h"
+#include "probe_cmd.h"
 
 using ocid::HealthState;
 

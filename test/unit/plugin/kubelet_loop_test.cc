@@ -6,7 +6,7 @@
 
 #include <chrono>
 
-#include "kubelet_plugin.h"
+#include "kubelet_loop.h"
 
 using namespace std::chrono_literals;
 using ocid::LoopWait;

@@ -1,8 +1,8 @@
-// The hook command: load, decide, plan, execute, verify.
+// `oci-decorator hook [STAGE]`: one OCI hook invocation, the state on
+// stdin. Load, decide, plan, execute (plan_executor.h), report.
 #pragma once
 #include <string>
 
-#include "log.h"
 #include "options.h"
 
 namespace ocid {
@@ -13,10 +13,5 @@ namespace ocid {
 // `confined` says whether the seccomp confinement is in force; an activated
 // container is refused without it.
 int RunHook(const Options& opts, const std::string& stage, int stdin_fd, bool confined);
-
-// `plan --bundle DIR`: prints the plan as JSON to stdout. The container id is
-// the bundle directory's name and there is no pid; stdin is not read,
-// nothing changes and no root is needed.
-int RunPlan(const Options& opts, const std::string& bundle);
 
 }  // namespace ocid

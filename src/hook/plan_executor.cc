@@ -1,17 +1,17 @@
-// The hook, in the order it works:
-//   1. read the state (always to EOF), and stop at once for stages with
-//      nothing to do;
-//   2. load the inventories; if none of their activation flags occurs in the
-//      state or config.json bytes at all, stop: the common case costs one
-//      directory scan, small reads and no JSON parse of config.json;
-//   3. parse config.json and build the Plan (pure);
-//   4. execute: on the host, allow the devices in the device cgroup and
-//      clone every source as a detached read-only mount; enter the
-//      container's mount namespace; attach each mount onto a mountpoint
-//      resolved by fd inside the rootfs; write and mount the preload file;
-//   5. any failure takes back what was applied and exits non-zero with one
-//      line naming what was wrong and where.
-#include "hook.h"
+// The hook's executor, in the order it works:
+//   1. on the host: open the container's process and mount namespace by
+//      fd, find who the container's root is, allow the devices in the
+//      device cgroup and clone every source as a detached read-only mount;
+//      create the preload file in the state directory and clone it too;
+//   2. enter the container's mount namespace and check that its rootfs is
+//      the very inode the host showed;
+//   3. inside: merge the image's own /etc/ld.so.preload (read by fd, never
+//      through a symlink or a device) into the preload file; attach each
+//      mount onto a mountpoint resolved by fd inside the rootfs, as the
+//      container's root;
+//   4. any failure takes back what was applied (mounts, device rules, the
+//      state directory), so nothing half-applied survives.
+#include "plan_executor.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -19,51 +19,27 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
+#include <memory>
+#include <set>
+#include <vector>
 
-#include "bundle_config.h"
 #include "container_root.h"
-#include "decision.h"
 #include "device_cgroup.h"
 #include "files.h"
 #include "host_proc.h"
-#include "inventory.h"
 #include "kernel_features.h"
+#include "log.h"
 #include "mounter.h"
 #include "mountinfo.h"
-#include "oci_state.h"
-#include "plan_json.h"
-#include "planner.h"
 #include "preload.h"
-#include "request_scan.h"
 #include "rootfs_path.h"
 #include "runtime_dir.h"
 
 namespace ocid {
 namespace {
 
-constexpr int kExitFailure = 1;
 constexpr const char* kPreloadTarget = "/etc/ld.so.preload";
 constexpr const char* kPreloadFile = "ld.so.preload";
-
-int Failed(const std::string& id, const Error& e) {
-  // The id is the runtime's, but a state can hold any string.
-  log::Error((id.empty() ? "" : "container " + Printable(id) + ": ") + e.Line());
-  return kExitFailure;
-}
-
-// A container that asked, refused: the same line, with the decision and its
-// reason as fields (journald, JSON), and the inventories when planned.
-int Refused(const std::string& id, const Error& e, const std::string& stage,
-            const Plan* plan = nullptr) {
-  log::Fields f = plan ? DecisionFields(*plan) : log::Fields{};
-  f.container_id = Printable(id);
-  f.decision = "refused";
-  f.reason = e.Line();
-  f.stage = stage;
-  log::Write(log::Level::kError, "container " + f.container_id + ": refused: " + f.reason, f);
-  return kExitFailure;
-}
 
 // Whether the image's file (O_PATH `path_fd`, whose fstat is `st`) may be
 // shown to the container. The hook reads it as host root, and its words
@@ -316,159 +292,11 @@ class Executor {
   std::unique_ptr<MountAttacher> attacher_;
 };
 
-std::string Summary(const Plan& plan) {
-  std::string s;
-  for (const auto& a : plan.activated) {
-    if (!s.empty()) s += "; ";
-    s += a.file + " (" + a.requested_by + "): features";
-    for (const auto& f : a.features) s += " " + f;
-  }
-  size_t devices = plan.device_rules.size();
-  s += "; " + std::to_string(plan.mounts.size()) + " mounts, " +
-       std::to_string(devices) + " devices";
-  for (const auto& p : plan.preload) s += ", preload " + p;
-  return s;
-}
-
 }  // namespace
 
-int RunHook(const Options& opts, const std::string& stage, int stdin_fd, bool confined) {
-  bool apply = stage == "prestart" || stage == "createRuntime";
-  Error err;
-  // The inventories come first, so that the state is scanned for their
-  // flags as it is read: a state of any size is read in chunks, and a
-  // container that did not ask is never failed by its size (oci_state.h).
-  RequestScan scan;
-  bool dir_unreadable = false;
-  bool scanned = apply && ScanInventories(opts, &scan, &dir_unreadable, &err);
-  StateRequests requests(scan.flags);
-  FdInput in(stdin_fd, kMaxStateStreamBytes, StateRequests::Observe, &requests);
-  if (!apply && stage != "poststop") {
-    in.Drain();  // always to EOF: the runtime must not see EPIPE
-    OCID_DEBUG("nothing to do at stage " + stage);
-    return 0;
-  }
-  if (apply && !scanned) {
-    // Without the inventories nobody can tell whether the container asked;
-    // a container that did not ask must not be harmed, so an unreadable
-    // config dir is a warning, not a failure.
-    in.Drain();
-    log::Warn(err.Line());
-    return 0;
-  }
-  Container l;
-  std::string bundle_seen;
-  bool state_ok = ParseOciState(&in, &l.state, &err, &bundle_seen);
-  in.Drain();
-  if (!state_ok) {
-    // Even a state the hook cannot use does not fail a container that
-    // cannot have asked: no inventory installed, or no activation flag in
-    // the state nor in the config.json of the bundle it names. When that
-    // cannot be told (no usable bundle), the container may have asked: fail.
-    if (!apply || !CouldHaveAsked(scan, requests.Asks(), bundle_seen)) {
-      log::Warn(err.Line() + " (ignored: no inventory can have been asked for)");
-      return 0;
-    }
-    return Failed("", err);
-  }
-
-  if (stage == "poststop") {
-    if (!RemoveContainerDir(opts.state_dir, l.state.id, &err))
-      log::Warn("container " + Printable(l.state.id) + ": " + err.Line());
-    return 0;
-  }
-
-  bool asked = false;
-  bool loaded = LoadIfAsked(opts, scan, requests.Asks(), &l, &asked, &err);
-  if (loaded && !asked) {
-    ReportNotAsked(l.state.id, stage);
-    return 0;
-  }
-  // It may have asked: the log sockets are opened here, in the host's mount
-  // namespace, before anything enters the container's (log.h).
-  log::OpenSinks();
-  if (!loaded) return Refused(l.state.id, err, stage);
-
-  std::unique_ptr<HostRootView> host;
-  Plan plan;
-  if (!PlanFor(opts, l, /*resolve_paths=*/false, &host, &plan, &err))
-    return Refused(l.state.id, err, stage);
-  ReportBroken(l.inventories, plan.Active());
-  ReportIgnored(l.state.id, plan);
-  ReportWarnings(l.state.id, plan);
-  if (!plan.Active()) {
-    OCID_DEBUG(Printable("container " + l.state.id + ": not activated"));
-    return 0;
-  }
-  if (!confined)
-    return Refused(plan.container_id,
-                   Error{"refusing to apply: the hook could not confine itself (seccomp)", "", 0},
-                   stage, &plan);
-  if (plan.pid <= 0)
-    return Refused(plan.container_id,
-                   Error{"OCI state has no \"pid\" (needed to apply)", "", 0}, stage, &plan);
-  if (!plan.preload.empty() && !IsSafeContainerId(plan.container_id))
-    return Refused(plan.container_id,
-                   Error{"container id is not usable as a directory name", plan.container_id},
-                   stage, &plan);
-
-  Executor exec(opts, plan, *host);
-  if (!exec.Run(&err)) return Refused(plan.container_id, err, stage, &plan);
-  // The profile names a request of the container's choosing.
-  for (const auto& w : HookModeWarnings(plan)) {
-    log::Fields wf;
-    wf.container_id = Printable(plan.container_id);
-    log::Write(log::Level::kWarn, Printable("container " + plan.container_id + ": " + w), wf);
-  }
-  // Summary quotes the request, an env value of the container's choosing.
-  log::Fields f = DecisionFields(plan);
-  f.decision = "applied";
-  f.stage = stage;
-  log::Write(log::Level::kInfo,
-             Printable("container " + plan.container_id + ": applied " + Summary(plan)), f);
-  return 0;
-}
-
-int RunPlan(const Options& opts, const std::string& bundle) {
-  Container l;
-  Error err;
-  std::string b = bundle;
-  while (b.size() > 1 && b.back() == '/') b.pop_back();
-  if (b.empty() || b[0] != '/') {
-    char cwd[4096];
-    if (!::getcwd(cwd, sizeof cwd)) return Failed("", Error{"cannot get cwd", "", errno});
-    b = std::string(cwd) + "/" + b;
-  }
-  l.state.bundle = b;
-  l.state.id = b.substr(b.rfind('/') + 1);
-  l.config_path = b + "/config.json";
-  // Unlike the hook, `plan` always parses everything: it is for people.
-  std::unique_ptr<HostRootView> host;
-  Plan plan;
-  if (!ReadFileAt(AT_FDCWD, l.config_path, kMaxConfigBytes, &l.config_bytes, &err) ||
-      !ParseBundleConfig(l.config_bytes, l.config_path, &l.config, &err)) {
-    // The hook would not parse it: for a container that does not ask, as
-    // runc reads config.json, the plan is to do nothing (decision.h).
-    RequestScan scan;
-    bool dir_unreadable = false;
-    Error ignored;
-    if (!ScanInventories(opts, &scan, &dir_unreadable, &ignored) ||
-        CouldHaveAsked(scan, false, b))
-      return Failed("", err);
-    log::Warn(err.Line() + " (not needed: the container does not ask, as runc reads it)");
-    plan.container_id = l.state.id;
-    std::fputs(PlanToJson(plan).c_str(), stdout);
-    return 0;
-  }
-  if (!LoadInventoryDir(opts.config_dir, &l.inventories, &err) ||
-      !PlanFor(opts, l, /*resolve_paths=*/true, &host, &plan, &err))
-    return Failed("", err);
-  for (const auto& broken : l.inventories.broken) log::Warn("ignoring " + broken.error.Line());
-  // `plan` shows what the hook would do.
-  for (auto& w : HookModeWarnings(plan)) plan.warnings.push_back(std::move(w));
-  for (const auto& w : plan.warnings) log::Warn(w);
-  std::fputs(PlanToJson(plan).c_str(), stdout);
-  return 0;
+bool ExecutePlan(const Options& opts, const Plan& plan, const HostRootView& host, Error* err) {
+  Executor exec(opts, plan, host);
+  return exec.Run(err);
 }
 
 }  // namespace ocid

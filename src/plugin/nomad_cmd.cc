@@ -5,7 +5,7 @@
 // ConfigSchema, once to validate SetConfig, then the long-lived instance);
 // every start is the same server, cheap until something fingerprints.
 // stdin is the agent's and often /dev/null: its end means nothing here.
-#include "nomad_plugin.h"
+#include "nomad_cmd.h"
 
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>

@@ -24,7 +24,7 @@
 // deadline it can act on (PollTimeoutMs).
 // With --cdi-dir, the CDI keeper (kubelet_cdi.h) keeps the view's specs on
 // its own thread; this loop only starts and stops it.
-#include "kubelet_plugin.h"
+#include "kubelet_loop.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -631,14 +631,8 @@ int KubeletPlugin::Run() {
 
 }  // namespace
 
-int RunKubernetes(const PluginOptions& opts, const KubernetesOptions& k8s) {
-  // Nothing here reads the environment, but gRPC does (GRPC_TRACE,
-  // GRPC_VERBOSITY, proxies, poll strategies) when it starts: whatever a
-  // DaemonSet or a shell left there must not change how the plugin behaves.
-  ::clearenv();
-  PluginOptions with_cdi = opts;
-  with_cdi.cdi_dir = k8s.cdi_dir;  // the view carries the specs the keeper writes
-  KubeletPlugin plugin(with_cdi, k8s);
+int RunKubeletLoop(const PluginOptions& opts, const KubernetesOptions& k8s) {
+  KubeletPlugin plugin(opts, k8s);
   return plugin.Run();
 }
 

@@ -1,6 +1,6 @@
-// `oci-decorator-device-plugin kubernetes`: the kubelet device plugin API
-// v1beta1 (proto/deviceplugin/v1beta1/api.proto), one resource per feature
-// (kubelet_allocate.h has the protocol decisions).
+// The Kubernetes mode's main loop (kubernetes_cmd.h is the command): the
+// kubelet device plugin API v1beta1 (proto/deviceplugin/v1beta1/api.proto),
+// one resource per feature (kubelet_allocate.h has the protocol decisions).
 #pragma once
 #include <chrono>
 #include <vector>
@@ -9,8 +9,10 @@
 
 namespace ocid {
 
-// Serves until SIGTERM or SIGINT; returns the exit code.
-int RunKubernetes(const PluginOptions& opts, const KubernetesOptions& k8s);
+// Serves until SIGTERM or SIGINT; returns the exit code. opts.cdi_dir is
+// the directory the CDI keeper writes (k8s.cdi_dir), so that the view's
+// resources name their specs.
+int RunKubeletLoop(const PluginOptions& opts, const KubernetesOptions& k8s);
 
 // What the main loop may wait for, to decide how long it sleeps in poll().
 // Only deadlines it can act on count: a registration is not due while

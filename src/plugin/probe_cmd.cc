@@ -1,0 +1,48 @@
+// `probe`, in the order it works: read the health file (health_file.h),
+// parse it, judge it (ProbeVerdict) and say so in one line.
+#include "probe_cmd.h"
+
+#include <cstdio>
+#include <ctime>
+
+#include "atomic_file.h"
+#include "health_file.h"
+
+namespace ocid {
+
+int RunProbe(const std::string& path, int max_age, bool ready) {
+  std::string text;
+  bool exists = false;
+  Error err;
+  const char* me = "oci-decorator-device-plugin probe";
+  if (!ReadFileIfExists(path, kMaxHealthBytes, &text, &exists, &err)) {
+    std::fprintf(stderr, "%s: %s\n", me, err.Line().c_str());
+    return 1;
+  }
+  if (!exists) {
+    std::fprintf(stderr, "%s: %s\n", me,
+                 Error{"no health file (is the plugin running with --health-file?)", path, 0}
+                     .Line()
+                     .c_str());
+    return 1;
+  }
+  HealthState s;
+  std::string why;
+  if (!ParseHealth(text, &s, &why)) {
+    std::fprintf(stderr, "%s: %s\n", me, Error{"not a health file: " + why, path, 0}.Line().c_str());
+    return 1;
+  }
+  int64_t now = static_cast<int64_t>(std::time(nullptr));
+  std::string verdict = ProbeVerdict(s, now, max_age, ready);
+  if (!verdict.empty()) {
+    std::fprintf(stderr, "%s: %s: %s\n", me, Printable(path).c_str(), verdict.c_str());
+    return 1;
+  }
+  std::printf("%s: %s: %s (written %lld s ago, %d of %d resources registered)\n", me,
+              Printable(path).c_str(), ready ? "ready" : "alive",
+              static_cast<long long>(now - s.time < 0 ? 0 : now - s.time), s.registered,
+              s.resources);
+  return 0;
+}
+
+}  // namespace ocid
