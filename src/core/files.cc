@@ -16,6 +16,23 @@
 
 namespace ocid {
 
+ChunkEnd ReadInChunks(int fd, char* buf, size_t size, size_t limit, FdChunkSink sink, void* ctx,
+                      int* errnum) {
+  size_t total = 0;
+  for (;;) {
+    ssize_t n = ::read(fd, buf, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      *errnum = errno;
+      return ChunkEnd::kError;
+    }
+    if (n == 0) return ChunkEnd::kEof;
+    total += static_cast<size_t>(n);
+    if (total > limit) return ChunkEnd::kOverLimit;
+    if (!sink(ctx, std::string_view(buf, static_cast<size_t>(n)))) return ChunkEnd::kEnough;
+  }
+}
+
 bool ReadAllFd(int fd, size_t limit, const std::string& what, std::string* out,
                Error* err) {
   out->clear();
@@ -30,24 +47,25 @@ bool ReadAllFd(int fd, size_t limit, const std::string& what, std::string* out,
   const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   if (regular && static_cast<uint64_t>(st.st_size) > limit) return too_big();
   // A pipe is drained to EOF, but not forever: a writer that never stops
-  // must not hang the hook.
-  const size_t drain_limit = limit + kMaxDrainBytes;
+  // must not hang the hook. What comes past the limit is not kept.
   size_t total = 0;
+  auto keep = [&](std::string_view chunk) {
+    total += chunk.size();
+    if (total <= limit) out->append(chunk);
+    return true;
+  };
   char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
+  int errnum = 0;
+  switch (ReadInChunks(fd, buf, sizeof buf, regular ? limit : limit + kMaxDrainBytes, keep,
+                       &errnum)) {
+    case ChunkEnd::kError:
       out->clear();
-      return Fail(err, "cannot read " + what, "", errno);
-    }
-    if (n == 0) break;
-    total += static_cast<size_t>(n);
-    if (total > limit) {
-      if (regular || total > drain_limit) return too_big();
-      continue;  // keep draining to EOF
-    }
-    out->append(buf, static_cast<size_t>(n));
+      return Fail(err, "cannot read " + what, "", errnum);
+    case ChunkEnd::kOverLimit:
+      return too_big();
+    case ChunkEnd::kEof:
+    case ChunkEnd::kEnough:
+      break;
   }
   if (total > limit) return too_big();
   return true;
@@ -74,23 +92,24 @@ void FdInput::Observe(const char* data, size_t n) {
 FdInput::int_type FdInput::underflow() {
   if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
   if (fd_ < 0 || over_) return traits_type::eof();
-  for (;;) {
-    ssize_t n = ::read(fd_, buf_, sizeof buf_);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) errno_ = errno;
-    if (n <= 0) {
-      fd_ = -1;
-      return traits_type::eof();
-    }
-    total_ += static_cast<size_t>(n);
-    Observe(buf_, static_cast<size_t>(n));
-    if (total_ > ceiling_) {
-      over_ = true;
-      return traits_type::eof();
-    }
-    setg(buf_, buf_, buf_ + n);
-    return traits_type::to_int_type(*gptr());
+  // One chunk a call: it stays in buf_ for the parser.
+  size_t n = 0;
+  auto take = [&n](std::string_view chunk) {
+    n = chunk.size();
+    return false;
+  };
+  if (ReadInChunks(fd_, buf_, sizeof buf_, kNoChunkLimit, take, &errno_) != ChunkEnd::kEnough) {
+    fd_ = -1;  // EOF, or an error in errno_
+    return traits_type::eof();
   }
+  total_ += n;
+  Observe(buf_, n);
+  if (total_ > ceiling_) {
+    over_ = true;
+    return traits_type::eof();
+  }
+  setg(buf_, buf_, buf_ + n);
+  return traits_type::to_int_type(*gptr());
 }
 
 void FdInput::Drain() {
@@ -98,9 +117,10 @@ void FdInput::Drain() {
 }
 
 bool ReopenRegularFile(int where, const std::string& shown, UniqueFd* out, Error* err,
-                       struct stat* st_out) {
+                       struct stat* st_out, const FileVet* vet) {
   struct stat st;
   if (::fstat(where, &st) != 0) return Fail(err, "cannot stat", shown, errno);
+  if (vet && !vet->check(vet->ctx, where, st, err)) return false;
   if (S_ISLNK(st.st_mode)) return Fail(err, "refusing to read through a symbolic link", shown);
   if (!S_ISREG(st.st_mode))
     return Fail(err, std::string("not a regular file (a ") + FileTypeDescription(st.st_mode) + ")",

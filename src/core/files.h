@@ -34,23 +34,62 @@ constexpr size_t kMaxDrainBytes = 64 << 20;
 bool ReadAllFd(int fd, size_t limit, const std::string& what, std::string* out,
                Error* err);
 
+// How ReadInChunks stopped.
+enum class ChunkEnd {
+  kEof,        // read(2) said 0
+  kEnough,     // the sink returned false
+  kOverLimit,  // more than `limit` bytes came; that last chunk was not shown
+  kError,      // read(2) failed (*errnum)
+};
+
+// The one loop that reads a file descriptor in chunks, for every reader
+// that must not hold a whole input (the OCI state on stdin, config.json's
+// request scan, host files, ReadAllFd): read(2) from where fd stands into
+// the caller's `buf` of `size` bytes, EINTR retried, each chunk shown to
+// `sink` until it returns false (enough seen), until EOF, or until more
+// than `limit` bytes were read in all (kNoChunkLimit: never). No allocation
+// and no std::function: the caller's buffer, a plain function pointer; it
+// runs for every container the hook sees.
+using FdChunkSink = bool (*)(void* ctx, std::string_view chunk);
+constexpr size_t kNoChunkLimit = static_cast<size_t>(-1);
+ChunkEnd ReadInChunks(int fd, char* buf, size_t size, size_t limit, FdChunkSink sink, void* ctx,
+                      int* errnum);
+// The same with a lambda (or any callable taking std::string_view and
+// returning bool) as the sink.
+template <typename Sink>
+ChunkEnd ReadInChunks(int fd, char* buf, size_t size, size_t limit, Sink& sink, int* errnum) {
+  auto call = [](void* ctx, std::string_view chunk) { return (*static_cast<Sink*>(ctx))(chunk); };
+  return ReadInChunks(fd, buf, size, limit, +call, &sink, errnum);
+}
+
 // Every file the hook or the plugin reads (host files: inventories,
 // profiles, the version-lock library and module version, engine configs,
-// CDI files; and a bundle's config.json) is opened in two steps, so that
-// nothing but a regular file is ever opened for reading: open(2) on a
-// device node would run its driver's open as root (a watchdog arms, a tape
-// rewinds), and on a FIFO it would wait for a writer. The name is resolved
-// to an O_PATH fd, which opens nothing, by the caller's own rules (a
-// symlink followed or not, inside a root or not); fstat says what it is;
-// only a regular file is reopened O_RDONLY through the host's procfs
-// (thread-self/fd/N, host_proc.h): exactly the inode examined.
+// CDI files; a bundle's config.json; an image's /etc/ld.so.preload) is
+// opened in two steps, so that nothing but a regular file is ever opened
+// for reading: open(2) on a device node would run its driver's open as
+// root (a watchdog arms, a tape rewinds), and on a FIFO it would wait for
+// a writer. The name is resolved to an O_PATH fd, which opens nothing, by
+// the caller's own rules (a symlink followed or not, inside a root or
+// not); fstat says what it is; only a regular file is reopened O_RDONLY
+// through the host's procfs (thread-self/fd/N, host_proc.h): exactly the
+// inode examined.
 //
 // Reopens the O_PATH fd `where` for reading when it is a regular file (its
 // fstat in *st when asked); anything else fails with one line "not a
 // regular file (a FIFO): <shown>", a symlink with "refusing to read through
-// a symbolic link: <shown>".
+// a symbolic link: <shown>". This is the one opener: every reader above
+// resolves its name its own way and then comes here.
+//
+// A caller with its own rules for the file (the image's /etc/ld.so.preload,
+// hook.cc: which mount it is on, who may read it) passes `vet`: it sees the
+// O_PATH fd and its fstat before the type checks and before anything is
+// opened, and refuses in its own words by returning false.
+struct FileVet {
+  bool (*check)(void* ctx, int where, const struct stat& st, Error* err);
+  void* ctx;
+};
 bool ReopenRegularFile(int where, const std::string& shown, UniqueFd* out, Error* err,
-                       struct stat* st = nullptr);
+                       struct stat* st = nullptr, const FileVet* vet = nullptr);
 
 // What a name's last component may be.
 enum class LastSymlink { kFollow, kRefuse };

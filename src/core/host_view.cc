@@ -26,6 +26,16 @@ std::string FdPath(int fd) {
 
 bool Missing(int e) { return e == ENOENT || e == ENOTDIR || e == ELOOP; }
 
+std::string DirOf(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
+}
+
+HostRead NotHere(const HostView& view, const std::string& path, Error* err) {
+  Fail(err, "cannot read host file", view.Display(path), ENOTSUP);
+  return HostRead::kError;
+}
+
 }  // namespace
 
 const char* FileTypeName(FileType t) {
@@ -83,18 +93,68 @@ bool HostView::ReadChunks(const std::string& path, size_t, const ChunkSink&,
   return Fail(err, "cannot read host file", Display(path), ENOTSUP);
 }
 
-bool HostRootView::ReadChunks(const std::string& path, size_t limit, const ChunkSink& sink,
-                              Error* err) const {
-  // Resolved in the root to an O_PATH fd, then only a regular file is
-  // opened (files.h): a device node or FIFO planted where a profile or the
-  // version-lock library is expected is never opened.
-  UniqueFd where, fd;
+HostRead HostView::Read(const std::string& path, size_t limit, std::string* out,
+                        Error* err) const {
+  out->clear();
+  Error e;
+  auto keep = [out](std::string_view chunk) {
+    out->append(chunk);
+    return true;
+  };
+  if (ReadChunks(path, limit, keep, &e)) return HostRead::kOk;
+  out->clear();
+  if (Missing(e.errnum)) return HostRead::kMissing;
+  *err = e;
+  return HostRead::kError;
+}
+
+HostRead HostView::ReadLink(const std::string& path, std::string*, Error* err) const {
+  return NotHere(*this, path, err);
+}
+
+HostRead HostView::List(const std::string& dir, std::vector<std::string>* names,
+                        Error* err) const {
+  names->clear();
+  return NotHere(*this, dir, err);
+}
+
+HostRead HostView::Identity(const std::string& path, FileIdentity*, Error* err) const {
+  return NotHere(*this, path, err);
+}
+
+HostRead HostView::Owner(const std::string& path, FileOwner*, Error* err) const {
+  return NotHere(*this, path, err);
+}
+
+HostRead HostRootView::OpenPath(const std::string& path, int flags, UniqueFd* fd,
+                                Error* err) const {
+  Error e;
+  if (OpenInRoot(root_.get(), path, flags, fd, &e)) return HostRead::kOk;
+  if (Missing(e.errnum)) return HostRead::kMissing;
+  *err = Error{e.what, Display(path), e.errnum};
+  return HostRead::kError;
+}
+
+HostRead HostRootView::OpenRegular(const std::string& path, UniqueFd* fd, struct stat* st,
+                                   Error* err) const {
+  // Resolved in the root to an O_PATH fd, which opens nothing; then only a
+  // regular file is opened (files.h): a device node or FIFO planted where
+  // a profile, the version-lock library or an engine config is expected is
+  // never opened.
+  UniqueFd where;
   if (!OpenInRoot(root_.get(), path, O_PATH, &where, err)) {
     err->path = Display(path);
-    return false;
+    return Missing(err->errnum) ? HostRead::kMissing : HostRead::kError;
   }
+  if (!ReopenRegularFile(where.get(), Display(path), fd, err, st)) return HostRead::kError;
+  return HostRead::kOk;
+}
+
+bool HostRootView::ReadChunks(const std::string& path, size_t limit, const ChunkSink& sink,
+                              Error* err) const {
+  UniqueFd fd;
   struct stat st;
-  if (!ReopenRegularFile(where.get(), Display(path), &fd, err, &st)) return false;
+  if (OpenRegular(path, &fd, &st, err) != HostRead::kOk) return false;
   auto too_big = [&] {
     return Fail(err, "host file is larger than " + std::to_string(limit) + " bytes",
                 Display(path));
@@ -106,16 +166,85 @@ bool HostRootView::ReadChunks(const std::string& path, size_t limit, const Chunk
   // on every activated start, for the module's version and the library.
   const size_t cap = std::clamp<size_t>(static_cast<size_t>(st.st_size), 4096, 65536);
   std::unique_ptr<char[]> buf(new char[cap]);
-  size_t total = 0;
-  for (;;) {
-    ssize_t n = ::read(fd.get(), buf.get(), cap);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Fail(err, "cannot read host file", Display(path), errno);
-    if (n == 0) return true;
-    total += static_cast<size_t>(n);
-    if (total > limit) return too_big();
-    if (!sink(std::string_view(buf.get(), static_cast<size_t>(n)))) return true;
+  auto show = [&sink](std::string_view chunk) { return sink(chunk); };
+  int errnum = 0;
+  switch (ReadInChunks(fd.get(), buf.get(), cap, limit, show, &errnum)) {
+    case ChunkEnd::kError: return Fail(err, "cannot read host file", Display(path), errnum);
+    case ChunkEnd::kOverLimit: return too_big();
+    case ChunkEnd::kEof:
+    case ChunkEnd::kEnough: return true;
   }
+  return true;
+}
+
+HostRead HostRootView::Read(const std::string& path, size_t limit, std::string* out,
+                            Error* err) const {
+  out->clear();
+  UniqueFd fd;
+  Error e;
+  HostRead r = OpenRegular(path, &fd, nullptr, &e);
+  if (r == HostRead::kError) *err = e;
+  if (r != HostRead::kOk) return r;
+  if (!ReadAllFd(fd.get(), limit, Display(path), out, err)) return HostRead::kError;
+  return HostRead::kOk;
+}
+
+HostRead HostRootView::ReadLink(const std::string& path, std::string* out, Error* err) const {
+  UniqueFd dir;
+  HostRead r = OpenPath(DirOf(path), O_PATH | O_DIRECTORY, &dir, err);
+  if (r != HostRead::kOk) return r;
+  std::string leaf = path.substr(path.rfind('/') + 1);
+  char buf[PATH_MAX];
+  ssize_t n = ::readlinkat(dir.get(), leaf.c_str(), buf, sizeof buf);
+  if (n < 0) {
+    if (Missing(errno) || errno == EINVAL) return HostRead::kMissing;  // EINVAL: not a link
+    Fail(err, "cannot read link", Display(path), errno);
+    return HostRead::kError;
+  }
+  out->assign(buf, static_cast<size_t>(n));
+  return HostRead::kOk;
+}
+
+HostRead HostRootView::List(const std::string& dir, std::vector<std::string>* names,
+                            Error* err) const {
+  names->clear();
+  UniqueFd fd;
+  HostRead r = OpenPath(dir, O_RDONLY | O_DIRECTORY, &fd, err);
+  if (r != HostRead::kOk) return r;
+  if (!ListDirectory(fd.get(), Display(dir), names, err)) return HostRead::kError;
+  std::sort(names->begin(), names->end());
+  return HostRead::kOk;
+}
+
+HostRead HostRootView::Stat(const std::string& path, struct stat* st, Error* err) const {
+  UniqueFd fd;
+  HostRead r = OpenPath(path, O_PATH, &fd, err);
+  if (r != HostRead::kOk) return r;
+  if (::fstat(fd.get(), st) != 0) {
+    Fail(err, "cannot stat", Display(path), errno);
+    return HostRead::kError;
+  }
+  return HostRead::kOk;
+}
+
+HostRead HostRootView::Identity(const std::string& path, FileIdentity* out, Error* err) const {
+  struct stat st;
+  HostRead r = Stat(path, &st, err);
+  if (r == HostRead::kOk) *out = FileIdentity{st.st_dev, st.st_ino};
+  return r;
+}
+
+HostRead HostRootView::Owner(const std::string& path, FileOwner* out, Error* err) const {
+  struct stat st;
+  HostRead r = Stat(path, &st, err);
+  if (r == HostRead::kOk) *out = FileOwner{st.st_uid, st.st_mode & 07777};
+  return r;
+}
+
+bool HostRootView::Exists(const std::string& path) const {
+  UniqueFd fd;
+  Error ignored;
+  return OpenPath(path, O_PATH, &fd, &ignored) == HostRead::kOk;
 }
 
 bool HostRootView::OpenSource(const std::string& path, UniqueFd* out, Error* err) const {

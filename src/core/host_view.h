@@ -1,8 +1,16 @@
-// The host side of an inventory: what its patterns match under --host-root.
-// Every lookup resolves inside the host root (openat2 RESOLVE_IN_ROOT), so a
-// simulated install under /tmp/x behaves exactly like one under /, absolute
-// symlinks included.
+// The host as the hook, the planner, `check` and the device plugin see it:
+// one reader over --host-root. It matches inventory patterns (with the fds
+// the executor later mounts), reads regular files whole or in chunks (the
+// version lock, profiles, engine configs, CDI specs, sysfs attributes),
+// reads links, lists directories, and says what a file is and who owns it.
+// Every lookup resolves inside the host root (openat2 RESOLVE_IN_ROOT), so
+// a simulated install under /tmp/x behaves exactly like one under /,
+// absolute symlinks included. Nothing is written, nothing executed, and a
+// file is only opened for reading when it is a regular file (never a FIFO
+// or a device: files.h). Tests hand the pure code a fake (test/unit/
+// fake_host.h) or a real tree under a temporary directory.
 #pragma once
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <cstddef>
@@ -34,6 +42,24 @@ struct HostMatch {
   uint64_t ino = 0;       // executor can check it is still the one planned
 };
 
+// What a lookup found. kMissing covers an absent path, a dangling link and
+// a non-directory in the middle: "not there" for every caller.
+enum class HostRead { kOk, kMissing, kError };
+
+struct FileIdentity {
+  uint64_t dev = 0, ino = 0;
+  bool operator==(const FileIdentity& o) const { return dev == o.dev && ino == o.ino; }
+};
+
+// Who owns a file and its permission bits (st_uid, st_mode & 07777).
+struct FileOwner {
+  uint32_t uid = 0;
+  uint32_t mode = 0644;
+};
+
+// Paths are absolute within the host root. A view of names only (a test's
+// fake) need not read: the defaults of the reading operations fail with
+// ENOTSUP, and Exists says no.
 class HostView {
  public:
   virtual ~HostView() = default;
@@ -56,6 +82,22 @@ class HostView {
   using ChunkSink = std::function<bool(std::string_view)>;
   virtual bool ReadChunks(const std::string& path, size_t limit, const ChunkSink& sink,
                           Error* err) const;
+
+  // A regular file's bytes, up to `limit` (more is an error). This default
+  // gathers what ReadChunks shows.
+  virtual HostRead Read(const std::string& path, size_t limit, std::string* out,
+                        Error* err) const;
+  // The target of the symlink `path` (its last component not followed).
+  virtual HostRead ReadLink(const std::string& path, std::string* out, Error* err) const;
+  // The names in directory `dir`, sorted.
+  virtual HostRead List(const std::string& dir, std::vector<std::string>* names,
+                        Error* err) const;
+  // st_dev and st_ino of `path`, symlinks followed inside the host root.
+  virtual HostRead Identity(const std::string& path, FileIdentity* out, Error* err) const;
+  // The owner and mode of `path` (symlinks followed inside the host root).
+  virtual HostRead Owner(const std::string& path, FileOwner* out, Error* err) const;
+  // Whether `path` exists (symlinks followed inside the host root).
+  virtual bool Exists(const std::string& path) const { (void)path; return false; }
 };
 
 class HostRootView : public HostView {
@@ -70,6 +112,14 @@ class HostRootView : public HostView {
   std::string Resolve(const std::string& path) const override;
   bool ReadChunks(const std::string& path, size_t limit, const ChunkSink& sink,
                   Error* err) const override;
+  HostRead Read(const std::string& path, size_t limit, std::string* out,
+                Error* err) const override;
+  HostRead ReadLink(const std::string& path, std::string* out, Error* err) const override;
+  HostRead List(const std::string& dir, std::vector<std::string>* names,
+                Error* err) const override;
+  HostRead Identity(const std::string& path, FileIdentity* out, Error* err) const override;
+  HostRead Owner(const std::string& path, FileOwner* out, Error* err) const override;
+  bool Exists(const std::string& path) const override;
   std::string Display(const std::string& path) const override {
     return root_path_ == "/" ? path : root_path_ + path;
   }
@@ -86,6 +136,13 @@ class HostRootView : public HostView {
   mutable std::map<std::string, UniqueFd> opened_;
   bool resolve_paths_ = true;
   std::string ResolvedOf(int fd, const std::string& path) const;
+  // `path` resolved inside the root and opened with `flags`.
+  HostRead OpenPath(const std::string& path, int flags, UniqueFd* fd, Error* err) const;
+  // The regular file at `path` opened for reading (files.h), its fstat in
+  // *st when asked. *err says why it failed, kMissing included (its errno).
+  HostRead OpenRegular(const std::string& path, UniqueFd* fd, struct stat* st, Error* err) const;
+  // fstat of the file at `path` (resolved as OpenPath does), never opened.
+  HostRead Stat(const std::string& path, struct stat* st, Error* err) const;
 };
 
 bool HasGlob(const std::string& s);

@@ -11,7 +11,7 @@
 // One decision, NicsFor, for `check` (node_check.h) and the device plugin
 // (cluster.h): which NICs serve a set of features, and when none does, the
 // one line both print. The NICs themselves are read from sysfs by
-// ReadPciNics (node_facts.h), through HostFiles under --host-root.
+// ReadPciNics (node_facts.h), through the HostView under --host-root.
 #pragma once
 #include <string>
 #include <vector>

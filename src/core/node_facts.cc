@@ -1,7 +1,6 @@
 #include "node_facts.h"
 
 #include <algorithm>
-#include <memory>
 
 #include "path_text.h"
 
@@ -30,48 +29,41 @@ std::string FirstLine(std::string_view bytes) {
   return std::string(s.substr(b, s.find_last_not_of(" \t\r") - b + 1));
 }
 
-bool ReadPciNics(const HostFiles& files, const std::vector<std::string>& vendors,
+bool ReadPciNics(const HostView& host, const std::vector<std::string>& vendors,
                  std::vector<PciNic>* out, Error* err) {
   out->clear();
   std::vector<std::string> names;
-  HostRead r = files.List(kPciDevices, &names, err);
+  HostRead r = host.List(kPciDevices, &names, err);
   if (r == HostRead::kMissing) return true;
   if (r == HostRead::kError) return false;
   for (const auto& n : names) {
     const std::string dev = std::string(kPciDevices) + "/" + n;
     std::string bytes;
     Error ignored;
-    if (files.Read(dev + "/vendor", kMaxAttributeBytes, &bytes, &ignored) != HostRead::kOk)
+    if (host.Read(dev + "/vendor", kMaxAttributeBytes, &bytes, &ignored) != HostRead::kOk)
       continue;
     PciNic nic;
     nic.address = n;
     nic.vendor = FirstLine(bytes);
     if (std::find(vendors.begin(), vendors.end(), nic.vendor) == vendors.end()) continue;
-    if (files.Read(dev + "/device", kMaxAttributeBytes, &bytes, &ignored) == HostRead::kOk)
+    if (host.Read(dev + "/device", kMaxAttributeBytes, &bytes, &ignored) == HostRead::kOk)
       nic.device = FirstLine(bytes);
-    if (files.Read(dev + "/numa_node", kMaxAttributeBytes, &bytes, &ignored) == HostRead::kOk)
+    if (host.Read(dev + "/numa_node", kMaxAttributeBytes, &bytes, &ignored) == HostRead::kOk)
       nic.numa_node = NumaNodeOf(FirstLine(bytes));
     std::string link;
-    if (files.ReadLink(dev + "/driver", &link, &ignored) == HostRead::kOk)
+    if (host.ReadLink(dev + "/driver", &link, &ignored) == HostRead::kOk)
       nic.driver = Basename(link);
-    files.List(dev + "/net", &nic.interfaces, &ignored);
+    host.List(dev + "/net", &nic.interfaces, &ignored);
     out->push_back(std::move(nic));
   }
   return true;
 }
 
-HostNics ReadHostNics(const HostFiles& files, const std::vector<std::string>& vendors) {
+HostNics ReadHostNics(const HostView& host, const std::vector<std::string>& vendors) {
   HostNics h;
   Error err;
-  if (!ReadPciNics(files, vendors, &h.nics, &err)) h.error = err.Line();
+  if (!ReadPciNics(host, vendors, &h.nics, &err)) h.error = err.Line();
   return h;
-}
-
-HostNics ReadHostNics(const std::string& host_root, const std::vector<std::string>& vendors) {
-  std::unique_ptr<HostFiles> files;
-  Error err;
-  if (!HostFiles::Open(host_root, &files, &err)) return HostNics{{}, err.Line()};
-  return ReadHostNics(*files, vendors);
 }
 
 const char* CgroupLayoutName(CgroupLayout l) {
@@ -84,22 +76,22 @@ const char* CgroupLayoutName(CgroupLayout l) {
   return "unknown";
 }
 
-CgroupLayout ReadCgroupLayout(const HostFiles& files) {
-  if (files.Exists("/sys/fs/cgroup/cgroup.controllers")) return CgroupLayout::kV2;
-  if (files.Exists("/sys/fs/cgroup/unified/cgroup.controllers")) return CgroupLayout::kHybrid;
-  if (files.Exists("/sys/fs/cgroup/devices")) return CgroupLayout::kV1;
+CgroupLayout ReadCgroupLayout(const HostView& host) {
+  if (host.Exists("/sys/fs/cgroup/cgroup.controllers")) return CgroupLayout::kV2;
+  if (host.Exists("/sys/fs/cgroup/unified/cgroup.controllers")) return CgroupLayout::kHybrid;
+  if (host.Exists("/sys/fs/cgroup/devices")) return CgroupLayout::kV1;
   return CgroupLayout::kUnknown;
 }
 
 namespace {
 
 // Our files (oci-decorator-*<suffix>) in the CDI directories.
-bool ReadOurCdiFiles(const HostFiles& files, const std::string& suffix,
+bool ReadOurCdiFiles(const HostView& host, const std::string& suffix,
                      std::vector<CdiFile>* out, Error* err) {
   out->clear();
   for (const char* dir : kCdiDirs) {
     std::vector<std::string> names;
-    HostRead r = files.List(dir, &names, err);
+    HostRead r = host.List(dir, &names, err);
     if (r == HostRead::kMissing) continue;
     if (r == HostRead::kError) return false;
     for (const auto& n : names) {
@@ -109,14 +101,14 @@ bool ReadOurCdiFiles(const HostFiles& files, const std::string& suffix,
       CdiFile f;
       f.dir = dir;
       f.name = n;
-      if (files.Read(std::string(dir) + "/" + n, kMaxCdiSpecBytes, &f.bytes, &f.error) !=
+      if (host.Read(std::string(dir) + "/" + n, kMaxCdiSpecBytes, &f.bytes, &f.error) !=
               HostRead::kOk &&
           f.error.empty())
-        f.error = Error{"vanished while being read", files.Display(std::string(dir) + "/" + n)};
+        f.error = Error{"vanished while being read", host.Display(std::string(dir) + "/" + n)};
       if (f.error.empty() &&
-          files.Owner(std::string(dir) + "/" + n, &f.owner, &f.error) != HostRead::kOk &&
+          host.Owner(std::string(dir) + "/" + n, &f.owner, &f.error) != HostRead::kOk &&
           f.error.empty())
-        f.error = Error{"vanished while being read", files.Display(std::string(dir) + "/" + n)};
+        f.error = Error{"vanished while being read", host.Display(std::string(dir) + "/" + n)};
       out->push_back(std::move(f));
     }
   }
@@ -125,18 +117,18 @@ bool ReadOurCdiFiles(const HostFiles& files, const std::string& suffix,
 
 }  // namespace
 
-bool ReadCdiFiles(const HostFiles& files, std::vector<CdiFile>* out, Error* err) {
-  return ReadOurCdiFiles(files, ".json", out, err);
+bool ReadCdiFiles(const HostView& host, std::vector<CdiFile>* out, Error* err) {
+  return ReadOurCdiFiles(host, ".json", out, err);
 }
 
-bool ReadCdiDirs(const HostFiles& files, std::vector<CdiDir>* out, Error* err) {
+bool ReadCdiDirs(const HostView& host, std::vector<CdiDir>* out, Error* err) {
   out->clear();
   for (const char* dir : kCdiDirs) {
     CdiDir d;
     d.dir = dir;
     for (std::string p = dir;;) {
       FileOwner o;
-      HostRead r = files.Owner(p, &o, err);
+      HostRead r = host.Owner(p, &o, err);
       if (r == HostRead::kError) return false;
       if (r == HostRead::kMissing) break;
       d.chain.emplace_back(p, o);
@@ -148,8 +140,8 @@ bool ReadCdiDirs(const HostFiles& files, std::vector<CdiDir>* out, Error* err) {
   return true;
 }
 
-bool ReadCdiPreloadFiles(const HostFiles& files, std::vector<CdiFile>* out, Error* err) {
-  return ReadOurCdiFiles(files, ".preload", out, err);
+bool ReadCdiPreloadFiles(const HostView& host, std::vector<CdiFile>* out, Error* err) {
+  return ReadOurCdiFiles(host, ".preload", out, err);
 }
 
 }  // namespace ocid

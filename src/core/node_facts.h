@@ -1,4 +1,4 @@
-// What `check` reads about the node itself, through HostFiles (rooted at
+// What `check` reads about the node itself, through the HostView (rooted at
 // --host-root, so tests hand it fake sysfs trees): the NICs (also read by
 // the device plugin), the cgroup layout, and the CDI spec files. Parsers take bytes; the
 // Read* functions only fetch them.
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "error.h"
-#include "host_files.h"
+#include "host_view.h"
 #include "kernel_features.h"
 #include "nic.h"
 
@@ -19,12 +19,11 @@ namespace ocid {
 // The NICs of the given PCI vendors (nic.h) under
 // <host-root>/sys/bus/pci/devices, with their NUMA node. A missing directory
 // gives none; a device whose vendor cannot be read is skipped.
-bool ReadPciNics(const HostFiles& files, const std::vector<std::string>& vendors,
+bool ReadPciNics(const HostView& host, const std::vector<std::string>& vendors,
                  std::vector<PciNic>* out, Error* err);
-// The same, the error kept as a line in the result; the second opens the
-// host root itself (the device plugin, once per rebuild).
-HostNics ReadHostNics(const HostFiles& files, const std::vector<std::string>& vendors);
-HostNics ReadHostNics(const std::string& host_root, const std::vector<std::string>& vendors);
+// The same, the error kept as a line in the result (`check`, and the
+// device plugin once per rebuild).
+HostNics ReadHostNics(const HostView& host, const std::vector<std::string>& vendors);
 
 // The cgroup layout of the host, from <host-root>/sys/fs/cgroup:
 //   v2      cgroup.controllers at the top (the unified hierarchy alone);
@@ -35,7 +34,7 @@ HostNics ReadHostNics(const std::string& host_root, const std::vector<std::strin
 // uses the v1 devices controller, as the runtimes do.
 enum class CgroupLayout { kUnknown, kV1, kHybrid, kV2 };
 const char* CgroupLayoutName(CgroupLayout l);
-CgroupLayout ReadCgroupLayout(const HostFiles& files);
+CgroupLayout ReadCgroupLayout(const HostView& host);
 
 // The CDI directories engines read: static, then dynamic.
 constexpr const char* kCdiDirs[] = {"/etc/cdi", "/var/run/cdi"};
@@ -55,11 +54,11 @@ struct CdiDir {
   std::string dir;
   std::vector<std::pair<std::string, FileOwner>> chain;
 };
-bool ReadCdiDirs(const HostFiles& files, std::vector<CdiDir>* out, Error* err);
+bool ReadCdiDirs(const HostView& host, std::vector<CdiDir>* out, Error* err);
 constexpr size_t kMaxCdiSpecBytes = 4 << 20;
-bool ReadCdiFiles(const HostFiles& files, std::vector<CdiFile>* out, Error* err);
+bool ReadCdiFiles(const HostView& host, std::vector<CdiFile>* out, Error* err);
 // The preload files written with our specs (oci-decorator-*.preload: cdi.h).
-bool ReadCdiPreloadFiles(const HostFiles& files, std::vector<CdiFile>* out, Error* err);
+bool ReadCdiPreloadFiles(const HostView& host, std::vector<CdiFile>* out, Error* err);
 
 // Delivery modes set up for engines (gathered by engine_check.h, which
 // knows the engines' files; here so the report can take them as input).

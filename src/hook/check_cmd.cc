@@ -1,6 +1,6 @@
 // `check`, in the order it works: load the inventories, open the host root
-// twice (HostView for the planner, HostFiles for small reads), gather the
-// node's facts, build the report, print it, exit with the verdict.
+// (one HostView for the planner and the small reads), gather the node's
+// facts, build the report, print it, exit with the verdict.
 #include "check_cmd.h"
 
 #include <sys/stat.h>
@@ -25,11 +25,11 @@ int BadInput(const Error& e) {
   return kCheckBadInput;
 }
 
-bool SelfIdentity(const HostFiles& files, const CheckOptions& check, FileIdentity* self,
+bool SelfIdentity(const HostView& host, const CheckOptions& check, FileIdentity* self,
                   Error* err) {
   if (!check.binary.empty()) {
-    if (files.Identity(check.binary, self, err) == HostRead::kOk) return true;
-    if (err->empty()) *err = Error{"--binary does not exist", files.Display(check.binary)};
+    if (host.Identity(check.binary, self, err) == HostRead::kOk) return true;
+    if (err->empty()) *err = Error{"--binary does not exist", host.Display(check.binary)};
     return false;
   }
   struct stat st;
@@ -46,25 +46,22 @@ int RunCheck(const Options& opts, const CheckOptions& check) {
   Error err;
   if (!LoadInventoryDir(opts.config_dir, &set, &err)) return BadInput(err);
   std::unique_ptr<HostRootView> host;
-  std::unique_ptr<HostFiles> files;
-  if (!HostRootView::Open(opts.host_root, &host, &err) ||
-      !HostFiles::Open(opts.host_root, &files, &err))
-    return BadInput(err);
+  if (!HostRootView::Open(opts.host_root, &host, &err)) return BadInput(err);
   host->set_resolve_paths(true);  // as `cdi generate` does: specs name resolved files
   FileIdentity self;
-  if (!SelfIdentity(*files, check, &self, &err)) return BadInput(err);
+  if (!SelfIdentity(*host, check, &self, &err)) return BadInput(err);
 
   NodeFacts node;
   node.nic_vendors = NicVendorsToRead(set);
-  HostNics nics = ReadHostNics(*files, node.nic_vendors);
+  HostNics nics = ReadHostNics(*host, node.nic_vendors);
   node.nics = std::move(nics.nics);
   node.nic_error = std::move(nics.error);
-  node.cgroup = ReadCgroupLayout(*files);
+  node.cgroup = ReadCgroupLayout(*host);
   node.kernel = kernel::Probe();
-  ReadEngineSetup(*files, self, &node.engines);
-  if (!ReadCdiFiles(*files, &node.cdi_files, &err) ||
-      !ReadCdiPreloadFiles(*files, &node.cdi_preload_files, &err) ||
-      !ReadCdiDirs(*files, &node.cdi_dirs, &err))
+  ReadEngineSetup(*host, self, &node.engines);
+  if (!ReadCdiFiles(*host, &node.cdi_files, &err) ||
+      !ReadCdiPreloadFiles(*host, &node.cdi_preload_files, &err) ||
+      !ReadCdiDirs(*host, &node.cdi_dirs, &err))
     node.cdi_error = err.Line();
 
   CheckReport report = BuildCheckReport(opts.config_dir, set, *host, host->root_path(), node);

@@ -33,7 +33,7 @@ bool TomlStringValue(const std::string& v, std::string* out) {
 }
 
 // Whether `path` (a host path) is this binary, and why not.
-bool IsSelf(const HostFiles& files, const FileIdentity& self, const std::string& path,
+bool IsSelf(const HostView& host, const FileIdentity& self, const std::string& path,
             std::string* why) {
   if (path.empty() || path[0] != '/') {
     *why = "\"" + path + "\" is not an absolute path";
@@ -41,9 +41,9 @@ bool IsSelf(const HostFiles& files, const FileIdentity& self, const std::string&
   }
   FileIdentity id;
   Error err;
-  switch (files.Identity(path, &id, &err)) {
+  switch (host.Identity(path, &id, &err)) {
     case HostRead::kMissing:
-      *why = files.Display(path) + " does not exist";
+      *why = host.Display(path) + " does not exist";
       return false;
     case HostRead::kError:
       *why = err.Line();
@@ -51,17 +51,17 @@ bool IsSelf(const HostFiles& files, const FileIdentity& self, const std::string&
     case HostRead::kOk: break;
   }
   if (!(id == self)) {
-    *why = files.Display(path) + " is not this oci-decorator binary";
+    *why = host.Display(path) + " is not this oci-decorator binary";
     return false;
   }
   return true;
 }
 
-void ReadHooks(const HostFiles& files, const FileIdentity& self, EngineSetup* out) {
+void ReadHooks(const HostView& host, const FileIdentity& self, EngineSetup* out) {
   for (const char* dir : kHooksDirs) {
     std::vector<std::string> names;
     Error err;
-    HostRead r = files.List(dir, &names, &err);
+    HostRead r = host.List(dir, &names, &err);
     if (r == HostRead::kError) out->warnings.push_back(err.Line());
     if (r != HostRead::kOk) continue;
     for (const auto& n : names) {
@@ -69,8 +69,8 @@ void ReadHooks(const HostFiles& files, const FileIdentity& self, EngineSetup* ou
       const std::string file = std::string(dir) + "/" + n;
       std::string bytes;
       HooksEntryFacts f;
-      if (files.Read(file, kMaxEngineFileBytes, &bytes, &err) != HostRead::kOk ||
-          !ParseHooksEntry(bytes, files.Display(file), &f, &err)) {
+      if (host.Read(file, kMaxEngineFileBytes, &bytes, &err) != HostRead::kOk ||
+          !ParseHooksEntry(bytes, host.Display(file), &f, &err)) {
         // Another vendor's broken entry is none of our business; ours is.
         if (n.find("oci-decorator") != std::string::npos) out->warnings.push_back(err.Line());
         continue;
@@ -80,7 +80,7 @@ void ReadHooks(const HostFiles& files, const FileIdentity& self, EngineSetup* ou
       e.hook_path = f.hook_path;
       e.stages = f.stages;
       std::string why;
-      bool self_path = IsSelf(files, self, f.hook_path, &why);
+      bool self_path = IsSelf(host, self, f.hook_path, &why);
       // Only entries that are, or look like, ours are reported.
       if (!self_path && Basename(f.hook_path) != "oci-decorator") continue;
       bool runs_hook = false;
@@ -96,10 +96,10 @@ void ReadHooks(const HostFiles& files, const FileIdentity& self, EngineSetup* ou
   }
 }
 
-void AddRuntime(const HostFiles& files, const FileIdentity& self, RuntimeEntry e,
+void AddRuntime(const HostView& host, const FileIdentity& self, RuntimeEntry e,
                 const std::string& inactive, EngineSetup* out) {
   std::string why;
-  bool self_path = IsSelf(files, self, e.path, &why);
+  bool self_path = IsSelf(host, self, e.path, &why);
   if (!self_path && Basename(e.path) != kShimProgramName) return;  // someone else's runtime
   if (!self_path) e.problem = why;
   else if (Basename(e.path) != kShimProgramName)
@@ -110,12 +110,12 @@ void AddRuntime(const HostFiles& files, const FileIdentity& self, RuntimeEntry e
   out->runtimes.push_back(std::move(e));
 }
 
-void ReadDocker(const HostFiles& files, const FileIdentity& self, EngineSetup* out) {
+void ReadDocker(const HostView& host, const FileIdentity& self, EngineSetup* out) {
   std::string bytes;
   Error err;
-  HostRead r = files.Read(kDockerConfig, kMaxEngineFileBytes, &bytes, &err);
+  HostRead r = host.Read(kDockerConfig, kMaxEngineFileBytes, &bytes, &err);
   std::vector<std::pair<std::string, std::string>> runtimes;
-  if (r == HostRead::kOk && !ParseDockerRuntimes(bytes, files.Display(kDockerConfig), &runtimes, &err))
+  if (r == HostRead::kOk && !ParseDockerRuntimes(bytes, host.Display(kDockerConfig), &runtimes, &err))
     r = HostRead::kError;
   if (r == HostRead::kError) out->warnings.push_back(err.Line());
   for (const auto& [name, path] : runtimes) {
@@ -124,17 +124,17 @@ void ReadDocker(const HostFiles& files, const FileIdentity& self, EngineSetup* o
     e.file = kDockerConfig;
     e.name = name;
     e.path = path;
-    AddRuntime(files, self, std::move(e), "", out);
+    AddRuntime(host, self, std::move(e), "", out);
   }
 }
 
-void ReadContainerd(const HostFiles& files, const FileIdentity& self, EngineSetup* out) {
+void ReadContainerd(const HostView& host, const FileIdentity& self, EngineSetup* out) {
   const std::string main_config = "/etc/containerd/config.toml";
   std::string main_bytes, dropin_bytes;
   Error err;
-  HostRead rm = files.Read(main_config, kMaxEngineFileBytes, &main_bytes, &err);
+  HostRead rm = host.Read(main_config, kMaxEngineFileBytes, &main_bytes, &err);
   if (rm == HostRead::kError) out->warnings.push_back(err.Line());
-  HostRead rd = files.Read(kContainerdDropIn, kMaxEngineFileBytes, &dropin_bytes, &err);
+  HostRead rd = host.Read(kContainerdDropIn, kMaxEngineFileBytes, &dropin_bytes, &err);
   if (rd == HostRead::kError) out->warnings.push_back(err.Line());
   bool has_imports = false;
   bool imported = rm == HostRead::kOk &&
@@ -145,13 +145,13 @@ void ReadContainerd(const HostFiles& files, const FileIdentity& self, EngineSetu
       e.engine = "containerd";
       e.file = file;
       e.path = path;
-      AddRuntime(files, self, std::move(e), inactive, out);
+      AddRuntime(host, self, std::move(e), inactive, out);
     }
   };
   if (rm == HostRead::kOk) add(main_config, main_bytes, "");
   if (rd == HostRead::kOk)
     add(kContainerdDropIn, dropin_bytes,
-        imported ? "" : files.Display(main_config) + " does not import it");
+        imported ? "" : host.Display(main_config) + " does not import it");
 }
 
 }  // namespace
@@ -211,11 +211,11 @@ std::vector<std::string> ContainerdBinaryNames(const std::string& toml) {
   return out;
 }
 
-void ReadEngineSetup(const HostFiles& files, const FileIdentity& self, EngineSetup* out) {
+void ReadEngineSetup(const HostView& host, const FileIdentity& self, EngineSetup* out) {
   *out = EngineSetup{};
-  ReadHooks(files, self, out);
-  ReadDocker(files, self, out);
-  ReadContainerd(files, self, out);
+  ReadHooks(host, self, out);
+  ReadDocker(host, self, out);
+  ReadContainerd(host, self, out);
 }
 
 }  // namespace ocid

@@ -1,5 +1,5 @@
 // Which delivery modes are set up on this node, for `check`: the reading
-// side of engine_setup.h. Looks, under --host-root (HostFiles), at
+// side of engine_setup.h. Looks, under --host-root (HostView), at
 //   hooks.d   kHooksDirs/*.json whose hook.path is this binary and whose
 //             args run `hook` (podman, CRI-O);
 //   docker    daemon.json "runtimes" entries whose path is this binary
@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "host_files.h"
+#include "host_view.h"
 #include "node_facts.h"
 
 namespace ocid {
@@ -36,6 +36,6 @@ bool ParseDockerRuntimes(std::string_view bytes, const std::string& file,
 std::vector<std::string> ContainerdBinaryNames(const std::string& toml);
 
 // Gathers the above under the host root. `self` identifies this binary.
-void ReadEngineSetup(const HostFiles& files, const FileIdentity& self, EngineSetup* out);
+void ReadEngineSetup(const HostView& host, const FileIdentity& self, EngineSetup* out);
 
 }  // namespace ocid

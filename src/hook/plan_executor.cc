@@ -64,11 +64,30 @@ bool MayShowImageFile(int rootfs_fd, int path_fd, const struct stat& st,
   return true;
 }
 
+// What the hook asks of the image's file before it is opened (a FileVet,
+// files.h): a regular file, in the hook's own words, that
+// MayShowImageFile allows.
+struct ImageFileRules {
+  int rootfs_fd;
+  const HostCredentials* who;
+};
+
+bool VetImageFile(void* ctx, int where, const struct stat& st, Error* err) {
+  const auto* rules = static_cast<const ImageFileRules*>(ctx);
+  if (S_ISLNK(st.st_mode))
+    return Fail(err, "refusing: the image's file is a symlink", kPreloadTarget);
+  if (!S_ISREG(st.st_mode))
+    return Fail(err,
+                std::string("refusing: the image's file is a ") + FileTypeDescription(st.st_mode) +
+                    ", not a regular file",
+                kPreloadTarget);
+  return MayShowImageFile(rules->rootfs_fd, where, st, *rules->who, err);
+}
+
 // The image's /etc/ld.so.preload, read through the rootfs fd. A symlink,
 // FIFO or anything but a regular file is refused (the mount would be too),
 // and so is a file MayShowImageFile refuses.
-bool ReadImagePreload(int proc_fd, int rootfs_fd, const HostCredentials& who, std::string* out,
-                      Error* err) {
+bool ReadImagePreload(int rootfs_fd, const HostCredentials& who, std::string* out, Error* err) {
   out->clear();
   UniqueFd etc;
   Error e;
@@ -80,32 +99,18 @@ bool ReadImagePreload(int proc_fd, int rootfs_fd, const HostCredentials& who, st
   // Looked at before it is opened: open(2) on a device node the image
   // planted here would run its driver's open as host root, outside the
   // container's device cgroup (a watchdog arms, a tape rewinds). An O_PATH
-  // fd opens nothing; only a regular file is then reopened through it, so
-  // a swap after the check cannot substitute another object.
+  // fd opens nothing; only a regular file is then reopened through it, and
+  // through the host's procfs (the container's /proc may be another
+  // container's doing): files.h, host_proc.h.
   UniqueFd path_fd(::openat(etc.get(), "ld.so.preload", O_PATH | O_NOFOLLOW | O_CLOEXEC));
   if (!path_fd.valid()) {
     if (errno == ENOENT) return true;
     return Fail(err, "cannot open the image's file", kPreloadTarget, errno);
   }
-  struct stat st;
-  if (::fstat(path_fd.get(), &st) != 0)
-    return Fail(err, "cannot stat the image's file", kPreloadTarget, errno);
-  if (S_ISLNK(st.st_mode))
-    return Fail(err, "refusing: the image's file is a symlink", kPreloadTarget);
-  if (!S_ISREG(st.st_mode))
-    return Fail(err,
-                std::string("refusing: the image's file is a ") + FileTypeDescription(st.st_mode) +
-                    ", not a regular file",
-                kPreloadTarget);
-  if (!MayShowImageFile(rootfs_fd, path_fd.get(), st, who, err)) return false;
-  // Reopened through the host's procfs: the container's /proc may be
-  // another container's doing (host_proc.h).
-  UniqueFd fd(::openat(proc_fd, host_proc::ThreadSelfFd(path_fd.get()).c_str(),
-                       O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
-  struct stat again;
-  if (!fd.valid() || ::fstat(fd.get(), &again) != 0 || again.st_dev != st.st_dev ||
-      again.st_ino != st.st_ino)
-    return Fail(err, "cannot reopen the image's file", kPreloadTarget, fd.valid() ? 0 : errno);
+  ImageFileRules rules{rootfs_fd, &who};
+  const FileVet vet{VetImageFile, &rules};
+  UniqueFd fd;
+  if (!ReopenRegularFile(path_fd.get(), kPreloadTarget, &fd, err, nullptr, &vet)) return false;
   return ReadAllFd(fd.get(), kMaxPreloadBytes, std::string("the image's ") + kPreloadTarget,
                    out, err);
 }
@@ -169,7 +174,7 @@ class Executor {
 
     if (preload_fd.valid()) {
       std::string image;
-      if (!ReadImagePreload(proc_, rootfs_.get(), plan_.process, &image, err)) return false;
+      if (!ReadImagePreload(rootfs_.get(), plan_.process, &image, err)) return false;
       if (!WriteAllFd(preload_fd.get(), MergePreload(image, plan_.preload),
                       opts_.state_dir + "/" + plan_.container_id + "/" + kPreloadFile, err))
         return false;

@@ -80,29 +80,23 @@ bool ScanFileForFlags(const std::string& path, FlagScanner* scanner, RequestRead
   UniqueFd fd;
   if (!OpenRegularFileAt(AT_FDCWD, path, LastSymlink::kFollow, &fd, err)) return false;
   char buf[65536];
+  int errnum = 0;
   // Pass 1 feeds the scanner until a mention; pass 2 the reader from the
   // start until it has its answer.
-  for (int pass = 1; pass <= 2; ++pass) {
-    off_t at = 0;
-    for (;;) {
-      ssize_t n = ::pread(fd.get(), buf, sizeof buf, at);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return Fail(err, "cannot read", path, errno);
-      }
-      if (n == 0) break;
-      at += n;
-      std::string_view chunk(buf, static_cast<size_t>(n));
-      if (pass == 1) {
-        scanner->Feed(chunk);
-        if (scanner->mentioned()) break;
-      } else {
-        reader->Feed(chunk);
-        if (reader->done()) break;
-      }
-    }
-    if (!reader || !scanner->mentioned()) return true;
-  }
+  auto scan = [&](std::string_view chunk) {
+    scanner->Feed(chunk);
+    return !scanner->mentioned();
+  };
+  if (ReadInChunks(fd.get(), buf, sizeof buf, kNoChunkLimit, scan, &errnum) == ChunkEnd::kError)
+    return Fail(err, "cannot read", path, errnum);
+  if (!reader || !scanner->mentioned()) return true;
+  if (::lseek(fd.get(), 0, SEEK_SET) != 0) return Fail(err, "cannot read", path, errno);
+  auto parse = [&](std::string_view chunk) {
+    reader->Feed(chunk);
+    return !reader->done();
+  };
+  if (ReadInChunks(fd.get(), buf, sizeof buf, kNoChunkLimit, parse, &errnum) == ChunkEnd::kError)
+    return Fail(err, "cannot read", path, errnum);
   return true;
 }
 

@@ -156,7 +156,7 @@ void ResourceWatch::Rebuild() {
     }
   } else {
     // The NICs, once per rebuild, through the same reader as `check`.
-    HostNics nics = ReadHostNics(opts_.host_root, NicVendorsToRead(set));
+    HostNics nics = ReadHostNics(*host, NicVendorsToRead(set));
     BuildClusterView(set, *host, nics, opts_.host_path_root, &previous, &next, opts_.profile);
     // The CDI specs of the same set on the same host; an unreadable
     // inventory directory keeps the last ones.

@@ -66,7 +66,7 @@ int RunResources(const PluginOptions& opts, bool json) {
   InventorySet set;
   if (!LoadInventoryDir(opts.config_dir, &set, &err)) log::Warn(err.Line());
   ClusterView view;
-  HostNics nics = ReadHostNics(opts.host_root, NicVendorsToRead(set));
+  HostNics nics = ReadHostNics(*host, NicVendorsToRead(set));
   BuildClusterView(set, *host, nics, opts.host_path_root, nullptr, &view, opts.profile);
   for (const auto& w : view.warnings) log::Warn(w);
 

@@ -7,7 +7,7 @@
 
 #include "cluster.h"
 #include "fake_host.h"
-#include "host_files.h"
+#include "host_view.h"
 #include "inventory.h"
 #include "node_check.h"
 #include "node_facts.h"
@@ -329,9 +329,9 @@ void PciDevice(const ocid::test::TempTree& t, const std::string& addr, const std
 }
 
 ocid::HostNics Nics(const ocid::test::TempTree& t, const InventorySet& set) {
-  std::unique_ptr<ocid::HostFiles> files;
+  std::unique_ptr<ocid::HostRootView> files;
   ocid::Error err;
-  REQUIRE_MESSAGE(ocid::HostFiles::Open(t.path(), &files, &err), err.Line());
+  REQUIRE_MESSAGE(ocid::HostRootView::Open(t.path(), &files, &err), err.Line());
   return ocid::ReadHostNics(*files, ocid::NicVendorsToRead(set));
 }
 

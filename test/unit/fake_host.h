@@ -1,6 +1,9 @@
-// A HostView over an in-memory tree of files, directories and device
-// nodes, for tests of the pure planning code (CDI, cluster resources).
-// Regular files may have contents (Content), read in chunks of chunk_size.
+// A HostView over an in-memory tree of files, directories, device nodes
+// and symlinks, for tests of the pure code (planning, CDI, cluster
+// resources, node facts). Regular files may have contents (Content), read
+// in chunks of chunk_size; Read gathers them (HostView's default). A
+// directory exists when it was added or holds anything; a symlink (Link)
+// is only seen by ReadLink and List.
 #pragma once
 #include <fnmatch.h>
 #include <sys/stat.h>
@@ -48,9 +51,15 @@ class FakeHost : public ocid::HostView {
     m.gid = gid;
     return *this;
   }
+  // A symlink to `target`, for ReadLink (sysfs driver links).
+  FakeHost& Link(const std::string& path, const std::string& target) {
+    links_[path] = target;
+    return *this;
+  }
   FakeHost& Remove(const std::string& path) {
     tree_.erase(path);
     contents_.erase(path);
+    links_.erase(path);
     return *this;
   }
   size_t chunk_size = 65536;
@@ -71,6 +80,50 @@ class FakeHost : public ocid::HostView {
       if (!sink(std::string_view(bytes).substr(off, chunk_size))) break;
     }
     return true;
+  }
+  ocid::HostRead ReadLink(const std::string& path, std::string* out,
+                          Error*) const override {
+    auto it = links_.find(path);
+    if (it == links_.end()) return ocid::HostRead::kMissing;  // absent, or not a link
+    *out = it->second;
+    return ocid::HostRead::kOk;
+  }
+  ocid::HostRead List(const std::string& dir, std::vector<std::string>* names,
+                      Error*) const override {
+    names->clear();
+    if (!IsDir(dir)) return ocid::HostRead::kMissing;
+    const std::string prefix = dir == "/" ? "/" : dir + "/";
+    auto add = [&](const std::string& path) {
+      if (path.rfind(prefix, 0) != 0 || path.size() == prefix.size()) return;
+      std::string name = path.substr(prefix.size(), path.find('/', prefix.size()) - prefix.size());
+      if (names->empty() || names->back() != name) names->push_back(name);
+    };
+    for (const auto& entry : tree_) add(entry.first);
+    for (const auto& entry : links_) add(entry.first);
+    std::sort(names->begin(), names->end());
+    names->erase(std::unique(names->begin(), names->end()), names->end());
+    return ocid::HostRead::kOk;
+  }
+  ocid::HostRead Identity(const std::string& path, ocid::FileIdentity* out,
+                          Error*) const override {
+    auto it = tree_.find(path);
+    if (it == tree_.end()) return ocid::HostRead::kMissing;
+    *out = ocid::FileIdentity{it->second.dev, it->second.ino};
+    return ocid::HostRead::kOk;
+  }
+  ocid::HostRead Owner(const std::string& path, ocid::FileOwner* out,
+                       Error*) const override {
+    auto it = tree_.find(path);
+    if (it == tree_.end()) {
+      if (!IsDir(path)) return ocid::HostRead::kMissing;
+      *out = ocid::FileOwner{0, 0755};  // a directory only implied by what it holds
+      return ocid::HostRead::kOk;
+    }
+    *out = ocid::FileOwner{it->second.uid, it->second.mode & 07777};
+    return ocid::HostRead::kOk;
+  }
+  bool Exists(const std::string& path) const override {
+    return tree_.count(path) || IsDir(path);
   }
   bool Match(const std::string& pattern, std::vector<HostMatch>* out,
              Error*) const override {
@@ -99,8 +152,20 @@ class FakeHost : public ocid::HostView {
     tree_[path] = m;
     return *this;
   }
+  // Added with Dir, or holding any entry or link.
+  bool IsDir(const std::string& path) const {
+    auto it = tree_.find(path);
+    if (it != tree_.end()) return it->second.type == FileType::kDirectory;
+    const std::string prefix = path == "/" ? "/" : path + "/";
+    auto under = [&](const auto& m) {
+      auto at = m.lower_bound(prefix);
+      return at != m.end() && at->first.rfind(prefix, 0) == 0;
+    };
+    return under(tree_) || under(links_);
+  }
   std::map<std::string, HostMatch> tree_;
   std::map<std::string, std::string> contents_;
+  std::map<std::string, std::string> links_;
 };
 
 }  // namespace ocid_test

@@ -29,7 +29,6 @@
 #include "atomic_file.h"
 #include "env_profile.h"
 #include "files.h"
-#include "host_files.h"
 #include "host_view.h"
 #include "inventory.h"
 #include "request_scan.h"
@@ -232,13 +231,13 @@ TEST_CASE("every reader of a named file: a FIFO or a device is refused, never op
     CHECK(o.line.empty());
   }
 
-  // HostFiles (engine configs, CDI files, sysfs attributes): named inside the host root.
+  // HostView::Read (engine configs, CDI files, sysfs attributes): named inside the host root.
   for (const Node& n : kNodes) {
     Plant(n, t / "host/etc/docker/daemon.json");
     Outcome o = TryRead(t / "host/etc/docker/daemon.json", [&] {
-      std::unique_ptr<ocid::HostFiles> files;
+      std::unique_ptr<ocid::HostRootView> files;
       ocid::Error err;
-      if (!ocid::HostFiles::Open(t / "host", &files, &err)) return err.Line();
+      if (!ocid::HostRootView::Open(t / "host", &files, &err)) return err.Line();
       std::string out;
       return LineOf(files->Read("/etc/docker/daemon.json", 1 << 20, &out, &err) ==
                         ocid::HostRead::kOk,

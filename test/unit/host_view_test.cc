@@ -1,10 +1,17 @@
-// HostRootView against a real tree standing for --host-root.
+// HostRootView against a real tree standing for --host-root; the reading
+// operations of the one HostView through a fake, and a view of names only.
 #include "host_view.h"
 
 #include <doctest/doctest.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
+#include "fake_host.h"
 #include "kernel_features.h"
 #include "legacy_kernel.h"
+#include "node_facts.h"
 #include "test_tree.h"
 
 namespace ocid {
@@ -132,6 +139,132 @@ TEST_CASE("HostRootView without openat2 (seccomp ENOSYS) matches exactly what it
   ::close(fds[0]);
   CHECK(rc == 0);
   CHECK(without == with);
+}
+
+TEST_CASE("HostRootView: lists, links, owners and identities inside the host root") {
+  TempTree host;
+  host.File("etc/cdi/b.json", "{}");
+  host.File("etc/cdi/a.json", "{}");
+  host.Link("run", "/etc");  // absolute: resolved inside the host root
+  host.Link("usr/bin/runtime", "/etc/cdi/a.json");
+  REQUIRE(::chmod((host / "etc/cdi/a.json").c_str(), 0600) == 0);
+  std::unique_ptr<HostRootView> v;
+  Error err;
+  REQUIRE(HostRootView::Open(host.path(), &v, &err));
+  std::vector<std::string> names;
+  REQUIRE(v->List("/run/cdi", &names, &err) == HostRead::kOk);
+  CHECK(names == std::vector<std::string>{"a.json", "b.json"});
+  CHECK(v->List("/etc/none", &names, &err) == HostRead::kMissing);
+  std::string target;
+  REQUIRE(v->ReadLink("/usr/bin/runtime", &target, &err) == HostRead::kOk);
+  CHECK(target == "/etc/cdi/a.json");
+  FileOwner owner;
+  REQUIRE(v->Owner("/usr/bin/runtime", &owner, &err) == HostRead::kOk);  // followed
+  CHECK(owner.uid == ::geteuid());
+  CHECK(owner.mode == 0600);
+  FileIdentity link, file;
+  REQUIRE(v->Identity("/usr/bin/runtime", &link, &err) == HostRead::kOk);
+  REQUIRE(v->Identity("/run/cdi/a.json", &file, &err) == HostRead::kOk);
+  CHECK(link == file);
+  CHECK(v->Exists("/run/cdi/b.json"));
+  CHECK_FALSE(v->Exists("/run/cdi/c.json"));
+  Error none;
+  CHECK(v->Identity("/gone", &file, &none) == HostRead::kMissing);
+  CHECK(none.empty());  // missing is no error
+}
+
+TEST_CASE("HostRootView: Read and ReadChunks say the same of the same file") {
+  TempTree host;
+  host.File("sys/module/onload/version", "9.0.1\n");
+  std::unique_ptr<HostRootView> v;
+  Error err;
+  REQUIRE(HostRootView::Open(host.path(), &v, &err));
+  std::string whole, chunks;
+  REQUIRE(v->Read("/sys/module/onload/version", 64, &whole, &err) == HostRead::kOk);
+  REQUIRE(v->ReadChunks("/sys/module/onload/version", 64,
+                        [&](std::string_view c) {
+                          chunks.append(c);
+                          return true;
+                        },
+                        &err));
+  CHECK(whole == "9.0.1\n");
+  CHECK(chunks == whole);
+  CHECK_FALSE(v->ReadChunks("/sys/module/onload/gone", 64, [](std::string_view) { return true; },
+                            &err));
+  CHECK(err.errnum == ENOENT);
+  CHECK(err.path == host.path() + "/sys/module/onload/gone");
+}
+
+TEST_CASE("HostView: node facts read through a fake host") {
+  ocid_test::FakeHost h;
+  const std::string d = "/sys/bus/pci/devices/0000:01:00.0";
+  h.Content(d + "/vendor", "0x1924\n").Content(d + "/device", "0x0b03\n");
+  h.Content(d + "/numa_node", "1\n").Link(d + "/driver", "../../../bus/pci/drivers/sfc");
+  h.Dir(d + "/net/eth0");
+  h.Content("/sys/bus/pci/devices/0000:02:00.0/vendor", "0x8086\n");
+  std::vector<PciNic> nics;
+  Error err;
+  REQUIRE_MESSAGE(ReadPciNics(h, {"0x1924"}, &nics, &err), err.Line());
+  REQUIRE(nics.size() == 1);
+  CHECK(nics[0].address == "0000:01:00.0");
+  CHECK(nics[0].device == "0x0b03");
+  CHECK(nics[0].driver == "sfc");
+  CHECK(nics[0].numa_node == 1);
+  CHECK(nics[0].interfaces == std::vector<std::string>{"eth0"});
+
+  CHECK(ReadCgroupLayout(h) == CgroupLayout::kUnknown);
+  h.Dir("/sys/fs/cgroup/devices");
+  CHECK(ReadCgroupLayout(h) == CgroupLayout::kV1);
+  h.File("/sys/fs/cgroup/cgroup.controllers");
+  CHECK(ReadCgroupLayout(h) == CgroupLayout::kV2);
+
+  h.Content("/etc/cdi/oci-decorator-onload.json", "{}").Perm("/etc/cdi/oci-decorator-onload.json",
+                                                             0666, 1000);
+  h.Content("/etc/cdi/other.json", "{}");
+  std::vector<CdiFile> cdi;
+  REQUIRE(ReadCdiFiles(h, &cdi, &err));
+  REQUIRE(cdi.size() == 1);
+  CHECK(cdi[0].bytes == "{}");
+  CHECK(cdi[0].owner.uid == 1000);
+  CHECK(cdi[0].owner.mode == 0666);
+  std::vector<CdiDir> dirs;
+  REQUIRE(ReadCdiDirs(h, &dirs, &err));
+  REQUIRE(dirs.size() == 1);  // /var/run/cdi is not there
+  CHECK(dirs[0].dir == "/etc/cdi");
+  CHECK(dirs[0].chain.size() == 3);  // /etc/cdi, /etc, /
+}
+
+TEST_CASE("HostView: a view of names only cannot read, and finds nothing") {
+  struct Names : HostView {
+    bool Match(const std::string&, std::vector<HostMatch>* out, Error*) const override {
+      out->clear();
+      return true;
+    }
+  } v;
+  Error err;
+  std::string s;
+  std::vector<std::string> names;
+  FileIdentity id;
+  FileOwner owner;
+  CHECK_FALSE(v.ReadChunks("/x", 10, [](std::string_view) { return true; }, &err));
+  CHECK(err.errnum == ENOTSUP);
+  err = Error{};
+  CHECK(v.Read("/x", 10, &s, &err) == HostRead::kError);
+  CHECK(err.errnum == ENOTSUP);
+  err = Error{};
+  CHECK(v.ReadLink("/x", &s, &err) == HostRead::kError);
+  CHECK(err.errnum == ENOTSUP);
+  err = Error{};
+  CHECK(v.List("/x", &names, &err) == HostRead::kError);
+  CHECK(err.errnum == ENOTSUP);
+  err = Error{};
+  CHECK(v.Identity("/x", &id, &err) == HostRead::kError);
+  CHECK(err.errnum == ENOTSUP);
+  err = Error{};
+  CHECK(v.Owner("/x", &owner, &err) == HostRead::kError);
+  CHECK(err.errnum == ENOTSUP);
+  CHECK(err.Line() == "cannot read host file: /x: " + std::string(std::strerror(ENOTSUP)));
+  CHECK_FALSE(v.Exists("/x"));
 }
 
 }  // namespace

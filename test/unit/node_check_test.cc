@@ -14,7 +14,7 @@
 #include "check_render.h"
 #include "engine_check.h"
 #include "fake_host.h"
-#include "host_files.h"
+#include "host_view.h"
 #include "inventory.h"
 #include "node_check.h"
 #include "node_facts.h"
@@ -483,9 +483,9 @@ TEST_CASE("node facts: NICs from sysfs, filtered by vendor") {
   t.File(d + "0000:02:00.0/device", "0x5084\n");
   t.File(d + "0000:03:00.0/vendor", "0x8086\n");   // Intel: not listed
   t.Dir(d + "0000:04:00.0");                       // no vendor file: skipped
-  std::unique_ptr<ocid::HostFiles> files;
+  std::unique_ptr<ocid::HostRootView> files;
   Error err;
-  REQUIRE(ocid::HostFiles::Open(t.path(), &files, &err));
+  REQUIRE(ocid::HostRootView::Open(t.path(), &files, &err));
   std::vector<ocid::PciNic> nics;
   REQUIRE_MESSAGE(ocid::ReadPciNics(*files, {"0x1924", "0x10ee"}, &nics, &err), err.Line());
   REQUIRE(nics.size() == 2);
@@ -506,7 +506,7 @@ TEST_CASE("node facts: NICs from sysfs, filtered by vendor") {
   CHECK(nics[0].numa_node == -1);  // no numa_node file
 
   ocid::test::TempTree none;
-  REQUIRE(ocid::HostFiles::Open(none.path(), &files, &err));
+  REQUIRE(ocid::HostRootView::Open(none.path(), &files, &err));
   REQUIRE(ocid::ReadPciNics(*files, {"0x1924"}, &nics, &err));
   CHECK(nics.empty());
 }
@@ -515,9 +515,9 @@ TEST_CASE("node facts: cgroup layout") {
   auto layout = [](const std::function<void(ocid::test::TempTree&)>& make) {
     ocid::test::TempTree t;
     make(t);
-    std::unique_ptr<ocid::HostFiles> files;
+    std::unique_ptr<ocid::HostRootView> files;
     Error err;
-    REQUIRE(ocid::HostFiles::Open(t.path(), &files, &err));
+    REQUIRE(ocid::HostRootView::Open(t.path(), &files, &err));
     return std::string(ocid::CgroupLayoutName(ocid::ReadCgroupLayout(*files)));
   };
   CHECK(layout([](auto& t) { t.File("sys/fs/cgroup/cgroup.controllers", "cpu io\n"); }) == "v2");
@@ -536,9 +536,9 @@ TEST_CASE("node facts: our CDI spec files in both directories") {
   t.Dir("run/cdi");
   t.Link("var/run", "/run");  // absolute: resolved inside the host root
   t.File("run/cdi/oci-decorator-rdma.json", "{}");
-  std::unique_ptr<ocid::HostFiles> files;
+  std::unique_ptr<ocid::HostRootView> files;
   Error err;
-  REQUIRE(ocid::HostFiles::Open(t.path(), &files, &err));
+  REQUIRE(ocid::HostRootView::Open(t.path(), &files, &err));
   std::vector<ocid::CdiFile> cdi;
   REQUIRE(ocid::ReadCdiFiles(*files, &cdi, &err));
   REQUIRE(cdi.size() == 2);
@@ -605,9 +605,9 @@ TEST_CASE("engine check: hooks.d, docker and containerd under a host root") {
   t.File("etc/containerd/conf.d/oci-decorator.toml",
          "[x.options]\n  BinaryName = \"/usr/bin/oci-decorator-runtime\"\n");
 
-  std::unique_ptr<ocid::HostFiles> files;
+  std::unique_ptr<ocid::HostRootView> files;
   Error err;
-  REQUIRE(ocid::HostFiles::Open(t.path(), &files, &err));
+  REQUIRE(ocid::HostRootView::Open(t.path(), &files, &err));
   ocid::FileIdentity self;
   REQUIRE(files->Identity("/usr/libexec/oci/hooks.d/oci-decorator", &self, &err) ==
           ocid::HostRead::kOk);
@@ -653,9 +653,9 @@ TEST_CASE("host files: reads stay inside the host root and never wait on a FIFO"
   t.Link("etc/abs.json", "/etc/real.json");       // absolute: inside the root
   t.Link("etc/out.json", "../../../../../etc/hostname");  // climbs: stays in the root
   REQUIRE(::mkfifo((t / "etc/fifo.json").c_str(), 0644) == 0);
-  std::unique_ptr<ocid::HostFiles> files;
+  std::unique_ptr<ocid::HostRootView> files;
   Error err;
-  REQUIRE(ocid::HostFiles::Open(t.path(), &files, &err));
+  REQUIRE(ocid::HostRootView::Open(t.path(), &files, &err));
   std::string bytes;
   REQUIRE(files->Read("/etc/abs.json", 1024, &bytes, &err) == ocid::HostRead::kOk);
   CHECK(bytes == "inside");

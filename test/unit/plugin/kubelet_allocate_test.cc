@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "fake_host.h"
-#include "host_files.h"
 #include "inventory.h"
 #include "node_facts.h"
 #include "test_tree.h"
@@ -127,9 +126,9 @@ TEST_CASE("kubelet: the device list carries the NUMA nodes of the resource's NIC
     "inventory": {"onload": {"devices": ["onload"]}}})", {}}};
   ocid::InventorySet set;
   ocid::ParseInventoryFiles(raw, &set);
-  std::unique_ptr<ocid::HostFiles> files;
+  std::unique_ptr<ocid::HostRootView> files;
   ocid::Error err;
-  REQUIRE_MESSAGE(ocid::HostFiles::Open(t.path(), &files, &err), err.Line());
+  REQUIRE_MESSAGE(ocid::HostRootView::Open(t.path(), &files, &err), err.Line());
   ocid_test::FakeHost host;
   host.Chr("/dev/onload", 240, 0);
   ClusterView view;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "fake_host.h"
-#include "host_files.h"
+#include "host_view.h"
 #include "inventory.h"
 #include "node_facts.h"
 #include "nomad_devices.h"
@@ -184,9 +184,9 @@ ClusterView NicView(const ocid::test::TempTree& t) {
   ocid::InventorySet set;
   ocid::ParseInventoryFiles(raw, &set);
   REQUIRE(set.broken.empty());
-  std::unique_ptr<ocid::HostFiles> files;
+  std::unique_ptr<ocid::HostRootView> files;
   ocid::Error err;
-  REQUIRE_MESSAGE(ocid::HostFiles::Open(t.path(), &files, &err), err.Line());
+  REQUIRE_MESSAGE(ocid::HostRootView::Open(t.path(), &files, &err), err.Line());
   ocid_test::FakeHost host;
   host.Chr("/dev/onload", 240, 0);
   ClusterView v;
