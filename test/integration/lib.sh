@@ -60,7 +60,7 @@ assert_no_match() {  # DESC HAYSTACK ERE
 # ($BASE_ROOTFS) and a private runc root.
 # plugin_suite STANDIN: what a device plugin suite needs before it starts:
 # the plugin binary (skipped, saying why, where the build has none), python3
-# with gRPC and protobuf and protoc for the stand-in test/plugin/STANDIN
+# with gRPC and protobuf and protoc for the stand-in test/standins/STANDIN
 # (built from the plugin's own .proto files). Sets PY and STANDIN.
 plugin_suite() {
   [[ -n ${OCID_PLUGIN:-} ]] || \
@@ -70,7 +70,7 @@ plugin_suite() {
   $PY -c 'import grpc, google.protobuf' 2>/dev/null || \
     die "python3-grpcio and python3-protobuf are missing (see test/integration/PACKAGES)"
   command -v protoc >/dev/null 2>&1 || die "protoc is missing (protobuf-compiler, see test/integration/PACKAGES)"
-  STANDIN=$SRC/test/plugin/$1
+  STANDIN=$SRC/test/standins/$1
 }
 
 it_setup() {
