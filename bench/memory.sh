@@ -15,7 +15,7 @@
 # build/src/plugin/oci-decorator-device-plugin) and this runs as root (the
 # simulated Onload install needs mknod): the plugin's RSS in each mode at
 # the default 64 slots and at the bound, 1024, driven by the stand-ins of
-# test/plugin/ as a node would (kubernetes: registered, ListAndWatch open,
+# test/standins/ as a node would (kubernetes: registered, ListAndWatch open,
 # 200 Allocates; nomad: SetConfig, Fingerprint and Stats open, 200
 # Reserves), after 3 s idle; and the size of one Stats message.
 set -euo pipefail
@@ -108,7 +108,7 @@ echo
 /usr/bin/python3 - "$PLUGIN_BIN" "$W" "$REPO" <<'PY'
 import os, subprocess, sys, time
 binary, w, repo = sys.argv[1:4]
-sys.path.insert(0, os.path.join(repo, "test", "plugin"))
+sys.path.insert(0, os.path.join(repo, "test", "standins"))
 import kubelet_standin as ks   # noqa: E402
 import nomad_standin as ns     # noqa: E402
 

@@ -6,7 +6,7 @@ CPU and RSS (run as root: the simulated Onload install needs mknod).
 
 Builds a simulated Onload install (scripts/sim-onload.sh) in a temp dir,
 starts the plugin on a temp kubelet dir with the kubelet stand-in
-(test/plugin/kubelet_standin.py) serving kubelet.sock, so registration and
+(test/standins/kubelet_standin.py) serving kubelet.sock, so registration and
 the ListAndWatch streams are open as on a node. Then:
   - Allocate of one device, CALLS times through the stand-in's gRPC client
     (one channel, sequential): p50, p99, max;
@@ -25,7 +25,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(REPO, "test", "plugin"))
+sys.path.insert(0, os.path.join(REPO, "test", "standins"))
 import kubelet_standin as ks  # noqa: E402
 
 

@@ -9,7 +9,7 @@ measures the plugin's CPU time (utime + stime from /proc/PID/stat) over
 WINDOW seconds with nothing happening, in two states, each a fresh plugin:
   - no kubelet: the kubelet directory is there, kubelet.sock is not (every
     kubelet restart; a plugin that starts first);
-  - kubelet: the kubelet stand-in (test/plugin/kubelet_standin.py) serves
+  - kubelet: the kubelet stand-in (test/standins/kubelet_standin.py) serves
     kubelet.sock, the resources are registered and their ListAndWatch
     streams open.
 The plugin runs with --health-file, as the DaemonSet runs it. Prints one
@@ -27,7 +27,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(REPO, "test", "plugin"))
+sys.path.insert(0, os.path.join(REPO, "test", "standins"))
 import kubelet_standin as ks  # noqa: E402
 
 

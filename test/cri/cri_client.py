@@ -4,7 +4,7 @@
 It speaks k8s.io/cri-api's runtime.v1 from the VERBATIM api.proto under
 test/cri/proto/ (see PROVENANCE there): the system protoc compiles it to a
 descriptor set at run time and the message classes come from
-python3-protobuf's message factory (as test/plugin/kubelet_standin.py does;
+python3-protobuf's message factory (as test/standins/kubelet_standin.py does;
 Debian's grpc_tools bundles a protoc too old for the installed runtime). No
 generated stubs: methods are called by name.
 

@@ -25,7 +25,7 @@ source "$SRC/test/cri/containerd2.sh"
 it_setup lib64
 ctd2_setup
 shim_settings_setup
-STANDIN=$SRC/test/plugin/kubelet_standin.py
+STANDIN=$SRC/test/standins/kubelet_standin.py
 KDIR=$T/kubelet
 mkdir -m 0750 "$KDIR"
 mkdir -p "$T/bin"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # oci-decorator-device-plugin, Kubernetes mode, against a kubelet stand-in
-# (test/plugin/kubelet_standin.py, built from the plugin's own .proto) and a
+# (test/standins/kubelet_standin.py, built from the plugin's own .proto) and a
 # SIMULATED Onload install:
 #   1. the protocol: registration (also when kubelet.sock comes late, and
 #      again after a kubelet restart that deletes every socket), options,

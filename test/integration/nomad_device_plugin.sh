@@ -1,7 +1,7 @@
 #!/bin/bash
 # oci-decorator-device-plugin as a Nomad external device plugin, against the
 # SIMULATED Onload install (plus a second inventory, example.com/tool):
-#   1. test/plugin/nomad_standin.py, a go-plugin client stand-in, runs the
+#   1. test/standins/nomad_standin.py, a go-plugin client stand-in, runs the
 #      protocol end to end: no cookie -> exit 1 with the message; handshake
 #      line; private socket dir; health; PluginInfo; ConfigSchema; SetConfig
 #      (good, garbage, wrong type naming the key); Fingerprint groups

@@ -56,11 +56,11 @@ plugin_modes() {
   pid=$!
   sock=$kdir/oci-decorator-amd.com_onload.sock
   wait_socket "$sock" || nok "the plugin serves $sock"
-  KUBE_DEVICES=$(/usr/bin/python3 "$SRC/test/plugin/kubelet_standin.py" devices --socket "$sock" 2>&1)
+  KUBE_DEVICES=$(/usr/bin/python3 "$SRC/test/standins/kubelet_standin.py" devices --socket "$sock" 2>&1)
   kill -TERM "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
   rm -rf "$kdir"
-  NOMAD_GROUPS=$(/usr/bin/python3 "$SRC/test/plugin/nomad_standin.py" fingerprint --plugin "$OCID_PLUGIN" \
+  NOMAD_GROUPS=$(/usr/bin/python3 "$SRC/test/standins/nomad_standin.py" fingerprint --plugin "$OCID_PLUGIN" \
                    --config-dir "$CONF_DIR" --host-root "$1" --log "$T/logs/plugin-nomad.log" 2>&1)
   info "ListAndWatch: $(jq -c '[.devices[].health] | group_by(.) | map({(.[0]): length}) | add' <<<"$KUBE_DEVICES" 2>/dev/null || echo "$KUBE_DEVICES")"
   info "Fingerprint: $(jq -c 'map_values([.[].healthy] | group_by(.) | map({(.[0] | tostring): length}) | add)' <<<"$NOMAD_GROUPS" 2>/dev/null || echo "$NOMAD_GROUPS")"

@@ -948,3 +948,241 @@ TEST_CASE("inventories writable by others are refused, keeping their flag") {
       CHECK(b.error.Line().find("config directory is writable by others") != std::string::npos);
   }
 }
+
+// ===========================================================================
+// The hostile-input set (hostile_input.h): inventory files that are
+// malformed, truncated, wrongly typed or not files at all.
+#include <cerrno>
+#include <chrono>
+#include <future>
+
+#include "hostile_input.h"
+
+namespace {
+namespace hostile {
+
+using ocid::Error;
+using ocid::InventoryFile;
+using ocid::InventorySet;
+using ocid::test::TempTree;
+using ocid::test::hostile::CheckOneLine;
+using ocid::test::hostile::Contains;
+using ocid::test::hostile::kGoodInventory;
+using ocid::test::hostile::Sub;
+
+Error InventoryFails(const std::string& s, const std::string& needle) {
+  ocid::Inventory inv;
+  Error err;
+  CAPTURE(s.substr(0, 300));
+  CHECK_FALSE(ocid::ParseInventory(s, "/etc/oci-decorator.d/x.json", &inv, &err));
+  CheckOneLine(err);
+  CHECK_MESSAGE(Contains(err.Line(), "/etc/oci-decorator.d/x.json"), err.Line());
+  CHECK_MESSAGE(Contains(err.Line(), needle), err.Line());
+  return err;
+}
+
+TEST_SUITE("hostile.inventory") {
+
+TEST_CASE("empty, null, scalars, garbage, non-UTF-8") {
+  for (const char* s : {"", "{", "nul", "{\"activation_flag\":"}) InventoryFails(s, "not valid JSON");
+  for (const char* s : {"null", "1", "\"x\"", "[]", "[{}]"})
+    InventoryFails(s, "not a JSON object");
+  InventoryFails(Sub(kGoodInventory, "good-tool", "good\xff"), "UTF-8");
+  InventoryFails(kGoodInventory + std::string("\0garbage", 8), "NUL byte");
+  InventoryFails(Sub(kGoodInventory, "\"1\"", "\"\xc0\xaf\""), "UTF-8");
+}
+
+TEST_CASE("the shipped onload.json truncated at every byte: no crash, one line naming the file") {
+  const std::string full = ReadSource("config/onload.json");
+  REQUIRE(full.size() > 500);
+  std::vector<InventoryFile> files;
+  for (size_t n = 0; n < full.size(); ++n) {
+    ocid::Inventory inv;
+    Error e;
+    CAPTURE(n);
+    if (ocid::ParseInventory(std::string_view(full).substr(0, n), "/c/onload.json", &inv, &e)) {
+      CHECK(full.find_first_not_of(" \n", n) == std::string::npos);
+    } else {
+      CheckOneLine(e);
+      CHECK(Contains(e.Line(), "/c/onload.json"));
+    }
+    files.push_back(InventoryFile{"/c/onload-" + std::to_string(n) + ".json", full.substr(0, n), {}});
+  }
+  // All at once, as a config directory: each broken file is kept with its
+  // error, and once the flag has been written it is salvaged.
+  InventorySet set;
+  ocid::ParseInventoryFiles(files, &set);
+  CHECK(set.inventories.size() <= 1);  // the one missing only the final newline
+  REQUIRE(set.broken.size() + set.inventories.size() == files.size());
+  const size_t flag_end = full.find("OCI_ONLOAD\"") + 11;
+  for (const auto& b : set.broken) {
+    size_t n = std::stoul(b.file.substr(b.file.find('-') + 1));
+    CAPTURE(n);
+    CheckOneLine(b.error);
+    if (n >= flag_end) CHECK(b.activation_flag == "OCI_ONLOAD");
+    else CHECK(b.activation_flag.empty());
+  }
+}
+
+TEST_CASE("wrong type at every key") {
+  struct Case {
+    const char* from;
+    const char* to;
+    const char* needle;
+  };
+  const Case cases[] = {
+      {R"("version": "1")", R"("version": [])", "\"version\""},
+      {R"("version": "1")", R"("version": {"a": 1})", "\"version\""},
+      {R"("version": "1")", R"("version": true)", "\"version\""},
+      {R"("version": "1")", R"("log_level": 3)", "\"log_level\""},
+      {R"("activation_flag": "OCI_GOOD")", R"("activation_flag": 1)", "\"activation_flag\""},
+      {R"("activation_flag": "OCI_GOOD")", R"("activation_flag": "")", "\"activation_flag\""},
+      {R"("activation_flag": "OCI_GOOD")", R"("activation_flag": "1X")", "\"activation_flag\""},
+      {R"("activation_flag": "OCI_GOOD")", R"("activation_flag": "A=B")", "\"activation_flag\""},
+      {R"("activation_flag": "OCI_GOOD")", R"("activation_flag": ["OCI_GOOD"])", "\"activation_flag\""},
+      {R"("activation_flag": "OCI_GOOD")", R"("activation_flag": null)", "\"activation_flag\""},
+      {R"("version": "1")", R"("cdi_kind": 1)", "\"cdi_kind\""},
+      {R"("driver_feature": ["f"])", R"("driver_feature": "f")", "\"driver_feature\""},
+      {R"("driver_feature": ["f"])", R"("driver_feature": [])", "\"driver_feature\""},
+      {R"("driver_feature": ["f"])", R"("driver_feature": [1])", "\"driver_feature\""},
+      {R"("driver_feature": ["f"])", R"("driver_feature": ["f", 1, null])", "\"driver_feature\""},
+      {R"("driver_feature": ["f"])", R"("driver_feature": ["f", "f"])", "\"driver_feature\""},
+      {R"("driver_feature": ["f"])", R"("driver_feature": ["ALL"])", "\"driver_feature\""},
+      {R"("inventory": {"f")", R"("inventory": [], "x-": {"f")", "\"inventory\""},
+      {R"("inventory": {"f")", R"("inventory": "f", "x-": {"f")", "\"inventory\""},
+      {R"({"f": {"binaries")", R"({"f": [], "x-": {"binaries")", "\"inventory.f\""},
+      {R"({"f": {"binaries")", R"({"g": {"binaries")", "inventory."},
+      {R"("binaries": ["/usr/bin/good-tool"])", R"("binaries": "/usr/bin/good-tool")",
+       "inventory.f.binaries"},
+      {R"("binaries": ["/usr/bin/good-tool"])", R"("binaries": {"a": 1})", "inventory.f.binaries"},
+      {R"("binaries": ["/usr/bin/good-tool"])", R"("binaries": [1])", "inventory.f.binaries[0]"},
+      {R"("binaries": ["/usr/bin/good-tool"])", R"("binaries": [null])", "inventory.f.binaries[0]"},
+      {R"("binaries": ["/usr/bin/good-tool"])", R"("binaries": ["/usr/bin/good-tool", ["/x"]])",
+       "inventory.f.binaries[1]"},
+      {R"("binaries": ["/usr/bin/good-tool"])", R"("binaries": [{"source": 1}])",
+       "inventory.f.binaries[0].source"},
+      {R"("binaries": ["/usr/bin/good-tool"])", R"("binaries": [{"source": []}])",
+       "inventory.f.binaries[0].source"},
+      {R"("binaries": ["/usr/bin/good-tool"])", R"("binaries": [{"source": ["/a", 2]}])",
+       "inventory.f.binaries[0].source"},
+      {R"("binaries": ["/usr/bin/good-tool"])", R"("binaries": [{"source": "/a", "target": 1}])",
+       "inventory.f.binaries[0].target"},
+      {R"("binaries": ["/usr/bin/good-tool"])", R"("binaries": [{"source": "/a", "optional": "yes"}])",
+       "inventory.f.binaries[0].optional"},
+      {R"("binaries": ["/usr/bin/good-tool"])", R"("binaries": [{"target": "/a"}])",
+       "inventory.f.binaries[0].source"},
+      {R"("binaries": ["/usr/bin/good-tool"])", R"("binaries": ["/usr/bin/good\u0000tool"])",
+       "NUL"},
+      {R"("binaries": ["/usr/bin/good-tool"])", R"("devices": [5])", "inventory.f.devices[0]"},
+      {R"("binaries": ["/usr/bin/good-tool"])", R"("preload": "libx.so")", "inventory.f.preload"},
+      {R"("binaries": ["/usr/bin/good-tool"])", R"("preload": [1])", "inventory.f.preload"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.to);
+    InventoryFails(Sub(kGoodInventory, c.from, c.to), c.needle);
+  }
+}
+
+TEST_CASE("duplicate keys, deep nesting, long strings: no crash") {
+  ocid::Inventory inv;
+  Error err;
+  CHECK(ocid::ParseInventory(Sub(kGoodInventory, R"("activation_flag": "OCI_GOOD")",
+                                 R"("activation_flag": "OCI_A", "activation_flag": "OCI_GOOD")"),
+                             "x.json", &inv, &err));
+  CHECK(inv.activation_flag == "OCI_GOOD");
+  const size_t depth = 400000;  // the inventory cap is 1 MiB
+  InventoryFails(std::string(depth, '['), "not valid JSON");
+  // A deep comment key is skipped whole.
+  CHECK_MESSAGE(ocid::ParseInventory(Sub(kGoodInventory, R"("version": "1")",
+                                         "\"x-deep\": " + std::string(depth, '[') +
+                                             std::string(depth, ']')),
+                                     "x.json", &inv, &err),
+                err.Line());
+  InventoryFails(Sub(kGoodInventory, R"("/usr/bin/good-tool")", std::string(depth, '[') +
+                                                                   std::string(depth, ']')),
+                 "inventory.f.binaries[0]");
+  InventoryFails(Sub(kGoodInventory, "good-tool", "/" + std::string(1 << 20, 'a') + "/../x"),
+                 "inventory.f.binaries[0]");
+}
+
+TEST_CASE("a broken file is kept with its salvaged flag, the good one loads") {
+  std::vector<InventoryFile> files = {
+      {"/c/a-good.json", kGoodInventory, {}},
+      {"/c/b-broken.json", R"({"activation_flag": "OCI_BROKEN", "driver_feature": [)", {}},
+      {"/c/c-garbage.json", "\xff\xfe\x00garbage", {}},
+      {"/c/d-wrongtype.json", R"({"activation_flag": "OCI_WT", "driver_feature": "x"})", {}},
+      {"/c/e-unreadable.json", "", Error{"cannot open inventory", "/c/e-unreadable.json", EACCES}},
+  };
+  InventorySet set;
+  ocid::ParseInventoryFiles(files, &set);
+  REQUIRE(set.inventories.size() == 1);
+  CHECK(set.inventories[0].activation_flag == "OCI_GOOD");
+  REQUIRE(set.broken.size() == 4);
+  CHECK(set.broken[0].activation_flag == "OCI_BROKEN");
+  CHECK(set.broken[1].activation_flag.empty());
+  CHECK(set.broken[2].activation_flag == "OCI_WT");
+  CHECK(set.broken[3].activation_flag.empty());
+  for (const auto& b : set.broken) {
+    CheckOneLine(b.error);
+    CHECK_MESSAGE(Contains(b.error.Line(), b.file), b.error.Line());
+  }
+}
+
+TEST_CASE("LoadInventoryDir: FIFO, directory, device, huge and dangling files do not hang") {
+  TempTree t;
+  t.Dir("d");
+  ::chmod(t.path().c_str(), 0755);
+  ::chmod((t / "d").c_str(), 0755);
+  t.File("d/a-good.json", kGoodInventory);
+  t.File("d/b-garbage.json", "{ this is not json, \"activation_flag\": \"OCI_BROKEN\" ");
+  REQUIRE(::mkfifo((t / "d/c-fifo.json").c_str(), 0644) == 0);
+  t.Dir("d/d-dir.json");
+  t.Link("d/e-zero.json", "/dev/zero");
+  t.Link("d/f-dangling.json", t / "nowhere");
+  int fd = ::open((t / "d/g-huge.json").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  REQUIRE(fd >= 0);
+  REQUIRE(::ftruncate(fd, 50 << 20) == 0);  // sparse 50 MiB
+  ::close(fd);
+  for (const char* f : {"d/a-good.json", "d/b-garbage.json"}) ::chmod((t / f).c_str(), 0644);
+
+  auto run = std::async(std::launch::async, [&] {
+    InventorySet set;
+    Error err;
+    bool ok = ocid::LoadInventoryDir(t / "d", &set, &err);
+    return std::make_pair(ok, set);
+  });
+  if (run.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    // Release a reader stuck on the FIFO, then fail.
+    int w = ::open((t / "d/c-fifo.json").c_str(), O_WRONLY | O_NONBLOCK);
+    if (w >= 0) ::close(w);
+    FAIL("LoadInventoryDir hangs");
+  }
+  auto result = run.get();
+  REQUIRE(result.first);
+  const InventorySet& set = result.second;
+  REQUIRE(set.inventories.size() == 1);
+  CHECK(set.inventories[0].activation_flag == "OCI_GOOD");
+  REQUIRE(set.broken.size() == 6);
+  auto broken = [&](const std::string& name) -> const ocid::BrokenInventory& {
+    for (const auto& b : set.broken)
+      if (b.file == t / ("d/" + name)) return b;
+    FAIL("no broken entry for " << name);
+    return set.broken[0];
+  };
+  CHECK(broken("b-garbage.json").activation_flag == "OCI_BROKEN");
+  CHECK(Contains(broken("c-fifo.json").error.Line(), "not a regular file"));
+  CHECK(Contains(broken("d-dir.json").error.Line(), "not a regular file"));
+  CHECK(Contains(broken("e-zero.json").error.Line(), "not a regular file"));
+  CHECK(Contains(broken("f-dangling.json").error.Line(), "No such file"));
+  CHECK_MESSAGE(Contains(broken("g-huge.json").error.Line(), "larger than 1048576 bytes"),
+                broken("g-huge.json").error.Line());
+  for (const auto& b : set.broken) {
+    CheckOneLine(b.error);
+    CHECK(Contains(b.error.Line(), b.file));
+  }
+}
+
+}  // TEST_SUITE
+
+}  // namespace hostile
+}  // namespace

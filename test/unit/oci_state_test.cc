@@ -224,3 +224,223 @@ TEST_CASE("IsSafeContainerId") {
 }
 
 }  // TEST_SUITE
+
+// ===========================================================================
+// The hostile-input set (hostile_input.h): OCI states that are malformed,
+// truncated, huge, wrongly typed or not UTF-8.
+#include <utility>
+#include <vector>
+
+#include "hostile_input.h"
+
+namespace {
+namespace hostile {
+
+using ocid::Error;
+using ocid::OciState;
+using ocid::test::hostile::CheckOneLine;
+using ocid::test::hostile::Contains;
+using ocid::test::hostile::Repeat;
+using ocid::test::hostile::Sub;
+
+const std::string kState = R"({
+  "ociVersion": "1.0.2-dev",
+  "id": "c0ffee",
+  "status": "creating",
+  "pid": 4242,
+  "bundle": "/run/containerd/io.containerd.runtime.v2.task/default/c0ffee",
+  "root": "rootfs",
+  "annotations": {"io.kubernetes.cri.container-type": "container",
+                  "oci-decorator/OCI_ONLOAD": "zf"}
+})";
+
+Error StateFails(const std::string& s) {
+  OciState st;
+  Error err;
+  CAPTURE(s.substr(0, 200));
+  CHECK_FALSE(ParseOciState(s, &st, &err));
+  CheckOneLine(err);
+  return err;
+}
+
+void StateFailsNaming(const std::string& s, const std::string& needle) {
+  Error err = StateFails(s);
+  CHECK_MESSAGE(Contains(err.Line(), needle), err.Line());
+}
+
+TEST_SUITE("hostile.state") {
+
+TEST_CASE("empty, null, scalars, arrays, garbage: not valid JSON / not an object") {
+  for (const char* s : {"", " ", "\n", "{", "}", "[", "nul", "{\"id\":"})
+    StateFailsNaming(s, "not valid JSON");
+  for (const char* s : {"null", "0", "-1", "true", "\"x\"", "[]", "[{}]", "1e5"})
+    StateFailsNaming(s, "not a JSON object");
+  StateFailsNaming(std::string("\xff\xfe{}", 4), "not valid JSON");
+  // nlohmann would stop at a NUL and ignore the rest.
+  StateFailsNaming(std::string("{\"id\":\"c\",\"bundle\":\"/b\"}\0{\"x\"", 29), "NUL byte at offset 24");
+  StateFailsNaming("{} {}", "not valid JSON");
+  // The reason is given, without nlohmann's prefix or the bytes it last read.
+  Error e = StateFails("{\"id\": \"a\",");
+  CHECK(Contains(e.Line(), "line 1"));
+  CHECK_FALSE(Contains(e.Line(), "json.exception"));
+  CHECK_FALSE(Contains(e.Line(), "last read"));
+}
+
+TEST_CASE("truncated at every byte: no crash, an error with a message, only the whole parses") {
+  OciState whole;
+  Error err;
+  REQUIRE_MESSAGE(ParseOciState(kState, &whole, &err), err.Line());
+  CHECK(whole.pid == 4242);
+  for (size_t n = 0; n < kState.size(); ++n) {
+    OciState st;
+    Error e;
+    bool ok = ParseOciState(std::string_view(kState).substr(0, n), &st, &e);
+    if (ok) {  // only whitespace may be missing
+      CHECK_MESSAGE(kState.find_first_not_of(" \n", n) == std::string::npos, n);
+    } else {
+      CAPTURE(n);
+      CheckOneLine(e);
+      CHECK(Contains(e.Line(), "OCI state"));
+    }
+  }
+}
+
+TEST_CASE("wrong type at every key the parser reads") {
+  const std::vector<std::string> bad = {"1", "true", "[]", "{}", "[\"a\"]", "1.5"};
+  for (const char* key : {"ociVersion", "id", "status", "bundle", "root"}) {
+    for (const auto& v : bad) {
+      std::string s = R"({"ociVersion":"1","id":"c","status":"creating","bundle":"/b","root":"r"})";
+      size_t p = s.find(std::string("\"") + key + "\":");
+      size_t vb = s.find(':', p) + 1, ve = s.find_first_of(",}", vb);
+      s.replace(vb, ve - vb, v);
+      StateFailsNaming(s, std::string("\"") + key + "\"");
+    }
+  }
+  for (const char* v : {"[]", "\"x\"", "1", "true"})
+    StateFailsNaming(std::string(R"({"id":"c","bundle":"/b","annotations":)") + v + "}",
+                     "\"annotations\"");
+  for (const char* v : {"1", "true", "[\"x\"]", "{}", "1.0"})
+    StateFailsNaming(std::string(R"({"id":"c","bundle":"/b","annotations":{"k":)") + v + "}}",
+                     "annotation \"k\"");
+}
+
+TEST_CASE("pid: string, float, negative, huge, boolean, containers") {
+  auto with_pid = [](const std::string& v) {
+    return R"({"id":"c","bundle":"/b","pid":)" + v + "}";
+  };
+  for (const char* v : {"\"123\"", "1.5", "1e3", "-1", "4194305", "2147483648",
+                        "9223372036854775807", "9223372036854775808", "18446744073709551615",
+                        "-9223372036854775808", "99999999999999999999999", "true", "[1]", "{}",
+                        "-0.0"}) {
+    CAPTURE(v);
+    StateFailsNaming(with_pid(v), "\"pid\"");
+  }
+  // The message says how it is wrong, for a string pid and an out-of-range one.
+  CHECK(Contains(StateFails(with_pid("\"123\"")).Line(), "string"));
+  CHECK(Contains(StateFails(with_pid("18446744073709551615")).Line(), "18446744073709551615"));
+  // A number too large for a double is a JSON error, still one clean line.
+  StateFailsNaming(with_pid("1e400"), "not valid JSON");
+  for (const auto& c : std::vector<std::pair<std::string, int>>{
+           {"0", 0}, {"-0", 0}, {"1", 1}, {"4194304", 4194304}, {"null", 0}}) {
+    OciState st;
+    Error err;
+    CAPTURE(c.first);
+    CHECK_MESSAGE(ParseOciState(with_pid(c.first), &st, &err), err.Line());
+    CHECK(st.pid == c.second);
+  }
+}
+
+TEST_CASE("missing fields: id and bundle are required, the rest optional") {
+  StateFailsNaming("{}", "\"id\"");
+  StateFailsNaming(R"({"bundle":"/b"})", "\"id\"");
+  StateFailsNaming(R"({"id":"c"})", "\"bundle\"");
+  StateFailsNaming(R"({"id":"","bundle":"/b"})", "\"id\"");
+  StateFailsNaming(R"({"id":"c","bundle":""})", "\"bundle\"");
+  StateFailsNaming(R"({"id":"c","bundle":"rel"})", "\"bundle\"");
+  OciState st;
+  Error err;
+  REQUIRE_MESSAGE(ParseOciState(R"({"id":"c","bundle":"/b"})", &st, &err), err.Line());
+  CHECK(st.pid == 0);
+  CHECK(st.root.empty());
+  CHECK(st.annotations.empty());
+}
+
+TEST_CASE("duplicate keys: the last one wins (as Go's encoding/json), no crash") {
+  OciState st;
+  Error err;
+  REQUIRE(ParseOciState(R"({"id":"a","id":"b","bundle":"/x","bundle":"/y","pid":1,"pid":2,)"
+                        R"("annotations":{"k":"1"},"annotations":{"k":"2","k":"3"}})",
+                        &st, &err));
+  CHECK(st.id == "b");
+  CHECK(st.bundle == "/y");
+  CHECK(st.pid == 2);
+  CHECK(st.annotations.at("k") == "3");
+  // A later duplicate of the wrong type is still refused.
+  StateFailsNaming(R"({"id":"a","bundle":"/b","pid":1,"pid":"1"})", "\"pid\"");
+}
+
+TEST_CASE("deep nesting: no stack overflow, one line") {
+  const size_t depth = 500000;  // the state cap is 1 MiB
+  StateFailsNaming(std::string(depth, '['), "not valid JSON");
+  StateFailsNaming(std::string(depth, '[') + std::string(depth, ']'), "not a JSON object");
+  StateFailsNaming(Repeat("{\"a\":", depth / 5), "not valid JSON");
+  StateFailsNaming(R"({"id":"c","bundle":"/b","annotations":{"k":)" + std::string(depth, '[') +
+                       std::string(depth, ']') + "}}",
+                   "annotation \"k\"");
+  StateFailsNaming(R"({"id":"c","bundle":"/b","x":)" + Repeat("{\"a\":", depth / 5) + "1" +
+                       std::string(depth / 5, '}') + R"(,"pid":"1"})",
+                   "\"pid\"");
+}
+
+TEST_CASE("invalid UTF-8 and bad escapes in every string: refused by the JSON parser") {
+  const std::vector<std::string> bad = {"\xff", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+                                        "a\xe2\x82", "\x80"};
+  for (const auto& b : bad) {
+    for (const char* tmpl : {R"({"id":"@","bundle":"/b"})", R"({"id":"c","bundle":"/b@"})",
+                             R"({"id":"c","bundle":"/b","annotations":{"@":"v"}})",
+                             R"({"id":"c","bundle":"/b","annotations":{"k":"@"}})",
+                             R"({"id":"c","bundle":"/b","root":"@"})"}) {
+      Error e = StateFails(Sub(tmpl, "@", b));
+      CHECK_MESSAGE(Contains(e.Line(), "not valid JSON"), e.Line());
+      CHECK_MESSAGE(Contains(e.Line(), "UTF-8"), e.Line());
+    }
+  }
+  StateFailsNaming(R"({"id":"c","bundle":"/b\udc80"})", "surrogate");
+  StateFailsNaming(R"({"id":"c","bundle":"/b\ud800"})", "not valid JSON");
+  StateFailsNaming(R"({"id":"c","bundle":"/b\x"})", "not valid JSON");
+  StateFailsNaming("{\"id\":\"c\",\"bundle\":\"/b\n\"}", "not valid JSON");
+}
+
+TEST_CASE("NUL: refused in paths, kept in annotation values") {
+  StateFailsNaming(R"({"id":"c","bundle":"/b\u0000/x"})", "\"bundle\" contains a NUL");
+  StateFailsNaming(R"({"id":"c","bundle":"/b","root":"rootfs\u0000x"})", "\"root\" contains a NUL");
+  OciState st;
+  Error err;
+  REQUIRE(ParseOciState(R"({"id":"c","bundle":"/b","annotations":{"k\u0000":"v\u0000w"}})", &st,
+                        &err));
+  CHECK(st.annotations.at(std::string("k\0", 2)) == std::string("v\0w", 3));
+  // An id with a NUL parses (it is only the runtime's name for the container)
+  // but is no directory name.
+  REQUIRE(ParseOciState(R"({"id":"a\u0000b","bundle":"/b"})", &st, &err));
+  CHECK_FALSE(ocid::IsSafeContainerId(st.id));
+}
+
+TEST_CASE("very long strings parse; errors quoting them stay one bounded line") {
+  std::string big(10 << 20, 'x');
+  OciState st;
+  Error err;
+  REQUIRE(ParseOciState(R"({"id":"c","bundle":"/b","annotations":{"k":")" + big + "\"}}", &st, &err));
+  CHECK(st.annotations.at("k").size() == big.size());
+  // A 10 MB request annotation with a bad value: the error quotes the key.
+  Error e = StateFails(R"({"id":"c","bundle":"/b","annotations":{"oci-decorator/)" + big +
+                       "\":1}}");
+  CHECK(Contains(e.Line(), "bytes ...]"));
+  // A key with control characters cannot break the line.
+  e = StateFails(R"({"id":"c","bundle":"/b","annotations":{"a\nb\u001b[31m":1}})");
+  CHECK_MESSAGE(Contains(e.Line(), "a\\x0ab\\x1b[31m"), e.Line());
+}
+
+}  // TEST_SUITE
+
+}  // namespace hostile
+}  // namespace
