@@ -134,6 +134,7 @@ TEST_CASE("ReopenRegularFile: a caller's vet sees the file first and words its r
 
 }  // namespace
 }  // namespace ocid
+
 // ReadAllFd and ReadFileAt (files.h): reads capped before they are kept,
 // on pipes that send too much or never end and on files over the cap:
 // files' share of hostile.read in the hostile-input set (hostile_input.h).
