@@ -23,7 +23,8 @@ CLANG_FORMAT=${CLANG_FORMAT:-clang-format}
 mapfile -t files < <(git ls-files -- 'src/*.c' 'src/*.cc' 'src/*.h' 'test/*.c' 'test/*.cc' 'test/*.h' \
                        'bench/*.c' 'bench/*.cc' 'bench/*.h' 'fuzz/*.c' 'fuzz/*.cc' 'fuzz/*.h' \
                        'tools/*.c' 'tools/*.cc' 'tools/*.h' |
-                     grep -Ev '(^|/)proto/|^fuzz/corpus/')
+                     grep -Ev '(^|/)proto/|^fuzz/corpus/' || true)
+((${#files[@]})) || { echo "format: no tracked sources (not a git checkout?)" >&2; exit 2; }
 
 if ((check == 0)); then
   "$CLANG_FORMAT" --style=file -i "${files[@]}"
