@@ -415,7 +415,7 @@ bool ContainerdHasCriSection(const std::string& main_config) {
     size_t eol = main_config.find('\n', pos);
     if (eol == std::string::npos) eol = main_config.size();
     std::string line = Trim(main_config.substr(pos, eol - pos));
-    if (line.rfind("#", 0) != 0 && (line.find("io.containerd.grpc.v1.cri") != std::string::npos ||
+    if (line.rfind('#', 0) != 0 && (line.find("io.containerd.grpc.v1.cri") != std::string::npos ||
                                     line.find("plugins.cri") != std::string::npos))
       return true;
     pos = eol + 1;
