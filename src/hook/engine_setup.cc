@@ -427,7 +427,7 @@ bool ContainerdImportsCover(const std::string& main_config, const std::string& d
                             bool* has_imports) {
   std::string value = TopLevelTomlValue(main_config, "imports");
   *has_imports = !Trim(value).empty();
-  for (std::string pattern : QuotedStrings(value)) {
+  for (const std::string& pattern : QuotedStrings(value)) {
     // containerd resolves a relative import against the main config's
     // directory; the caller's drop-in path is absolute.
     if (pattern == dropin || ::fnmatch(pattern.c_str(), dropin.c_str(), FNM_PATHNAME) == 0)
