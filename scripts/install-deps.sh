@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages needed to build oci-decorator and run its
 # tests (real runc, busybox-static for test images, clang for the sanitizer
-# build and the fuzzers). Idempotent; root only.
+# build and the fuzzers, clang-tidy and clang-format for the lint and format
+# scripts). Idempotent; root only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
@@ -18,7 +19,9 @@ packages=(cmake g++ make pkg-config
           runc busybox-static jq util-linux man-db
           # the sanitizer build (build-asan) and the fuzzers (scripts/fuzz.sh):
           # clang, its ASan/UBSan/libFuzzer runtimes, llvm-symbolizer
-          clang libclang-rt-14-dev llvm)
+          clang libclang-rt-14-dev llvm
+          # scripts/lint.sh and scripts/format.sh
+          clang-tidy clang-format)
 if [[ -f test/integration/PACKAGES ]]; then
   while read -r p; do [[ -n "$p" && "$p" != \#* ]] && packages+=("$p"); done < test/integration/PACKAGES
 fi

@@ -38,7 +38,7 @@ class HostView;
 
 using EnvList = std::vector<std::pair<std::string, std::string>>;
 
-constexpr size_t kMaxProfileBytes = 64 * 1024;
+constexpr size_t kMaxProfileBytes = size_t{64} * 1024;
 constexpr size_t kMaxProfileVars = 256;
 constexpr int kMaxImportDepth = 8;
 

@@ -106,16 +106,17 @@ std::string PrintableJson(std::string_view json) {
   return out;
 }
 
-std::string JsonErrorReason(std::string_view w) {
+std::string JsonErrorReason(std::string_view exception_what) {
+  std::string_view w = exception_what;
   // "[json.exception.parse_error.101] parse error at line 1, column 8:
   //  syntax error while parsing value - invalid string: ...; last read: '...'"
-  if (size_t p = w.find("] "); w.rfind("[json.exception.", 0) == 0 && p != w.npos)
+  if (size_t p = w.find("] "); w.rfind("[json.exception.", 0) == 0 && p != std::string_view::npos)
     w.remove_prefix(p + 2);
   if (w.rfind("parse error at ", 0) == 0) w.remove_prefix(15);
   std::string out;
   size_t syntax = w.find(": syntax error while parsing ");
-  size_t dash = syntax == w.npos ? w.npos : w.find(" - ", syntax);
-  if (dash != w.npos) {
+  size_t dash = syntax == std::string_view::npos ? std::string_view::npos : w.find(" - ", syntax);
+  if (dash != std::string_view::npos) {
     out = std::string(w.substr(0, syntax)) + ": ";
     w.remove_prefix(dash + 3);
   }

@@ -402,7 +402,7 @@ bool ContainerdHasCriSection(const std::string& main_config) {
     size_t eol = main_config.find('\n', pos);
     if (eol == std::string::npos) eol = main_config.size();
     std::string line = Trim(main_config.substr(pos, eol - pos));
-    if (line.rfind("#", 0) != 0 && (line.find("io.containerd.grpc.v1.cri") != std::string::npos ||
+    if (line.rfind('#', 0) != 0 && (line.find("io.containerd.grpc.v1.cri") != std::string::npos ||
                                     line.find("plugins.cri") != std::string::npos))
       return true;
     pos = eol + 1;
@@ -414,7 +414,7 @@ bool ContainerdImportsCover(const std::string& main_config, const std::string& d
                             bool* has_imports) {
   std::string value = TopLevelTomlValue(main_config, "imports");
   *has_imports = !Trim(value).empty();
-  for (std::string pattern : QuotedStrings(value)) {
+  for (const std::string& pattern : QuotedStrings(value)) {
     // containerd resolves a relative import against the main config's
     // directory; the caller's drop-in path is absolute.
     if (pattern == dropin || ::fnmatch(pattern.c_str(), dropin.c_str(), FNM_PATHNAME) == 0)
