@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/run.sh: benchmarks the oci-decorator hook (run as root). See README.md.
+# bench/run.sh: benchmarks the oci-decorator hook (run as root). See bench/README.md.
 #
 #   a. hook alone, container that does not ask: /bin/true vs the hook
 #   b. hook alone, activated (OCI_ONLOAD=all), against a real runc container

@@ -27,6 +27,8 @@ NONCONF=("$BIN" "$LINK" "$HOOKS/oci-decorator-prestart.json" "$HOOKS/oci-decorat
          /usr/share/oci-decorator/examples/nvidia.json
          /usr/share/man/man8/oci-decorator.8 /usr/share/man/man5/oci-decorator.json.5
          /usr/share/doc/oci-decorator/README.md /usr/share/doc/oci-decorator/LICENSE
+         /usr/share/doc/oci-decorator/docs/{README,architecture,clusters,delivery-modes,install}.md
+         /usr/share/doc/oci-decorator/docs/{inventories-and-profiles,logs-and-check,speed}.md
          /usr/share/bash-completion/completions/oci-decorator /usr/share/zsh/vendor-completions/_oci-decorator)
 
 status=$(dpkg-query -W -f='${Status}' "$PKG" 2>/dev/null)
@@ -92,6 +94,8 @@ for f in "$HOOKS/oci-decorator-prestart.json" "$HOOKS/oci-decorator-poststop.jso
          /usr/share/oci-decorator/examples/{onload,rdma,nvidia}.json \
          /usr/share/man/man8/oci-decorator.8 /usr/share/man/man5/oci-decorator.json.5 \
          /usr/share/doc/oci-decorator/README.md /usr/share/doc/oci-decorator/LICENSE \
+         /usr/share/doc/oci-decorator/docs/{README,architecture,clusters,delivery-modes,install}.md \
+         /usr/share/doc/oci-decorator/docs/{inventories-and-profiles,logs-and-check,speed}.md \
          /usr/share/bash-completion/completions/oci-decorator /usr/share/zsh/vendor-completions/_oci-decorator; do
   assert_eq "$f: regular file 644 root" "regular file 644 root:root" "$(mode_of "$f")"
 done

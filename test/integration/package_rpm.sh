@@ -69,6 +69,15 @@ $BIN
 /usr/share/doc/oci-decorator
 /usr/share/doc/oci-decorator/LICENSE
 /usr/share/doc/oci-decorator/README.md
+/usr/share/doc/oci-decorator/docs
+/usr/share/doc/oci-decorator/docs/README.md
+/usr/share/doc/oci-decorator/docs/architecture.md
+/usr/share/doc/oci-decorator/docs/clusters.md
+/usr/share/doc/oci-decorator/docs/delivery-modes.md
+/usr/share/doc/oci-decorator/docs/install.md
+/usr/share/doc/oci-decorator/docs/inventories-and-profiles.md
+/usr/share/doc/oci-decorator/docs/logs-and-check.md
+/usr/share/doc/oci-decorator/docs/speed.md
 /usr/share/man/man5/oci-decorator.json.5.gz
 /usr/share/man/man8/oci-decorator.8.gz
 /usr/share/oci-decorator
@@ -99,7 +108,9 @@ assert_eq "rpm -qp: modes, and every path root:root" "$expected_modes" \
 flags=$(rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$RPM1" 2>/dev/null)
 assert_eq "$CONFFILE is %config(noreplace)" "cn" "$(awk -v f="$CONFFILE" '$2 == f {print $1}' <<<"$flags")"
 assert_match "LICENSE is %license" "$(awk '$2 ~ /\/LICENSE$/ {print $1}' <<<"$flags")" "l"
-assert_eq "README.md is %doc" "d" "$(awk '$2 ~ /\/README.md$/ {print $1}' <<<"$flags")"
+assert_eq "README.md is %doc" "d" "$(awk '$2 ~ /\/oci-decorator\/README.md$/ {print $1}' <<<"$flags")"
+assert_eq "docs/*.md are %doc" "d d d d d d d d" \
+  "$(awk '$2 ~ /\/oci-decorator\/docs\/.*\.md$/ {print $1}' <<<"$flags" | tr '\n' ' ' | sed 's/ $//')"
 assert_eq "only the inventory is a config file" "$CONFFILE" "$(rpm -qpc "$RPM1" 2>/dev/null)"
 assert_eq "the package links point into the package" "../libexec/oci/hooks.d/oci-decorator ../libexec/oci/hooks.d/oci-decorator" \
   "$(rpm -qp --qf '[%{FILELINKTOS} ]' "$RPM1" 2>/dev/null | tr -s ' ' | sed 's/^ //; s/ $//')"
