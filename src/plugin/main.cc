@@ -194,12 +194,30 @@ ocid::LogSettings CommandLineLogSettings(const Cli& c) {
   return s;
 }
 
-void InitLogging(const Cli& c) {
+// A long-running program started with a log option it cannot honour says so
+// and exits 2: an unknown --log-target, or a --log-file it cannot open. What
+// the shared settings file asks for is the hook's too, so its problems are
+// warnings, as they are for the hook.
+bool InitLogging(const Cli& c) {
   ocid::log::SetProgram(kProgram, true);
   ocid::LogSetup setup;
   setup.given = CommandLineLogSettings(c);
   setup.config_file = c.log_config;
-  ocid::WarnOnStderr(kProgram, ocid::SetUpLog(setup));
+  if (setup.given.target) {
+    std::vector<ocid::log::Target> targets;
+    std::string why;
+    if (!ocid::log::ParseTargets(*setup.given.target, &targets, &why)) {
+      std::fprintf(stderr, "%s: %s\n", kProgram, why.c_str());
+      return false;
+    }
+  }
+  ocid::LogSetupIssues issues = ocid::SetUpLog(setup);
+  if (setup.given.file && !issues.file.empty()) {
+    std::fprintf(stderr, "%s: %s\n", kProgram, issues.file.c_str());
+    return false;
+  }
+  ocid::WarnOnStderr(kProgram, issues);
+  return true;
 }
 
 int Main(int argc, char** argv) {
@@ -218,7 +236,7 @@ int Main(int argc, char** argv) {
     if (!*sub[i]) continue;
     if (kModes[i].logs) {
       if (c.opts.host_path_root.empty()) c.opts.host_path_root = c.opts.host_root;
-      InitLogging(c);
+      if (!InitLogging(c)) return 2;
     }
     return kModes[i].run(c);
   }
