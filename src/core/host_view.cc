@@ -63,6 +63,7 @@ bool HasGlob(const std::string& s) {
 
 bool HostRootView::Open(const std::string& host_root,
                         std::unique_ptr<HostRootView>* out, Error* err) {
+  // NOLINTNEXTLINE(modernize-make-unique): the constructor is private
   auto v = std::unique_ptr<HostRootView>(new HostRootView());
   v->root_.reset(::open(host_root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!v->root_.valid()) return Fail(err, "cannot open host root", host_root, errno);

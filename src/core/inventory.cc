@@ -22,7 +22,7 @@ namespace {
 using nlohmann::json;
 
 bool IsCommentKey(const std::string& k) {
-  return k.rfind("x-", 0) == 0 || k.rfind("_", 0) == 0;
+  return k.rfind("x-", 0) == 0 || k.rfind('_', 0) == 0;
 }
 
 bool IsFlagName(const std::string& s) {

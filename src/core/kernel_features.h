@@ -41,7 +41,7 @@ bool MountIdFromFdinfo(int fd, uint64_t* mnt_id);
 // statx does not report it. False with errno set.
 bool MountId(int fd, uint64_t* mnt_id);
 // The value of the "mnt_id:" line of an fdinfo text.
-bool ParseFdinfoMountId(std::string_view fdinfo, uint64_t* mnt_id);
+bool ParseFdinfoMountId(std::string_view text, uint64_t* mnt_id);
 
 // Which interfaces this kernel has, from a harmless call to each (not from
 // the cache above): what `oci-decorator check` reports.

@@ -211,7 +211,7 @@ void SendJournal(Level level, std::string_view message, const Fields& fields) {
     do n = ::send(g_journald.fd, d.data(), d.size(), MSG_NOSIGNAL);
     while (n < 0 && errno == EINTR);
     // Too big for one datagram: the message is cut (halved) until it fits.
-    if (n >= 0 || errno != EMSGSIZE || (max != std::string::npos && max < 256)) return;
+    if (n >= 0 || errno != EMSGSIZE || max < 256) return;
     max = std::min(message.size(), max) / 2;
   }
 }

@@ -75,7 +75,7 @@ void OpenSinks();
 bool Enabled(Level level);
 // The message and every field go through Printable (error.h) first, on every
 // target: the one escaping rule, whatever the caller did.
-void Write(Level level, std::string_view message, const Fields& fields);
+void Write(Level level, std::string_view raw, const Fields& raw_fields);
 void Write(Level level, std::string_view message);
 
 inline void Debug(std::string_view m) { Write(Level::kDebug, m); }

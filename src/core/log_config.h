@@ -16,7 +16,7 @@
 
 namespace ocid {
 
-constexpr size_t kMaxLogConfigBytes = 64 * 1024;
+constexpr size_t kMaxLogConfigBytes = size_t{64} * 1024;
 
 struct LogSettings {
   std::optional<std::string> level, target, format, file;

@@ -48,7 +48,7 @@ std::string SubcommandIn(int argc, char** argv) {
       ++i;
       continue;
     }
-    if (a.rfind("-", 0) == 0) continue;  // --opt=value, --version, -h ...
+    if (a.rfind('-', 0) == 0) continue;  // --opt=value, --version, -h ...
     return a;
   }
   return "";
@@ -281,6 +281,7 @@ int Main(int argc, char** argv) {
   if (sub == "runtime")
     for (char** e = environ; e && *e; ++e) env_copy.emplace_back(*e);
   std::vector<char*> saved_env;
+  saved_env.reserve(env_copy.size() + 1);
   for (auto& e : env_copy) saved_env.push_back(e.data());
   saved_env.push_back(nullptr);
 

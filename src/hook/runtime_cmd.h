@@ -12,7 +12,7 @@ namespace ocid {
 // The whole shim. `runtime_args` may start with --ocid-* options. Returns
 // only on failure: 1 with one line on stderr (and in the runtime's --log)
 // before the exec, 127 when the runtime cannot be executed.
-int RunShim(const ShimOptions& opts, const std::vector<std::string>& runtime_args,
+int RunShim(const ShimOptions& cli, const std::vector<std::string>& runtime_args,
             char** saved_environ);
 
 }  // namespace ocid

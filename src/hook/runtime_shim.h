@@ -75,7 +75,7 @@ RuntimeInvocation ParseRuntimeArgs(const std::vector<std::string>& args);
 // steps are runtime_cmd.cc's.
 class RuntimeShim {
  public:
-  RuntimeShim(std::vector<std::string> runtime_args, char** saved_environ, mode_t umask);
+  RuntimeShim(std::vector<std::string> args, char** env, mode_t mask);
   ~RuntimeShim();
   ShimSettings* settings();
   // Whether the runtime is asked to create a container (create or run, with

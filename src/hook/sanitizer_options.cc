@@ -27,10 +27,13 @@
 
 extern "C" {
 
+// The sanitizer runtimes look these names up: reserved, and meant to be.
+// NOLINTNEXTLINE(bugprone-reserved-identifier)
 __attribute__((visibility("default"), used)) const char* __asan_default_options() {
   return "detect_leaks=0:halt_on_error=1:exitcode=1:symbolize=0";
 }
 
+// NOLINTNEXTLINE(bugprone-reserved-identifier)
 __attribute__((visibility("default"), used)) const char* __ubsan_default_options() {
   return "halt_on_error=1:print_stacktrace=1:exitcode=1:symbolize=0";
 }

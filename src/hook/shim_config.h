@@ -42,10 +42,10 @@ bool ValidateShimSettings(const ShimSettings& s, Error* err);
 // One line for a runtime's --log file in its --log-format, as runc's logrus
 // writes them: "json" -> {"level":..,"msg":..,"time":RFC3339}; anything else
 // -> time="..." level=... msg="...". containerd reads the last "error" line of
-// the JSON log to say why a create failed. `time` must be RFC 3339. `msg`
+// the JSON log to say why a create failed. `time` must be RFC 3339. `raw`
 // goes through Printable (error.h) first, in both formats: the text format's
 // quoting escapes only '"' and '\\', and JSON leaves DEL, C1 and bidi raw.
 std::string RuntimeLogLine(const std::string& format, const std::string& level,
-                           const std::string& msg, const std::string& time);
+                           const std::string& raw, const std::string& time);
 
 }  // namespace ocid

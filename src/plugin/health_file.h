@@ -31,7 +31,7 @@ namespace ocid {
 constexpr std::chrono::seconds kHealthEvery{5};
 constexpr int kDefaultProbeMaxAge = 30;
 // Far more than HealthText writes for any node: a larger file is not ours.
-constexpr size_t kMaxHealthBytes = 64 * 1024;
+constexpr size_t kMaxHealthBytes = size_t{64} * 1024;
 
 struct HealthState {
   int64_t time = 0;  // unix seconds

@@ -38,7 +38,7 @@ sigset_t WaitedSignals() {
 // Ctrl-C at a foreground agent reaches its plugins too, and the agent
 // stops them itself. SIGHUP re-checks the host.
 void WaitForShutdown(NomadState* state, const sigset_t& set) {
-  const timespec tick{0, 200 * 1000 * 1000};
+  const timespec tick{0, 200L * 1000 * 1000};
   while (!state->ShuttingDown()) {
     int sig = sigtimedwait(&set, nullptr, &tick);
     if (sig == SIGTERM) {

@@ -23,7 +23,7 @@ constexpr int8_t kCtyUnknownRefinedExt = 0x0c;
 // Limits for a config of a handful of scalars: garbage claiming a 4 GiB
 // array must fail fast instead of allocating.
 msgpack::unpack_limit ConfigLimits() {
-  return msgpack::unpack_limit(/*array=*/64, /*map=*/64, /*str=*/64 * 1024, /*bin=*/64 * 1024,
+  return msgpack::unpack_limit(/*array=*/64, /*map=*/64, /*str=*/size_t{64} * 1024, /*bin=*/size_t{64} * 1024,
                                /*ext=*/1024, /*depth=*/8);
 }
 

@@ -43,9 +43,9 @@ struct NomadConfigKey {
 };
 const std::vector<NomadConfigKey>& NomadConfigKeys();
 
-// Applies `msgpack` onto *cfg. Empty bytes or nil: no config block, all
+// Applies the msgpack `bytes` onto *cfg. Empty bytes or nil: no config block, all
 // defaults. On failure *cfg is unchanged and *err is one line (naming the key).
-bool DecodeNomadConfig(const std::string& msgpack, NomadConfig* cfg, std::string* err);
+bool DecodeNomadConfig(const std::string& bytes, NomadConfig* cfg, std::string* err);
 
 // Go's time.ParseDuration syntax ("1m", "30s", "1h30m", "1.5s"); no sign.
 bool ParseGoDuration(const std::string& text, std::chrono::nanoseconds* out, std::string* err);

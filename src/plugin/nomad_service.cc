@@ -311,7 +311,7 @@ grpc::Status DevicePluginService::Stats(grpc::ServerContext* ctx, const dev::Sta
   milliseconds interval{1000};
   if (in->has_collection_interval()) {
     int64_t ms = in->collection_interval().seconds() * 1000 + in->collection_interval().nanos() / 1000000;
-    interval = milliseconds(std::clamp<int64_t>(ms, 1000, 3600 * 1000));
+    interval = milliseconds(std::clamp<int64_t>(ms, 1000, int64_t{3600} * 1000));
   }
   const milliseconds refresh = NomadStatsRefresh(interval);
   std::string sent_state;
