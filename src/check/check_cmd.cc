@@ -20,11 +20,6 @@
 namespace ocid {
 namespace {
 
-int BadInput(const Error& e) {
-  log::Error(e.Line());
-  return kCheckBadInput;
-}
-
 bool SelfIdentity(const HostView& host, const CheckOptions& check, FileIdentity* self,
                   Error* err) {
   if (!check.binary.empty()) {
@@ -44,12 +39,12 @@ bool SelfIdentity(const HostView& host, const CheckOptions& check, FileIdentity*
 int RunCheck(const Options& opts, const CheckOptions& check) {
   InventorySet set;
   Error err;
-  if (!LoadInventoryDir(opts.config_dir, &set, &err)) return BadInput(err);
+  if (!LoadInventoryDir(opts.config_dir, &set, &err)) return log::Failed(err, kCheckBadInput);
   std::unique_ptr<HostRootView> host;
-  if (!HostRootView::Open(opts.host_root, &host, &err)) return BadInput(err);
+  if (!HostRootView::Open(opts.host_root, &host, &err)) return log::Failed(err, kCheckBadInput);
   host->set_resolve_paths(true);  // as `cdi generate` does: specs name resolved files
   FileIdentity self;
-  if (!SelfIdentity(*host, check, &self, &err)) return BadInput(err);
+  if (!SelfIdentity(*host, check, &self, &err)) return log::Failed(err, kCheckBadInput);
 
   NodeFacts node;
   node.nic_vendors = NicVendorsToRead(set);

@@ -349,6 +349,11 @@ bool Enabled(Level level) {
   return level >= g_cfg.level && g_cfg.level != Level::kOff;
 }
 
+int Failed(const ocid::Error& e, int code) {
+  Error(e.Line());
+  return code;
+}
+
 void Write(Level level, std::string_view message) { Write(level, message, Fields{}); }
 
 void Write(Level level, std::string_view raw, const Fields& raw_fields) {

@@ -12,6 +12,10 @@
 #include <string_view>
 #include <vector>
 
+namespace ocid {
+struct Error;
+}  // namespace ocid
+
 namespace ocid::log {
 
 enum class Level { kTrace, kDebug, kInfo, kWarn, kError, kOff };
@@ -82,6 +86,11 @@ inline void Debug(std::string_view m) { Write(Level::kDebug, m); }
 inline void Info(std::string_view m) { Write(Level::kInfo, m); }
 inline void Warn(std::string_view m) { Write(Level::kWarn, m); }
 inline void Error(std::string_view m) { Write(Level::kError, m); }
+
+// The error convention of a command: its error's one line at error level,
+// and `code` to exit with (kExitFailure in error.h, unless the command gives
+// codes their own meaning, as `check` does).
+int Failed(const ocid::Error& e, int code);
 
 // The encodings, pure, for the sinks and their tests.
 // syslog severity: error 3, warn 4, info 6, debug and trace 7.

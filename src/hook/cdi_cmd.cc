@@ -21,13 +21,6 @@
 namespace ocid {
 namespace {
 
-constexpr int kExitFailure = 1;
-
-int Failed(const Error& e) {
-  log::Error(e.Line());
-  return kExitFailure;
-}
-
 // The inventories `cdi` selects, in file-name order. A broken one is
 // ignored with a warning when all are asked for, and an error (*rc = 1)
 // when it was named. False (with the line logged) when nothing can be
@@ -125,23 +118,23 @@ int RunCdiGenerate(const Options& opts, const CdiOptions& cdi) {
   // Load, and decide which inventories.
   InventorySet set;
   Error err;
-  if (!LoadInventoryDir(opts.config_dir, &set, &err)) return Failed(err);
+  if (!LoadInventoryDir(opts.config_dir, &set, &err)) return log::Failed(err, kExitFailure);
   std::vector<const Inventory*> selected;
   int rc = 0;
   if (!SelectInventories(opts, cdi, set, &selected, &rc)) return kExitFailure;
 
   // The host, with resolved paths: a spec names the very files.
   std::unique_ptr<HostRootView> host;
-  if (!HostRootView::Open(opts.host_root, &host, &err)) return Failed(err);
+  if (!HostRootView::Open(opts.host_root, &host, &err)) return log::Failed(err, kExitFailure);
   host->set_resolve_paths(true);
 
   // Plan and write each; a kind another inventory has is refused.
   std::map<std::string, std::string> conflicts = CdiKindConflicts(set);
   for (const Inventory* inv : selected) {
     if (auto c = conflicts.find(inv->file); c != conflicts.end())
-      rc = Failed(Error{c->second, "", 0});
+      rc = log::Failed(Error{c->second, "", 0}, kExitFailure);
     else if (!GenerateOne(cdi, *inv, *host, &err))
-      rc = Failed(err);
+      rc = log::Failed(err, kExitFailure);
   }
   return rc;
 }

@@ -26,7 +26,6 @@
 namespace ocid {
 namespace {
 
-constexpr int kExitFailure = 1;
 
 int Failed(const std::string& id, const Error& e) {
   // The id is the runtime's, but a state can hold any string.

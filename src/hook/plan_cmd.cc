@@ -21,13 +21,6 @@
 namespace ocid {
 namespace {
 
-constexpr int kExitFailure = 1;
-
-int Failed(const Error& e) {
-  log::Error(e.Line());
-  return kExitFailure;
-}
-
 // The container a bundle directory stands for: an absolute bundle path,
 // the id its name, config.json in it.
 bool BundleContainer(const std::string& bundle, Container* c, Error* err) {
@@ -66,11 +59,11 @@ int RunPlan(const Options& opts, const std::string& bundle) {
   // Load: the bundle's config.json, parsed whole.
   Container l;
   Error err;
-  if (!BundleContainer(bundle, &l, &err)) return Failed(err);
+  if (!BundleContainer(bundle, &l, &err)) return log::Failed(err, kExitFailure);
   Plan plan;
   if (!ReadFileAt(AT_FDCWD, l.config_path, kMaxConfigBytes, &l.config_bytes, &err) ||
       !ParseBundleConfig(l.config_bytes, l.config_path, &l.config, &err)) {
-    if (!CannotAsk(opts, l)) return Failed(err);
+    if (!CannotAsk(opts, l)) return log::Failed(err, kExitFailure);
     log::Warn(err.Line() + " (not needed: the container does not ask, as runc reads it)");
     plan.container_id = l.state.id;
     return Print(plan);
@@ -80,7 +73,7 @@ int RunPlan(const Options& opts, const std::string& bundle) {
   std::unique_ptr<HostRootView> host;
   if (!LoadInventoryDir(opts.config_dir, &l.inventories, &err) ||
       !PlanFor(opts, l, /*resolve_paths=*/true, &host, &plan, &err))
-    return Failed(err);
+    return log::Failed(err, kExitFailure);
 
   // Report what the hook would warn about (and what hook mode cannot do),
   // then the plan.

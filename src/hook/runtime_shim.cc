@@ -29,7 +29,6 @@
 namespace ocid {
 namespace {
 
-constexpr int kExitFailure = 1;
 constexpr int kExitCannotExec = 127;
 constexpr const char* kConfigName = "config.json";
 
