@@ -118,18 +118,31 @@ std::vector<Candidate> ParseArgs(int argc, char** argv, Config* cfg) {
   };
   for (; k < a.size(); ++k) {
     const std::string& o = a[k];
-    if (o == "--runs") cfg->runs = ParseInt(need(o), "--runs");
-    else if (o == "--warmup") cfg->warmup = ParseInt(need(o), "--warmup");
-    else if (o == "--order") cfg->order = need(o);
-    else if (o == "--seed") cfg->seed = static_cast<unsigned>(ParseInt(need(o), "--seed"));
-    else if (o == "--timeout") cfg->timeout_s = ParseInt(need(o), "--timeout");
-    else if (o == "--show-output") cfg->show_output = true;
-    else if (o == "--keep-going") cfg->keep_going = true;
-    else if (o == "--json") cfg->json = true;
-    else if (o == "--raw") cfg->raw_file = need(o);
-    else if (o == "--tsv") cfg->tsv_file = need(o);
-    else if (o == "-h" || o == "--help") { std::fputs(kUsage, stdout); std::exit(0); }
-    else break;
+    if (o == "--runs")
+      cfg->runs = ParseInt(need(o), "--runs");
+    else if (o == "--warmup")
+      cfg->warmup = ParseInt(need(o), "--warmup");
+    else if (o == "--order")
+      cfg->order = need(o);
+    else if (o == "--seed")
+      cfg->seed = static_cast<unsigned>(ParseInt(need(o), "--seed"));
+    else if (o == "--timeout")
+      cfg->timeout_s = ParseInt(need(o), "--timeout");
+    else if (o == "--show-output")
+      cfg->show_output = true;
+    else if (o == "--keep-going")
+      cfg->keep_going = true;
+    else if (o == "--json")
+      cfg->json = true;
+    else if (o == "--raw")
+      cfg->raw_file = need(o);
+    else if (o == "--tsv")
+      cfg->tsv_file = need(o);
+    else if (o == "-h" || o == "--help") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else
+      break;
   }
   if (cfg->order != "rotate" && cfg->order != "fixed" && cfg->order != "shuffle")
     Usage("--order must be rotate, fixed or shuffle");
@@ -141,15 +154,30 @@ std::vector<Candidate> ParseArgs(int argc, char** argv, Config* cfg) {
     bool in_cmd = false;
     for (; k < a.size(); ++k) {
       const std::string& o = a[k];
-      if (o == "::") { ++k; break; }
-      if (in_cmd) { c.argv.push_back(o); continue; }
-      if (o == "--name") c.name = need(o);
-      else if (o == "--stdin") c.stdin_file = need(o);
-      else if (o == "--setup") c.setup = need(o);
-      else if (o == "--teardown") c.teardown = need(o);
-      else if (o == "--") in_cmd = true;
-      else if (o.size() > 1 && o[0] == '-' && c.argv.empty()) Usage("unknown option " + o);
-      else { in_cmd = true; c.argv.push_back(o); }
+      if (o == "::") {
+        ++k;
+        break;
+      }
+      if (in_cmd) {
+        c.argv.push_back(o);
+        continue;
+      }
+      if (o == "--name")
+        c.name = need(o);
+      else if (o == "--stdin")
+        c.stdin_file = need(o);
+      else if (o == "--setup")
+        c.setup = need(o);
+      else if (o == "--teardown")
+        c.teardown = need(o);
+      else if (o == "--")
+        in_cmd = true;
+      else if (o.size() > 1 && o[0] == '-' && c.argv.empty())
+        Usage("unknown option " + o);
+      else {
+        in_cmd = true;
+        c.argv.push_back(o);
+      }
     }
     if (c.argv.empty()) Usage("candidate " + std::to_string(cands.size()) + " has no command");
     if (c.name.empty()) {
@@ -168,7 +196,9 @@ std::string Substitute(const std::string& s, long n, int i, size_t c) {
     if (s[p] == '{' && p + 2 < s.size() && s[p + 2] == '}') {
       char t = s[p + 1];
       if (t == 'n' || t == 'i' || t == 'c') {
-        out += std::to_string(t == 'n' ? n : t == 'i' ? static_cast<long>(i) : static_cast<long>(c));
+        out += std::to_string(t == 'n'   ? n
+                              : t == 'i' ? static_cast<long>(i)
+                                         : static_cast<long>(c));
         p += 2;
         continue;
       }
@@ -180,7 +210,10 @@ std::string Substitute(const std::string& s, long n, int i, size_t c) {
 
 bool ReadFile(const std::string& path, std::string* out, std::string* err) {
   std::ifstream f(path, std::ios::binary);
-  if (!f) { *err = "cannot read " + path + ": " + std::strerror(errno); return false; }
+  if (!f) {
+    *err = "cannot read " + path + ": " + std::strerror(errno);
+    return false;
+  }
   std::ostringstream ss;
   ss << f.rdbuf();
   *out = ss.str();
@@ -192,7 +225,10 @@ bool ReadFile(const std::string& path, std::string* out, std::string* err) {
 // larger than a pipe can hold.
 int MakeStdinFd(const std::string& data, std::string* err) {
   int p[2];
-  if (pipe2(p, O_CLOEXEC) != 0) { *err = std::string("pipe2: ") + std::strerror(errno); return -1; }
+  if (pipe2(p, O_CLOEXEC) != 0) {
+    *err = std::string("pipe2: ") + std::strerror(errno);
+    return -1;
+  }
   if (data.size() > 65536) fcntl(p[1], F_SETPIPE_SZ, static_cast<int>(data.size()));
   int cap = fcntl(p[1], F_GETPIPE_SZ);
   if (cap >= 0 && data.size() <= static_cast<size_t>(cap)) {
@@ -200,7 +236,12 @@ int MakeStdinFd(const std::string& data, std::string* err) {
     while (off < data.size()) {
       ssize_t w = write(p[1], data.data() + off, data.size() - off);
       if (w < 0 && errno == EINTR) continue;
-      if (w < 0) { *err = std::string("write pipe: ") + std::strerror(errno); close(p[0]); close(p[1]); return -1; }
+      if (w < 0) {
+        *err = std::string("write pipe: ") + std::strerror(errno);
+        close(p[0]);
+        close(p[1]);
+        return -1;
+      }
       off += static_cast<size_t>(w);
     }
     close(p[1]);
@@ -230,7 +271,10 @@ std::string DescribeStatus(int status) {
 // Runs /bin/sh -c cmd (untimed); true on exit 0.
 bool RunShell(const std::string& cmd, std::string* err) {
   pid_t pid = fork();
-  if (pid < 0) { *err = std::string("fork: ") + std::strerror(errno); return false; }
+  if (pid < 0) {
+    *err = std::string("fork: ") + std::strerror(errno);
+    return false;
+  }
   if (pid == 0) {
     int null = open("/dev/null", O_RDONLY);
     if (null >= 0) dup2(null, 0);
@@ -238,7 +282,8 @@ bool RunShell(const std::string& cmd, std::string* err) {
     _exit(127);
   }
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
   *err = "`" + cmd + "` failed: " + DescribeStatus(status);
   return false;
@@ -312,7 +357,10 @@ RunResult RunOnce(const Config& cfg, const std::vector<std::string>& args, bool 
   bool timed_out = false;
   while (wait4(pid, &status, 0, &ru) < 0) {
     if (errno != EINTR) break;
-    if (g_alarm && !timed_out) { timed_out = true; kill(pid, SIGKILL); }
+    if (g_alarm && !timed_out) {
+      timed_out = true;
+      kill(pid, SIGKILL);
+    }
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);
   alarm(0);
@@ -422,8 +470,12 @@ std::string JsonString(const std::string& s) {
       case '\n': o += "\\n"; break;
       case '\t': o += "\\t"; break;
       default:
-        if (ch < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", ch); o += b; }
-        else o += static_cast<char>(ch);
+        if (ch < 0x20) {
+          char b[8];
+          std::snprintf(b, sizeof b, "\\u%04x", ch);
+          o += b;
+        } else
+          o += static_cast<char>(ch);
     }
   }
   return o + "\"";
@@ -445,14 +497,17 @@ void PrintTable(const std::vector<Candidate>& cands, const std::vector<Stats>& s
     const Stats& s = st[i];
     std::printf("%-*s %5zu %9.3f %9.3f %9.3f %9.3f %9.3f %8.3f", static_cast<int>(w),
                 cands[i].name.c_str(), s.n, s.median, s.p90, s.mean, s.min, s.cpu_median, s.ratio);
-    if (i == 0) std::printf("  (baseline)");
-    else std::printf("  [%.3f, %.3f]", s.ratio_lo, s.ratio_hi);
+    if (i == 0)
+      std::printf("  (baseline)");
+    else
+      std::printf("  [%.3f, %.3f]", s.ratio_lo, s.ratio_hi);
     if (cands[i].failures) std::printf("  %d FAILED", cands[i].failures);
     std::printf("\n");
   }
 }
 
-void PrintJson(const Config& cfg, const std::vector<Candidate>& cands, const std::vector<Stats>& st) {
+void PrintJson(const Config& cfg, const std::vector<Candidate>& cands,
+               const std::vector<Stats>& st) {
   std::printf("{\"runs\": %d, \"warmup\": %d, \"order\": %s, \"candidates\": [", cfg.runs,
               cfg.warmup, JsonString(cfg.order).c_str());
   for (size_t i = 0; i < cands.size(); ++i) {
@@ -473,12 +528,17 @@ void PrintJson(const Config& cfg, const std::vector<Candidate>& cands, const std
 bool WriteTsv(const std::string& path, const std::vector<Candidate>& cands,
               const std::vector<Stats>& st) {
   std::FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) { std::perror(path.c_str()); return false; }
-  std::fprintf(f, "name\truns\tfailures\tmedian_ms\tp10_ms\tp90_ms\tmean_ms\tstdev_ms\tmin_ms\t"
-                  "max_ms\tcpu_median_ms\tratio\tratio_lo\tratio_hi\n");
+  if (!f) {
+    std::perror(path.c_str());
+    return false;
+  }
+  std::fprintf(f,
+               "name\truns\tfailures\tmedian_ms\tp10_ms\tp90_ms\tmean_ms\tstdev_ms\tmin_ms\t"
+               "max_ms\tcpu_median_ms\tratio\tratio_lo\tratio_hi\n");
   for (size_t i = 0; i < cands.size(); ++i) {
     const Stats& s = st[i];
-    std::fprintf(f, "%s\t%zu\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\n",
+    std::fprintf(f,
+                 "%s\t%zu\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\n",
                  cands[i].name.c_str(), s.n, cands[i].failures, s.median, s.p10, s.p90, s.mean,
                  s.stdev, s.min, s.max, s.cpu_median, s.ratio, s.ratio_lo, s.ratio_hi);
   }
@@ -512,7 +572,8 @@ int main(int argc, char** argv) {
   const int rounds = cfg.warmup + cfg.runs;
 
   for (int round = 0; round < rounds && !failed; ++round) {
-    if (cfg.order == "rotate" && round > 0) std::rotate(order.begin(), order.begin() + 1, order.end());
+    if (cfg.order == "rotate" && round > 0)
+      std::rotate(order.begin(), order.begin() + 1, order.end());
     if (cfg.order == "shuffle") std::shuffle(order.begin(), order.end(), rng);
     const bool timed = round >= cfg.warmup;
     for (size_t ci : order) {
@@ -560,7 +621,10 @@ int main(int argc, char** argv) {
 
   if (!cfg.raw_file.empty()) {
     std::FILE* f = std::fopen(cfg.raw_file.c_str(), "w");
-    if (!f) { std::perror(cfg.raw_file.c_str()); return 1; }
+    if (!f) {
+      std::perror(cfg.raw_file.c_str());
+      return 1;
+    }
     std::fprintf(f, "candidate\trun\twall_ms\tcpu_ms\n");
     for (const auto& c : cands)
       for (size_t k = 0; k < c.wall_ms.size(); ++k)
@@ -572,13 +636,18 @@ int main(int argc, char** argv) {
   for (const auto& c : cands) st.push_back(Summarize(c));
   for (size_t i = 0; i < cands.size(); ++i) {
     st[i].ratio = st[i].median / st[0].median;
-    if (i == 0) { st[i].ratio_lo = st[i].ratio_hi = 1.0; continue; }
+    if (i == 0) {
+      st[i].ratio_lo = st[i].ratio_hi = 1.0;
+      continue;
+    }
     RatioInterval(cands[i].wall_ms, cands[0].wall_ms, cfg.seed + static_cast<unsigned>(i),
                   &st[i].ratio_lo, &st[i].ratio_hi);
   }
   if (!cfg.tsv_file.empty() && !WriteTsv(cfg.tsv_file, cands, st)) return 1;
-  if (cfg.json) PrintJson(cfg, cands, st);
-  else PrintTable(cands, st);
+  if (cfg.json)
+    PrintJson(cfg, cands, st);
+  else
+    PrintTable(cands, st);
   int total_failures = 0;
   for (const auto& c : cands) total_failures += c.failures;
   return total_failures ? 1 : 0;

@@ -67,12 +67,12 @@ void CheckInventory(const ocid::Inventory& inv) {
   FUZZ_CHECK(ocid::DecideActivation(inv, {flag + "=all"}, {}, &a, &err));
   FUZZ_CHECK(a.active == inv.policy.accept_env);
   if (a.active) FUZZ_CHECK(a.features == inv.driver_features);
-  FUZZ_CHECK(ocid::DecideActivation(inv, {}, {{"oci-decorator/" + flag, inv.driver_features.back()}},
-                                    &a, &err));
+  FUZZ_CHECK(ocid::DecideActivation(
+      inv, {}, {{"oci-decorator/" + flag, inv.driver_features.back()}}, &a, &err));
   FUZZ_CHECK(a.active == inv.policy.accept_annotation);
   if (a.active) FUZZ_CHECK(a.features == std::vector<std::string>{inv.driver_features.back()});
-  FUZZ_CHECK(ocid::DecideActivation(inv, {flag + "=none"}, {{"oci-decorator/" + flag, "0"}}, &a,
-                                    &err));
+  FUZZ_CHECK(
+      ocid::DecideActivation(inv, {flag + "=none"}, {{"oci-decorator/" + flag, "0"}}, &a, &err));
   FUZZ_CHECK(!a.active && a.features.empty());
   ocid::Error bad;
   if (!Contains(inv.driver_features, "no-such-feature"))

@@ -101,9 +101,21 @@ std::string Expand(const std::string& s, const Dirs& d) {
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '@' && i + 1 < s.size()) {
       char c = s[i + 1];
-      if (c == 'O') { out += d.outside; ++i; continue; }
-      if (c == 'R') { out += d.root; ++i; continue; }
-      if (c == 'U') { for (int k = 0; k < 20; ++k) out += "../"; ++i; continue; }
+      if (c == 'O') {
+        out += d.outside;
+        ++i;
+        continue;
+      }
+      if (c == 'R') {
+        out += d.root;
+        ++i;
+        continue;
+      }
+      if (c == 'U') {
+        for (int k = 0; k < 20; ++k) out += "../";
+        ++i;
+        continue;
+      }
     }
     out += s[i] == '\0' ? 'x' : s[i];
   }
@@ -212,11 +224,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const auto& [flags, path] : resolves) {
     ocid::UniqueFd fd;
     ocid::Error err;
-    Outcome walk = ocid::OpenInRootWalk(root.get(), path, flags, &fd, &err)
-                       ? Of(fd.release(), 0)
-                       : Of(-1, err.errnum);
-    if (walk.err == 0) FUZZ_CHECK(inodes.count({walk.dev, walk.ino}) == 1);
-    else FUZZ_CHECK(walk.err > 0);
+    Outcome walk = ocid::OpenInRootWalk(root.get(), path, flags, &fd, &err) ? Of(fd.release(), 0)
+                                                                            : Of(-1, err.errnum);
+    if (walk.err == 0)
+      FUZZ_CHECK(inodes.count({walk.dev, walk.ino}) == 1);
+    else
+      FUZZ_CHECK(walk.err > 0);
 
     open_how how{};
     how.flags = static_cast<unsigned long long>(flags | O_CLOEXEC);
@@ -233,7 +246,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (kfd < 0 && errno == ENOSYS) continue;  // old kernel: the inside check only
     Outcome kernel = Of(kfd, errno);
     if (walk.err != kernel.err || walk.dev != kernel.dev || walk.ino != kernel.ino) {
-      std::fprintf(stderr, "disagree on \"%s\" flags %#x: walk err %d ino %llu, openat2 err %d ino %llu\n",
+      std::fprintf(stderr,
+                   "disagree on \"%s\" flags %#x: walk err %d ino %llu, openat2 err %d ino %llu\n",
                    path.c_str(), flags, walk.err, static_cast<unsigned long long>(walk.ino),
                    kernel.err, static_cast<unsigned long long>(kernel.ino));
       std::abort();

@@ -20,8 +20,7 @@
 namespace ocid {
 namespace {
 
-bool SelfIdentity(const HostView& host, const CheckOptions& check, FileIdentity* self,
-                  Error* err) {
+bool SelfIdentity(const HostView& host, const CheckOptions& check, FileIdentity* self, Error* err) {
   if (!check.binary.empty()) {
     if (host.Identity(check.binary, self, err) == HostRead::kOk) return true;
     if (err->empty()) *err = Error{"--binary does not exist", host.Display(check.binary)};

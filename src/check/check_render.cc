@@ -68,8 +68,7 @@ void InventoryRows(const InventoryCheck& i, std::vector<Row>* rows) {
     rows->push_back({CheckState::kFail, "inventory", i.file, "broken: " + i.error});
     return;
   }
-  rows->push_back({i.state, "inventory", i.file,
-                   i.activation_flag + ", features " + [&] {
+  rows->push_back({i.state, "inventory", i.file, i.activation_flag + ", features " + [&] {
                      std::vector<std::string> n;
                      for (const auto& f : i.features) n.push_back(f.name);
                      return Join(n, ",");
@@ -87,12 +86,14 @@ void InventoryRows(const InventoryCheck& i, std::vector<Row>* rows) {
     for (const auto& e : f.entries) {
       if (e.state == CheckState::kFail || e.state == CheckState::kInfo)
         // The reason lists every alternative; the subject stays short.
-        rows->push_back({e.state, e.category,
-                         e.tried.empty() ? "-"
-                                         : e.tried[0] + (e.tried.size() > 1
-                                                             ? " (+" + std::to_string(e.tried.size() - 1) + " more)"
-                                                             : ""),
-                         e.reason});
+        rows->push_back(
+            {e.state, e.category,
+             e.tried.empty()
+                 ? "-"
+                 : e.tried[0] + (e.tried.size() > 1
+                                     ? " (+" + std::to_string(e.tried.size() - 1) + " more)"
+                                     : ""),
+             e.reason});
       for (const auto& file : e.files) {
         if (IsDevice(file.type))
           rows->push_back({file.problem.empty() ? CheckState::kOk : CheckState::kWarn, "device",
@@ -112,16 +113,17 @@ void InventoryRows(const InventoryCheck& i, std::vector<Row>* rows) {
         (v.library_path.empty() ? "" : " (" + v.library_path + ")") + ": " +
         VersionStateName(v.state) + (i.version_enforced ? ", enforced" : ", not enforced");
     if (!v.why.empty()) detail += ": " + v.why;
-    rows->push_back({i.version_state, "version", v.module_path.empty() ? "-" : v.module_path, detail});
+    rows->push_back(
+        {i.version_state, "version", v.module_path.empty() ? "-" : v.module_path, detail});
   }
   for (const auto& c : i.cdi)
     rows->push_back({c.state == "current"  ? CheckState::kOk
                      : c.state == "unsafe" ? CheckState::kFail
                                            : CheckState::kWarn,
-                     "cdi", c.path,
-                     c.state + (c.reason.empty() ? "" : ": " + c.reason)});
+                     "cdi", c.path, c.state + (c.reason.empty() ? "" : ": " + c.reason)});
   if (i.cdi.empty())
-    rows->push_back({CheckState::kInfo, "cdi", "-", "no spec of this inventory in /etc/cdi or /var/run/cdi"});
+    rows->push_back(
+        {CheckState::kInfo, "cdi", "-", "no spec of this inventory in /etc/cdi or /var/run/cdi"});
 }
 
 void NodeRows(const CheckReport& r, std::vector<Row>* rows) {
@@ -145,9 +147,9 @@ void NodeRows(const CheckReport& r, std::vector<Row>* rows) {
 void DeliveryRows(const CheckReport& r, std::vector<Row>* rows) {
   const EngineSetup& e = r.node.engines;
   for (const auto& h : e.hooks)
-    rows->push_back({h.ours ? CheckState::kOk : CheckState::kWarn, "hooks.d", h.file,
-                     Join(h.stages, ",") + ": " + h.hook_path +
-                         (h.problem.empty() ? "" : ": " + h.problem)});
+    rows->push_back(
+        {h.ours ? CheckState::kOk : CheckState::kWarn, "hooks.d", h.file,
+         Join(h.stages, ",") + ": " + h.hook_path + (h.problem.empty() ? "" : ": " + h.problem)});
   if (e.hooks.empty())
     rows->push_back({CheckState::kInfo, "hooks.d", "-",
                      "no entry runs oci-decorator (podman, CRI-O): not set up"});
@@ -161,11 +163,13 @@ void DeliveryRows(const CheckReport& r, std::vector<Row>* rows) {
                            (rt.problem.empty() ? "" : ": " + rt.problem)});
     }
     if (!any)
-      rows->push_back({CheckState::kInfo, engine, "-", "the runtime shim is not registered: not set up"});
+      rows->push_back(
+          {CheckState::kInfo, engine, "-", "the runtime shim is not registered: not set up"});
   }
   for (const auto& w : e.warnings) rows->push_back({CheckState::kWarn, "engine", "-", w});
   if (!r.node.cdi_error.empty())
-    rows->push_back({CheckState::kWarn, "cdi", "-", "cannot list the CDI specs: " + r.node.cdi_error});
+    rows->push_back(
+        {CheckState::kWarn, "cdi", "-", "cannot list the CDI specs: " + r.node.cdi_error});
   for (const auto& c : r.orphan_cdi)
     rows->push_back({CheckState::kWarn, "cdi", c.path, c.state + ": " + c.reason});
 }
@@ -188,13 +192,10 @@ ordered FileJson(const CheckedFile& f) {
 }
 
 ordered InventoryJson(const InventoryCheck& i) {
-  ordered j = {{"file", i.file},
-               {"activation_flag", i.activation_flag},
-               {"loaded", i.loaded},
-               {"error", i.error},
-               {"state", CheckStateName(i.state)},
-               {"reasons", i.reasons},
-               {"delivered", i.delivered}};
+  ordered j = {
+      {"file", i.file},          {"activation_flag", i.activation_flag}, {"loaded", i.loaded},
+      {"error", i.error},        {"state", CheckStateName(i.state)},     {"reasons", i.reasons},
+      {"delivered", i.delivered}};
   ordered features = ordered::array();
   for (const auto& f : i.features) {
     ordered entries = ordered::array();
@@ -221,7 +222,8 @@ ordered InventoryJson(const InventoryCheck& i) {
   j["features"] = std::move(features);
   const VersionReport& v = i.version;
   j["version_lock"] = {
-      {"state", v.state == VersionState::kNotConfigured ? "not_configured" : VersionStateName(v.state)},
+      {"state",
+       v.state == VersionState::kNotConfigured ? "not_configured" : VersionStateName(v.state)},
       {"check_state", CheckStateName(i.version_state)},
       {"enforce", i.version_enforced},
       {"features", i.version_features},
@@ -231,7 +233,8 @@ ordered InventoryJson(const InventoryCheck& i) {
       {"library_path", v.library_path},
       {"why", v.why}};
   ordered cdi = ordered::array();
-  for (const auto& c : i.cdi) cdi.push_back({{"path", c.path}, {"state", c.state}, {"reason", c.reason}});
+  for (const auto& c : i.cdi)
+    cdi.push_back({{"path", c.path}, {"state", c.state}, {"reason", c.reason}});
   j["cdi"] = std::move(cdi);
   return j;
 }
@@ -250,12 +253,12 @@ std::string CheckTable(const CheckReport& r) {
   }
   std::string out = Pad("STATE", 6) + Pad("CHECK", wc + 2) + Pad("SUBJECT", ws + 2) + "DETAIL\n";
   for (const auto& row : rows) {
-    std::string line = Pad(Label(row.state), 6) + Pad(row.check, wc + 2) +
-                       Pad(row.subject, ws + 2) + row.detail;
+    std::string line =
+        Pad(Label(row.state), 6) + Pad(row.check, wc + 2) + Pad(row.subject, ws + 2) + row.detail;
     out += Printable(line) + "\n";
   }
-  out += r.ready ? "READY: an activated container would start with every feature\n"
-                 : "NOT READY:\n";
+  out +=
+      r.ready ? "READY: an activated container would start with every feature\n" : "NOT READY:\n";
   for (const auto& why : r.reasons) out += "  " + Printable(why) + "\n";
   return out;
 }
@@ -301,12 +304,9 @@ std::string CheckJson(const CheckReport& r) {
                         {"problem", rt.problem}});
   for (const auto& c : r.orphan_cdi)
     cdi.push_back({{"path", c.path}, {"state", c.state}, {"reason", c.reason}});
-  j["delivery"] = {{"engine_set_up", r.engine_set_up},
-                   {"hooks", std::move(hooks)},
-                   {"runtimes", std::move(runtimes)},
-                   {"orphan_cdi", std::move(cdi)},
-                   {"cdi_error", n.cdi_error},
-                   {"warnings", n.engines.warnings}};
+  j["delivery"] = {{"engine_set_up", r.engine_set_up}, {"hooks", std::move(hooks)},
+                   {"runtimes", std::move(runtimes)},  {"orphan_cdi", std::move(cdi)},
+                   {"cdi_error", n.cdi_error},         {"warnings", n.engines.warnings}};
   // Host paths and file contents can hold bytes that are not UTF-8: shown
   // as U+FFFD rather than failing the whole report.
   return PrintableJson(j.dump(2, ' ', false, ordered::error_handler_t::replace)) + "\n";

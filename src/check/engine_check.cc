@@ -42,12 +42,8 @@ bool IsSelf(const HostView& host, const FileIdentity& self, const std::string& p
   FileIdentity id;
   Error err;
   switch (host.Identity(path, &id, &err)) {
-    case HostRead::kMissing:
-      *why = host.Display(path) + " does not exist";
-      return false;
-    case HostRead::kError:
-      *why = err.Line();
-      return false;
+    case HostRead::kMissing: *why = host.Display(path) + " does not exist"; return false;
+    case HostRead::kError: *why = err.Line(); return false;
     case HostRead::kOk: break;
   }
   if (!(id == self)) {
@@ -87,9 +83,12 @@ void ReadHooks(const HostView& host, const FileIdentity& self, EngineSetup* out)
       for (size_t i = 1; i < f.args.size(); ++i) runs_hook = runs_hook || f.args[i] == "hook";
       bool applies = false;
       for (const auto& s : f.stages) applies = applies || s == "prestart" || s == "createRuntime";
-      if (!self_path) e.problem = why;
-      else if (!runs_hook) e.problem = "its args do not run `hook`";
-      else if (!applies) e.problem = "no prestart or createRuntime stage (cleanup only)";
+      if (!self_path)
+        e.problem = why;
+      else if (!runs_hook)
+        e.problem = "its args do not run `hook`";
+      else if (!applies)
+        e.problem = "no prestart or createRuntime stage (cleanup only)";
       e.ours = e.problem.empty();
       out->hooks.push_back(std::move(e));
     }
@@ -101,11 +100,13 @@ void AddRuntime(const HostView& host, const FileIdentity& self, RuntimeEntry e,
   std::string why;
   bool self_path = IsSelf(host, self, e.path, &why);
   if (!self_path && Basename(e.path) != kShimProgramName) return;  // someone else's runtime
-  if (!self_path) e.problem = why;
+  if (!self_path)
+    e.problem = why;
   else if (Basename(e.path) != kShimProgramName)
     e.problem = "names this binary as " + Basename(e.path) + ", not " + kShimProgramName +
                 " (the name that runs it as the runtime shim)";
-  else e.problem = inactive;
+  else
+    e.problem = inactive;
   e.ours = e.problem.empty();
   out->runtimes.push_back(std::move(e));
 }
@@ -115,7 +116,8 @@ void ReadDocker(const HostView& host, const FileIdentity& self, EngineSetup* out
   Error err;
   HostRead r = host.Read(kDockerConfig, kMaxEngineFileBytes, &bytes, &err);
   std::vector<std::pair<std::string, std::string>> runtimes;
-  if (r == HostRead::kOk && !ParseDockerRuntimes(bytes, host.Display(kDockerConfig), &runtimes, &err))
+  if (r == HostRead::kOk &&
+      !ParseDockerRuntimes(bytes, host.Display(kDockerConfig), &runtimes, &err))
     r = HostRead::kError;
   if (r == HostRead::kError) out->warnings.push_back(err.Line());
   for (const auto& [name, path] : runtimes) {
@@ -137,8 +139,8 @@ void ReadContainerd(const HostView& host, const FileIdentity& self, EngineSetup*
   HostRead rd = host.Read(kContainerdDropIn, kMaxEngineFileBytes, &dropin_bytes, &err);
   if (rd == HostRead::kError) out->warnings.push_back(err.Line());
   bool has_imports = false;
-  bool imported = rm == HostRead::kOk &&
-                  ContainerdImportsCover(main_bytes, kContainerdDropIn, &has_imports);
+  bool imported =
+      rm == HostRead::kOk && ContainerdImportsCover(main_bytes, kContainerdDropIn, &has_imports);
   auto add = [&](const std::string& file, const std::string& bytes, const std::string& inactive) {
     for (const auto& path : ContainerdBinaryNames(bytes)) {
       RuntimeEntry e;
@@ -161,7 +163,8 @@ bool ParseHooksEntry(std::string_view bytes, const std::string& file, HooksEntry
   *out = HooksEntryFacts{};
   nlohmann::json j;
   std::string why;
-  if (!ParseJsonText(bytes, &j, &why)) return Fail(err, "hooks.d entry is not valid JSON (" + why + ")", file);
+  if (!ParseJsonText(bytes, &j, &why))
+    return Fail(err, "hooks.d entry is not valid JSON (" + why + ")", file);
   if (!j.is_object() || !j.contains("hook") || !j["hook"].is_object() ||
       !j["hook"].contains("path") || !j["hook"]["path"].is_string())
     return Fail(err, "hooks.d entry has no string hook.path", file);

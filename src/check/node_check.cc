@@ -30,8 +30,7 @@ std::string PermissionProblem(const std::string& category, const CheckedFile& f)
   switch (f.type) {
     case FileType::kCharDevice:
     case FileType::kBlockDevice:
-      if ((f.mode & 0006) != 0006)
-        return "only its owner or group can open it read-write" + who;
+      if ((f.mode & 0006) != 0006) return "only its owner or group can open it read-write" + who;
       return "";
     case FileType::kDirectory:
       if ((f.mode & 0005) != 0005) return "only its owner or group can list and enter it" + who;
@@ -155,10 +154,10 @@ void CheckVersion(const Inventory& inv, const HostView& host, InventoryCheck* ic
     std::vector<std::string>* to =
         ic->version_state == CheckState::kFail ? &f.reasons : &f.warnings;
     if (!said)
-      to->push_back(ic->version.why + (ic->version.state == VersionState::kMismatch
-                                                 ? (lock.enforce ? " (enforced: refused)"
-                                                                 : " (not enforced: allowed)")
-                                                 : ""));
+      to->push_back(ic->version.why +
+                    (ic->version.state == VersionState::kMismatch
+                         ? (lock.enforce ? " (enforced: refused)" : " (not enforced: allowed)")
+                         : ""));
   }
 }
 
@@ -171,7 +170,8 @@ std::string PreloadFilesProblem(const CdiSpec& spec, const std::string& dir,
     for (const auto& f : node.cdi_preload_files)
       if (f.dir == dir && f.name == want.name) have = &f;
     const std::string path = dir + "/" + want.name;
-    if (!have) return "its preload file " + path + " is missing: run `oci-decorator cdi generate` again";
+    if (!have)
+      return "its preload file " + path + " is missing: run `oci-decorator cdi generate` again";
     if (!have->error.empty()) return "its preload file is unreadable: " + have->error.Line();
     if (have->bytes != want.bytes)
       return "its preload file " + path +
@@ -216,7 +216,8 @@ void CheckCdi(const Inventory& inv, const HostView& host, const std::string& hos
     // named under the directory as the host names it (under --host-root).
     CdiSpec spec;
     Error err;
-    bool built = BuildCdiSpec(inv, host, host_root, UnderRoot(host_root, f.dir + "/" + f.name), &spec, &err);
+    bool built =
+        BuildCdiSpec(inv, host, host_root, UnderRoot(host_root, f.dir + "/" + f.name), &spec, &err);
     CdiCheck c;
     c.path = f.dir + "/" + f.name;
     c.inventory = inv.file;
@@ -319,9 +320,9 @@ CheckReport BuildCheckReport(const std::string& config_dir, const InventorySet& 
   for (size_t i = 0; i < node.cdi_files.size(); ++i) {
     if (used[i]) continue;
     const CdiFile& f = node.cdi_files[i];
-    r.orphan_cdi.push_back(CdiCheck{f.dir + "/" + f.name, "", "orphan",
-                                    "no inventory in " + config_dir +
-                                        " writes it; engines still serve its devices"});
+    r.orphan_cdi.push_back(
+        CdiCheck{f.dir + "/" + f.name, "", "orphan",
+                 "no inventory in " + config_dir + " writes it; engines still serve its devices"});
   }
 
   if (r.inventories.empty()) r.reasons.push_back("no inventories in " + config_dir);

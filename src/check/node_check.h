@@ -45,20 +45,20 @@ enum class CheckState { kOk, kInfo, kWarn, kFail };
 const char* CheckStateName(CheckState s);  // "ok", "info", "warn", "fail"
 
 struct CheckedFile {
-  std::string path, resolved;   // host paths, as the user names them
+  std::string path, resolved;  // host paths, as the user names them
   FileType type = FileType::kOther;
   uint32_t major = 0, minor = 0;  // devices
   uint32_t mode = 0;              // permission bits
   uint32_t uid = 0, gid = 0;
-  std::string problem;            // a permission problem, "" when none
+  std::string problem;  // a permission problem, "" when none
 };
 
 struct EntryCheck {
-  std::string category;           // "devices", "libraries", ...
+  std::string category;  // "devices", "libraries", ...
   bool optional = false;
-  std::vector<std::string> tried; // the alternatives, as host paths
+  std::vector<std::string> tried;  // the alternatives, as host paths
   CheckState state = CheckState::kOk;
-  std::string reason;             // why not OK
+  std::string reason;  // why not OK
   std::vector<CheckedFile> files;
 };
 
@@ -68,15 +68,15 @@ struct FeatureCheck {
   std::vector<std::string> reasons;   // why FAIL, one line each
   std::vector<std::string> warnings;  // why WARN: the feature still serves
   bool plan_ok = false;
-  size_t mounts = 0, devices = 0;    // in the plan, when it builds
-  bool needs_nic = false;            // the inventory's "needs_nic" names it
+  size_t mounts = 0, devices = 0;  // in the plan, when it builds
+  bool needs_nic = false;          // the inventory's "needs_nic" names it
   std::vector<EntryCheck> entries;
 };
 
 struct CdiCheck {
-  std::string path;                // host path of the spec
-  std::string inventory;           // "" when no loaded inventory has this file name
-  std::string state;               // "current", "stale", "unsafe", "unreadable", "orphan"
+  std::string path;       // host path of the spec
+  std::string inventory;  // "" when no loaded inventory has this file name
+  std::string state;      // "current", "stale", "unsafe", "unreadable", "orphan"
   std::string reason;
 };
 
@@ -84,27 +84,27 @@ struct InventoryCheck {
   std::string file;
   std::string activation_flag;
   bool loaded = true;
-  std::string error;               // why it is broken
+  std::string error;  // why it is broken
   CheckState state = CheckState::kOk;
   std::vector<std::string> reasons;  // why not ready
   std::vector<FeatureCheck> features;
   std::vector<CdiCheck> cdi;
-  VersionReport version;           // state kNotConfigured: no version lock
+  VersionReport version;  // state kNotConfigured: no version lock
   bool version_enforced = false;
   std::vector<std::string> version_features;  // the features it guards
   CheckState version_state = CheckState::kOk;
-  bool delivered = false;          // some delivery mode reaches its containers
+  bool delivered = false;  // some delivery mode reaches its containers
 };
 
 struct CheckReport {
   static constexpr int kSchemaVersion = 1;
   bool ready = false;
-  std::vector<std::string> reasons;   // why not ready, one line each
+  std::vector<std::string> reasons;  // why not ready, one line each
   std::string config_dir, host_root;
   std::vector<InventoryCheck> inventories;
   NodeFacts node;
-  bool engine_set_up = false;         // a hooks.d entry or a shim registration of ours
-  std::vector<CdiCheck> orphan_cdi;   // specs of ours no loaded inventory writes
+  bool engine_set_up = false;        // a hooks.d entry or a shim registration of ours
+  std::vector<CdiCheck> orphan_cdi;  // specs of ours no loaded inventory writes
 };
 
 // The report. `host_root` is the host root's path ("/" for the real host),

@@ -21,7 +21,6 @@ std::string Join(const std::vector<std::string>& v, const std::string& sep) {
   return out;
 }
 
-
 // A single-quoted shell word (bash and zsh alike).
 std::string Quote(const std::string& s) {
   std::string out = "'";
@@ -46,15 +45,17 @@ void Walk(const CommandLine& c, const std::string& path,
 std::vector<std::string> OptionNames(const CommandLine& c, bool with_value_only) {
   std::vector<std::string> names;
   for (const auto& o : c.options)
-    if (!with_value_only || o.takes_value) names.insert(names.end(), o.names.begin(), o.names.end());
+    if (!with_value_only || o.takes_value)
+      names.insert(names.end(), o.names.begin(), o.names.end());
   return names;
 }
 
 // The case arms of the values function, shared by both shells: "CMD|OPTION"
 // and "CMD|#N" (the Nth positional). `arm(key, choices)` renders one; an
 // empty choices list means "any value: a file name".
-void ValueArms(const CommandLine& root,
-               const std::function<void(const std::string&, const std::vector<std::string>&)>& arm) {
+void ValueArms(
+    const CommandLine& root,
+    const std::function<void(const std::string&, const std::vector<std::string>&)>& arm) {
   Walk(root, "", [&](const std::string& path, const CommandLine& c) {
     for (const auto& o : c.options)
       if (o.takes_value)
@@ -77,7 +78,6 @@ std::vector<std::string> ChoicesIn(const std::string& type_name) {
   return {};
 }
 
-
 std::string BashScript(const CommandLine& root) {
   const std::string p = Ident(root.name);
   std::ostringstream s;
@@ -88,13 +88,15 @@ std::string BashScript(const CommandLine& root) {
   Walk(root, "", [&](const std::string& path, const CommandLine& c) {
     std::vector<std::string> names;
     for (const auto& sub : c.subcommands) names.push_back(sub.name);
-    if (!names.empty()) s << "    " << Quote(path) << ") echo " << Quote(Join(names, " ")) << " ;;\n";
+    if (!names.empty())
+      s << "    " << Quote(path) << ") echo " << Quote(Join(names, " ")) << " ;;\n";
   });
   s << "  esac\n}\n\n";
   s << "# __" << p << "_options CMD [value]: CMD's options (only those taking a value).\n"
     << "__" << p << "_options() {\n  case \"$1|${2-}\" in\n";
   Walk(root, "", [&](const std::string& path, const CommandLine& c) {
-    s << "    " << Quote(path + "|") << ") echo " << Quote(Join(OptionNames(c, false), " ")) << " ;;\n";
+    s << "    " << Quote(path + "|") << ") echo " << Quote(Join(OptionNames(c, false), " "))
+      << " ;;\n";
     s << "    " << Quote(path + "|value") << ") echo " << Quote(Join(OptionNames(c, true), " "))
       << " ;;\n";
   });
@@ -159,7 +161,8 @@ std::string BashScript(const CommandLine& root) {
     << "    return 0\n"
     << "  fi\n"
     << "  if [[ $cur == -* ]]; then\n"
-    << "    mapfile -t COMPREPLY < <(compgen -W \"$(__" << p << "_options \"$cmd\")\" -- \"$cur\")\n"
+    << "    mapfile -t COMPREPLY < <(compgen -W \"$(__" << p
+    << "_options \"$cmd\")\" -- \"$cur\")\n"
     << "    return 0\n"
     << "  fi\n"
     << "  vals=$(__" << p << "_subcommands \"$cmd\")\n"
@@ -301,6 +304,5 @@ std::string ZshScript(const CommandLine& root) {
     << "fi\n";
   return s.str();
 }
-
 
 }  // namespace ocid::cli

@@ -43,7 +43,8 @@ inline CommandLine DescribeCommandLine(const CLI::App& app, const std::string& p
     c.options.push_back(cli11_detail::DescribeOption(*o));
   }
   for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; })) {
-    if (s->get_name().empty() || cli11_detail::Hidden(s->get_group())) continue;  // option groups, hidden
+    if (s->get_name().empty() || cli11_detail::Hidden(s->get_group()))
+      continue;  // option groups, hidden
     c.subcommands.push_back(DescribeCommandLine(*s, s->get_name()));
   }
   return c;
@@ -51,8 +52,8 @@ inline CommandLine DescribeCommandLine(const CLI::App& app, const std::string& p
 
 inline CLI::Validator Suggests(const std::vector<std::string>& values) {
   // Accepts everything: the program checks the value itself.
-  return CLI::Validator([](std::string&) { return std::string(); }, "{" + JoinWords(values, ',') + "}",
-                        "suggests");
+  return CLI::Validator([](std::string&) { return std::string(); },
+                        "{" + JoinWords(values, ',') + "}", "suggests");
 }
 
 inline CLI::App* AddCompletionCommand(CLI::App& app, std::string* shell) {
@@ -62,7 +63,8 @@ inline CLI::App* AddCompletionCommand(CLI::App& app, std::string* shell) {
   return s;
 }
 
-inline int PrintCompletion(const CLI::App& app, const std::string& program, const std::string& shell) {
+inline int PrintCompletion(const CLI::App& app, const std::string& program,
+                           const std::string& shell) {
   const CommandLine cl = DescribeCommandLine(app, program);
   std::string text;
   if (shell == "bash") {

@@ -29,8 +29,7 @@ void Merge(const Inventory& inv, const std::vector<std::string>& add,
            std::vector<std::string>* features) {
   std::vector<std::string> merged;
   for (const auto& f : inv.driver_features)
-    if (std::count(add.begin(), add.end(), f) ||
-        std::count(features->begin(), features->end(), f))
+    if (std::count(add.begin(), add.end(), f) || std::count(features->begin(), features->end(), f))
       merged.push_back(f);
   *features = std::move(merged);
 }
@@ -61,9 +60,8 @@ bool ParseActivationValue(const Inventory& inv, std::string_view value,
     }
     if (std::find(inv.driver_features.begin(), inv.driver_features.end(), item) ==
         inv.driver_features.end())
-      return Fail(err, "unknown feature \"" + item + "\" requested by " +
-                           inv.activation_flag + " (valid: " + ValidList(inv) +
-                           "; off: none) in " + inv.file);
+      return Fail(err, "unknown feature \"" + item + "\" requested by " + inv.activation_flag +
+                           " (valid: " + ValidList(inv) + "; off: none) in " + inv.file);
     wanted.push_back(item);
   }
   Merge(inv, wanted, features);
@@ -71,8 +69,8 @@ bool ParseActivationValue(const Inventory& inv, std::string_view value,
 }
 
 bool DecideActivation(const Inventory& inv, const std::vector<std::string>& env,
-                      const std::map<std::string, std::string>& annotations,
-                      Activation* out, Error* err) {
+                      const std::map<std::string, std::string>& annotations, Activation* out,
+                      Error* err) {
   *out = Activation{};
   auto append = [](std::string* list, const std::string& sep, const std::string& item) {
     if (!list->empty()) *list += sep;
@@ -104,10 +102,9 @@ bool DecideActivation(const Inventory& inv, const std::vector<std::string>& env,
     return false;
   auto it = annotations.find(std::string(kAnnotationPrefix) + inv.activation_flag);
   if (it != annotations.end() &&
-      !consider("annotation " + it->first + "=" + it->second, it->second,
-                inv.policy.accept_annotation
-                    ? ""
-                    : inv.file + " accepts only the environment variable"))
+      !consider(
+          "annotation " + it->first + "=" + it->second, it->second,
+          inv.policy.accept_annotation ? "" : inv.file + " accepts only the environment variable"))
     return false;
   out->active = !out->features.empty();
   return true;

@@ -17,8 +17,8 @@
 #include <string_view>
 #include <vector>
 
-#include "error.h"
 #include "bundle_config.h"
+#include "error.h"
 #include "inventory.h"
 
 namespace ocid {
@@ -27,9 +27,9 @@ constexpr std::string_view kAnnotationPrefix = "oci-decorator/";
 
 struct Activation {
   bool active = false;
-  std::vector<std::string> features;   // in driver_feature order, unique
-  std::string source;                  // "env OCI_ONLOAD=all", "annotation ..."
-  std::string ignored;                 // a request the policy does not accept
+  std::vector<std::string> features;  // in driver_feature order, unique
+  std::string source;                 // "env OCI_ONLOAD=all", "annotation ..."
+  std::string ignored;                // a request the policy does not accept
 };
 
 // True for the values that mean "off": none, void, 0, false, empty
@@ -43,8 +43,8 @@ bool ParseActivationValue(const Inventory& inv, std::string_view value,
 // Decides activation from env and annotations. Both may request; features
 // requested by either are applied.
 bool DecideActivation(const Inventory& inv, const std::vector<std::string>& env,
-                      const std::map<std::string, std::string>& annotations,
-                      Activation* out, Error* err);
+                      const std::map<std::string, std::string>& annotations, Activation* out,
+                      Error* err);
 
 // Why the container counts as privileged, or "" when it does not: it holds
 // CAP_SYS_ADMIN in any capability set (it could remount the hook's

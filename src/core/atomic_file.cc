@@ -58,8 +58,8 @@ bool SetNewDirMode(int parent, const std::string& name, const std::string& shown
 // Resolves `dir` from "/" into *out (O_PATH), following a symlink only when
 // it is root's or the effective user's, in a directory others cannot change;
 // *names gets the components of the directory reached.
-bool ResolveDir(const std::string& dir, bool create, UniqueFd* out,
-                std::vector<std::string>* names, Error* err) {
+bool ResolveDir(const std::string& dir, bool create, UniqueFd* out, std::vector<std::string>* names,
+                Error* err) {
   std::deque<std::string> rest;
   for (auto& c : Components(dir)) rest.push_back(std::move(c));
   UniqueFd cur(::open("/", kDirFlags));
@@ -72,7 +72,8 @@ bool ResolveDir(const std::string& dir, bool create, UniqueFd* out,
     if (c == ".") continue;
     if (c == "..") {
       UniqueFd up(::openat(cur.get(), "..", kDirFlags));
-      if (!up.valid()) return Fail(err, "cannot open directory", Join(*names, names->size()) + "/..", errno);
+      if (!up.valid())
+        return Fail(err, "cannot open directory", Join(*names, names->size()) + "/..", errno);
       cur = std::move(up);
       if (!names->empty()) names->pop_back();
       continue;
@@ -154,15 +155,14 @@ std::string Absolute(const std::string& path) {
 
 // The file's status at `base` in dirfd, without following a symlink.
 // *exists false when there is none; a symlink or non-regular file fails.
-bool StatTarget(int dirfd, const std::string& base, const std::string& path,
-                struct stat* st, bool* exists, Error* err) {
+bool StatTarget(int dirfd, const std::string& base, const std::string& path, struct stat* st,
+                bool* exists, Error* err) {
   *exists = false;
   if (::fstatat(dirfd, base.c_str(), st, AT_SYMLINK_NOFOLLOW) != 0) {
     if (errno == ENOENT) return true;
     return Fail(err, "cannot stat", path, errno);
   }
-  if (S_ISLNK(st->st_mode))
-    return Fail(err, "refusing to write through a symbolic link", path);
+  if (S_ISLNK(st->st_mode)) return Fail(err, "refusing to write through a symbolic link", path);
   if (!S_ISREG(st->st_mode)) return Fail(err, "refusing to replace a non-regular file", path);
   *exists = true;
   return true;
@@ -170,14 +170,13 @@ bool StatTarget(int dirfd, const std::string& base, const std::string& path,
 
 // A fresh file `base` in `dfd` holding `data`, owned by uid:gid with
 // `mode`, renamed over the name.
-bool ReplaceIn(int dfd, const std::string& dir, const std::string& base,
-               const std::string& path, const std::string& data, mode_t mode, uid_t uid,
-               gid_t gid, Error* err) {
+bool ReplaceIn(int dfd, const std::string& dir, const std::string& base, const std::string& path,
+               const std::string& data, mode_t mode, uid_t uid, gid_t gid, Error* err) {
   static unsigned counter = 0;
-  std::string tmp = "." + base + ".tmp." + std::to_string(::getpid()) + "." +
-                    std::to_string(++counter);
-  UniqueFd fd(::openat(dfd, tmp.c_str(),
-                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  std::string tmp =
+      "." + base + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(++counter);
+  UniqueFd fd(
+      ::openat(dfd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!fd.valid()) return Fail(err, "cannot create", dir + "/" + tmp, errno);
   auto fail = [&](const std::string& what, int e) {
     ::unlinkat(dfd, tmp.c_str(), 0);
@@ -236,8 +235,8 @@ bool OpenWriteDir(const std::string& dir, bool create, UniqueFd* out, Error* err
   return true;
 }
 
-bool ReadFileIfExists(const std::string& path, size_t limit, std::string* out,
-                      bool* exists, Error* err) {
+bool ReadFileIfExists(const std::string& path, size_t limit, std::string* out, bool* exists,
+                      Error* err) {
   out->clear();
   *exists = false;
   // Only a regular file is opened (files.h); a symlink is refused.
@@ -252,8 +251,7 @@ bool ReadFileIfExists(const std::string& path, size_t limit, std::string* out,
   return ReadAllFd(fd.get(), limit, path, out, err);
 }
 
-bool WriteFileAtomic(const std::string& path, const std::string& data, mode_t mode,
-                     Error* err) {
+bool WriteFileAtomic(const std::string& path, const std::string& data, mode_t mode, Error* err) {
   std::string dir = Dirname(path), base = Basename(path);
   if (base.empty() || base == "." || base == "..") return Fail(err, "not a file name", path);
   UniqueFd dfd;
@@ -267,8 +265,7 @@ bool WriteFileAtomic(const std::string& path, const std::string& data, mode_t mo
   struct stat old;
   bool exists = false;
   if (!StatTarget(dfd.get(), base, path, &old, &exists, err)) return false;
-  return ReplaceIn(dfd.get(), dir, base, path, data, mode & 07777, ::geteuid(), ::getegid(),
-                   err);
+  return ReplaceIn(dfd.get(), dir, base, path, data, mode & 07777, ::geteuid(), ::getegid(), err);
 }
 
 bool FileIsCurrent(const std::string& path, const std::string& data, mode_t mode) {

@@ -37,8 +37,8 @@ namespace ocid {
 
 // Reads `path` (O_NOFOLLOW: a symlink is refused) up to `limit` bytes.
 // A missing file is not an error: *exists is false and *out empty.
-bool ReadFileIfExists(const std::string& path, size_t limit, std::string* out,
-                      bool* exists, Error* err);
+bool ReadFileIfExists(const std::string& path, size_t limit, std::string* out, bool* exists,
+                      Error* err);
 
 // Why root must not write files in a directory owned by `uid` with `mode`
 // ("" when it may): "directory /tmp/cdi is writable by others (owner 0,
@@ -58,8 +58,7 @@ bool OpenWriteDir(const std::string& dir, bool create, UniqueFd* out, Error* err
 // as the header says. Missing parent directories are created 0755. The
 // temporary name (".<name>.tmp.<pid>.<n>") ends in no config extension, so
 // directory scanners (CDI, conf.d globs) never pick it up.
-bool WriteFileAtomic(const std::string& path, const std::string& data, mode_t mode,
-                     Error* err);
+bool WriteFileAtomic(const std::string& path, const std::string& data, mode_t mode, Error* err);
 
 // Whether `path` already is what WriteFileAtomic(path, data, mode) leaves:
 // a regular file (not a symlink) holding exactly `data`, with permission
@@ -83,7 +82,6 @@ bool ReplaceBundleFile(const std::string& path, const std::string& data, Error* 
 // `path` checked as OpenWriteDir does, with the mode of `path` less any
 // bit beyond 0644, owned by the effective user. Returns its name in
 // *backup.
-bool WriteBackup(const std::string& path, const std::string& data, std::string* backup,
-                 Error* err);
+bool WriteBackup(const std::string& path, const std::string& data, std::string* backup, Error* err);
 
 }  // namespace ocid

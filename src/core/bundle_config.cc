@@ -21,8 +21,8 @@ const json* Member(const json& j, const char* key) {
 
 // An integer member: *present=false when absent or null. Values beyond
 // int64 are refused like any other non-integer.
-bool IntMember(const json& j, const char* key, const std::string& name, bool* present,
-               int64_t* out, const std::string& where, Error* err) {
+bool IntMember(const json& j, const char* key, const std::string& name, bool* present, int64_t* out,
+               const std::string& where, Error* err) {
   const json* v = Member(j, key);
   *present = v != nullptr;
   if (!v) return true;
@@ -39,8 +39,8 @@ bool IntMember(const json& j, const char* key, const std::string& name, bool* pr
 
 // linux.devices: the nodes the runtime creates. Only their identity matters
 // here (runc drops a default device rule whose path is listed).
-bool ParseLinuxDevices(const json& list, const std::string& where,
-                       std::vector<LinuxDevice>* out, Error* err) {
+bool ParseLinuxDevices(const json& list, const std::string& where, std::vector<LinuxDevice>* out,
+                       Error* err) {
   if (!list.is_array()) return Fail(err, "\"linux.devices\" is not an array", where);
   for (size_t i = 0; i < list.size(); ++i) {
     const json& d = list[i];
@@ -98,23 +98,24 @@ bool ParseDeviceCgroupRule(const json& d, const std::string& key, const std::str
     std::string a = access->is_string() ? access->get<std::string>() : "";
     bool r = false, w = false, m = false, ok = !a.empty();
     for (char c : a) {
-      if (c == 'r') r = true;
-      else if (c == 'w') w = true;
-      else if (c == 'm') m = true;
-      else ok = false;
+      if (c == 'r')
+        r = true;
+      else if (c == 'w')
+        w = true;
+      else if (c == 'm')
+        m = true;
+      else
+        ok = false;
     }
-    if (!ok)
-      return Fail(err, "\"" + key + ".access\" is not a combination of r, w and m", where);
+    if (!ok) return Fail(err, "\"" + key + ".access\" is not a combination of r, w and m", where);
     out->access = std::string(r ? "r" : "") + (w ? "w" : "") + (m ? "m" : "");
   }
   return true;
 }
 
 // process.capabilities: only which sets hold CAP_SYS_ADMIN is kept.
-bool ParseCapabilities(const json& caps, const std::string& where, BundleConfig* out,
-                       Error* err) {
-  if (!caps.is_object())
-    return Fail(err, "\"process.capabilities\" is not an object", where);
+bool ParseCapabilities(const json& caps, const std::string& where, BundleConfig* out, Error* err) {
+  if (!caps.is_object()) return Fail(err, "\"process.capabilities\" is not an object", where);
   for (const auto& [set, list] : caps.items()) {
     if (!list.is_array())
       return Fail(err, "\"process.capabilities." + set + "\" is not an array", where);
@@ -132,8 +133,8 @@ bool ParseCapabilities(const json& caps, const std::string& where, BundleConfig*
 
 // A non-negative integer below 2^32, as runc reads uid, gid and mapping
 // fields (uint32).
-bool Uint32Value(const json& v, const std::string& name, const std::string& where,
-                 uint32_t* out, Error* err) {
+bool Uint32Value(const json& v, const std::string& name, const std::string& where, uint32_t* out,
+                 Error* err) {
   if (!v.is_number_unsigned() || v.get<uint64_t>() > UINT32_MAX)
     return Fail(err, "\"" + name + "\" is not an integer from 0 to 4294967295", where);
   *out = static_cast<uint32_t>(v.get<uint64_t>());
@@ -158,8 +159,7 @@ bool ParseUser(const json& user, const std::string& where, BundleConfig* out, Er
   return true;
 }
 
-bool ParseNamespaces(const json& list, const std::string& where, BundleConfig* out,
-                     Error* err) {
+bool ParseNamespaces(const json& list, const std::string& where, BundleConfig* out, Error* err) {
   if (!list.is_array()) return Fail(err, "\"linux.namespaces\" is not an array", where);
   for (size_t i = 0; i < list.size(); ++i) {
     std::string key = "linux.namespaces[" + std::to_string(i) + "]";
@@ -213,12 +213,10 @@ bool ParseLinux(const json& lx, const std::string& where, BundleConfig* out, Err
     if (!ParseLinuxDevices(*devices, where, &out->devices, err)) return false;
   const json* resources = Member(lx, "resources");
   if (!resources) return true;
-  if (!resources->is_object())
-    return Fail(err, "\"linux.resources\" is not an object", where);
+  if (!resources->is_object()) return Fail(err, "\"linux.resources\" is not an object", where);
   const json* rules = Member(*resources, "devices");
   if (!rules) return true;
-  if (!rules->is_array())
-    return Fail(err, "\"linux.resources.devices\" is not an array", where);
+  if (!rules->is_array()) return Fail(err, "\"linux.resources.devices\" is not an array", where);
   for (size_t i = 0; i < rules->size(); ++i) {
     DeviceRule r;
     if (!ParseDeviceCgroupRule((*rules)[i], "linux.resources.devices[" + std::to_string(i) + "]",
@@ -231,8 +229,8 @@ bool ParseLinux(const json& lx, const std::string& where, BundleConfig* out, Err
 
 }  // namespace
 
-bool ParseBundleConfig(std::string_view bytes, const std::string& where,
-                       BundleConfig* out, Error* err, const ConfigInterest* interest) {
+bool ParseBundleConfig(std::string_view bytes, const std::string& where, BundleConfig* out,
+                       Error* err, const ConfigInterest* interest) {
   // Only the keys of spec_keys.h's schema are kept: config.json is mostly
   // mounts and seccomp, which the hook never reads, and building them would
   // double the parse time. The discarded parts are still fully checked as
@@ -241,7 +239,8 @@ bool ParseBundleConfig(std::string_view bytes, const std::string& where,
   JsonKeep keep = SpecKeyFilter(interest, &report);
   json j;
   std::string why;
-  if (!ParseJsonText(bytes, &j, &why, keep)) return Fail(err, "not valid JSON (" + why + ")", where);
+  if (!ParseJsonText(bytes, &j, &why, keep))
+    return Fail(err, "not valid JSON (" + why + ")", where);
   if (!j.is_object()) return Fail(err, "not a JSON object", where);
   *out = BundleConfig{};
   out->ambiguity = std::move(report.ambiguity);
@@ -282,8 +281,7 @@ bool ParseBundleConfig(std::string_view bytes, const std::string& where,
   if (const json* ann = Member(j, "annotations")) {
     if (!ann->is_object()) return Fail(err, "\"annotations\" is not an object", where);
     for (const auto& [k, v] : ann->items()) {
-      if (!v.is_string())
-        return Fail(err, "annotation \"" + k + "\" is not a string", where);
+      if (!v.is_string()) return Fail(err, "annotation \"" + k + "\" is not a string", where);
       out->annotations[k] = v.get<std::string>();
     }
   }
@@ -338,8 +336,7 @@ bool EnvEntryIs(std::string_view entry, std::string_view name, std::string_view*
   return true;
 }
 
-bool LookupEnv(const std::vector<std::string>& env, std::string_view name,
-               std::string* value) {
+bool LookupEnv(const std::vector<std::string>& env, std::string_view name, std::string* value) {
   bool found = false;
   for (const auto& e : env) {
     std::string_view v;

@@ -20,8 +20,8 @@ struct ConfigInterest;  // spec_keys.h
 // One linux.devices entry: a node the runtime creates in the container.
 struct LinuxDevice {
   std::string path;
-  char type = 'c';          // 'c', 'b', 'u' or 'p'
-  int64_t major = -1;       // -1 when absent (allowed for 'p' only)
+  char type = 'c';     // 'c', 'b', 'u' or 'p'
+  int64_t major = -1;  // -1 when absent (allowed for 'p' only)
   int64_t minor = -1;
 };
 
@@ -41,11 +41,11 @@ struct NamespaceEntry {
 };
 
 struct BundleConfig {
-  std::string root_path;        // root.path as written (relative or absolute)
+  std::string root_path;  // root.path as written (relative or absolute)
   bool root_readonly = false;
   std::vector<std::string> env;  // process.env, "NAME=value"
   std::map<std::string, std::string> annotations;
-  std::vector<LinuxDevice> devices;      // linux.devices
+  std::vector<LinuxDevice> devices;  // linux.devices
   // linux.resources.devices, in order: type 'a' when absent, -1 (wildcard)
   // for an absent or negative major/minor (as runc reads them), access "rwm"
   // when absent, otherwise in the canonical order "rwm".
@@ -84,9 +84,8 @@ bool MapToHost(const std::vector<IdMapping>& mappings, uint32_t id, uint32_t* ho
 // `where` names the file in errors (the config.json path). With an
 // `interest`, env and annotations hold only the entries it names (the hook
 // needs no others, and a config.json may hold millions).
-bool ParseBundleConfig(std::string_view bytes, const std::string& where,
-                       BundleConfig* out, Error* err,
-                       const ConfigInterest* interest = nullptr);
+bool ParseBundleConfig(std::string_view bytes, const std::string& where, BundleConfig* out,
+                       Error* err, const ConfigInterest* interest = nullptr);
 
 // The rootfs as an absolute path: crun's state.root when given, otherwise
 // root.path; either made absolute against the bundle directory.
@@ -101,7 +100,6 @@ bool EnvEntryIs(std::string_view entry, std::string_view name, std::string_view*
 
 // The value of `name` in an env list; the last occurrence wins (as runc and
 // docker dedupe). Returns false when the variable is absent.
-bool LookupEnv(const std::vector<std::string>& env, std::string_view name,
-               std::string* value);
+bool LookupEnv(const std::vector<std::string>& env, std::string_view name, std::string* value);
 
 }  // namespace ocid

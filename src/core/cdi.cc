@@ -55,8 +55,8 @@ bool ContainerEdits(const Plan& plan, const std::string& host_root,
   for (const auto& m : d.mounts) {
     std::vector<std::string> options = {"ro", "nosuid", "nodev", "bind"};
     if (!m.read_only) options.erase(options.begin());
-    mounts.push_back({{"hostPath", m.host_path}, {"containerPath", m.container_path},
-                      {"options", options}});
+    mounts.push_back(
+        {{"hostPath", m.host_path}, {"containerPath", m.container_path}, {"options", options}});
   }
   if (!nodes.empty()) e["deviceNodes"] = std::move(nodes);
   if (!mounts.empty()) e["mounts"] = std::move(mounts);
@@ -77,7 +77,8 @@ void AddProfileDevices(const Inventory& inv, const HostView& host, std::vector<C
   for (const auto& name : names) {
     EnvList env;
     Error e;
-    if (!ResolveProfile(src, name, HostProfileReader(host), [&] { return names; }, &env, &e)) {
+    if (!ResolveProfile(
+            src, name, HostProfileReader(host), [&] { return names; }, &env, &e)) {
       warnings->push_back("profile \"" + name + "\" gets no CDI device: " + e.Line());
       continue;
     }
@@ -201,8 +202,7 @@ bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string&
     if (BuildInventoryPlan(inv, inv.driver_features, host, &all.plan, &e)) {
       AddWarnings(all.plan, &out->warnings);
       devices.push_back(std::move(all));
-    }
-    else
+    } else
       out->warnings.push_back("no CDI device \"all\": " + e.Line());
   } else {
     out->warnings.push_back("no CDI device \"all\": not every feature is available");

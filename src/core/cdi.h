@@ -62,7 +62,7 @@ struct CdiDevice {
 
 // A file written with a spec, in the spec's directory.
 struct CdiFileToWrite {
-  std::string name;   // oci-decorator-onload.onload.preload
+  std::string name;  // oci-decorator-onload.onload.preload
   std::string bytes;
 };
 
@@ -78,7 +78,7 @@ bool CdiSpecJson(const std::string& kind, const std::string& spec_file_name,
                  std::vector<CdiFileToWrite>* preload_files, Error* err);
 
 struct CdiSpec {
-  std::string inventory;              // file
+  std::string inventory;  // file
   std::string kind;
   std::string file_name;              // oci-decorator-<stem>.json, or spec_path's name
   std::vector<std::string> devices;   // names, in the spec's order

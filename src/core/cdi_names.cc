@@ -12,17 +12,15 @@ bool IsAlnum(char c) { return IsLetter(c) || (c >= '0' && c <= '9'); }
 // First character by `first`, last alphanumeric, the ones between
 // alphanumeric or in `extra`.
 bool CheckSegment(const std::string& s, const char* what, bool (*first)(char),
-                  const std::string& extra, size_t min_len, size_t max_len,
-                  std::string* why) {
+                  const std::string& extra, size_t min_len, size_t max_len, std::string* why) {
   if (s.size() < min_len || s.size() > max_len) {
-    *why = std::string(what) + " \"" + s + "\" must have " + std::to_string(min_len) +
-           " to " + std::to_string(max_len) + " characters";
+    *why = std::string(what) + " \"" + s + "\" must have " + std::to_string(min_len) + " to " +
+           std::to_string(max_len) + " characters";
     return false;
   }
   if (!first(s[0]) || !IsAlnum(s.back())) {
     *why = std::string(what) + " \"" + s + "\" must start with a " +
-           (first == IsLetter ? "letter" : "letter or digit") +
-           " and end with a letter or digit";
+           (first == IsLetter ? "letter" : "letter or digit") + " and end with a letter or digit";
     return false;
   }
   for (char c : s)
@@ -69,16 +67,20 @@ std::string CdiFileName(const Inventory& inv) {
 
 std::string CdiPreloadFileName(const std::string& spec_file_name, const std::string& device) {
   std::string stem = spec_file_name;
-  if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0) stem.resize(stem.size() - 5);
+  if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0)
+    stem.resize(stem.size() - 5);
   // The stem's '.' and '%' are percent-encoded, so the first '.' ends the
   // stem: inventory "a" with device "b.c" and inventory "a.b" with device
   // "c" would otherwise share one preload file, and one vendor's device
   // would preload the other's libraries.
   std::string name;
   for (char c : stem) {
-    if (c == '.') name += "%2E";
-    else if (c == '%') name += "%25";
-    else name += c;
+    if (c == '.')
+      name += "%2E";
+    else if (c == '%')
+      name += "%25";
+    else
+      name += c;
   }
   return name + "." + device + ".preload";
 }

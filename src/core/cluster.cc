@@ -38,7 +38,8 @@ bool CheckDomain(const std::string& d, std::string* why) {
 }
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // One resource for `features` of `inv`: its plan, its delivery, its health.
@@ -61,8 +62,9 @@ ClusterResource Resource(const Inventory& inv, const std::vector<std::string>& f
   auto add_profile = [&] {
     if (profile.empty() || !inv.HasProfiles() || !preloads) return true;
     ProfileSources src = inv.Profiles(host);
-    if (!ResolveProfile(src, profile, HostProfileReader(host),
-                        [&] { return AvailableProfiles(src, host); }, &plan.env, &e))
+    if (!ResolveProfile(
+            src, profile, HostProfileReader(host), [&] { return AvailableProfiles(src, host); },
+            &plan.env, &e))
       return false;
     r.profile = profile;
     return true;
@@ -83,8 +85,7 @@ ClusterResource Resource(const Inventory& inv, const std::vector<std::string>& f
     r.delivery = Delivery{};
   }
   for (const auto& w : plan.warnings)
-    if (std::find(warnings->begin(), warnings->end(), w) == warnings->end())
-      warnings->push_back(w);
+    if (std::find(warnings->begin(), warnings->end(), w) == warnings->end()) warnings->push_back(w);
   return r;
 }
 
@@ -121,8 +122,8 @@ void BuildClusterView(const InventorySet& set, const HostView& host, const HostN
   // Names are first come, first served, in file-name order: a name two
   // inventories claim stays with the first, so it never changes hands
   // while pods hold it.
-  auto claim = [&](std::set<std::string>& names, const std::string& name,
-                   const std::string& file, const char* what) {
+  auto claim = [&](std::set<std::string>& names, const std::string& name, const std::string& file,
+                   const char* what) {
     if (names.insert(name).second) return true;
     out->warnings.push_back("inventory " + file + ": " + what + " \"" + name +
                             "\" is already served by another inventory; left out");
@@ -132,9 +133,9 @@ void BuildClusterView(const InventorySet& set, const HostView& host, const HostN
   for (const Inventory& inv : set.inventories) {
     std::string kind = CdiKindOf(inv), why;
     if (!CheckCdiKind(kind, &why)) {
-      out->warnings.push_back("inventory " + inv.file +
-                              ": serves no cluster resource: invalid CDI kind (set \"cdi_kind\"): " +
-                              why);
+      out->warnings.push_back(
+          "inventory " + inv.file +
+          ": serves no cluster resource: invalid CDI kind (set \"cdi_kind\"): " + why);
       continue;
     }
     // Read once per inventory: the versions its guarded resources carry.
@@ -155,7 +156,8 @@ void BuildClusterView(const InventorySet& set, const HostView& host, const HostN
       bool k8s_ok = claim(k8s_names, k8s, inv.file, "resource");
       bool nomad_ok = claim(nomad_names, nomad_vendor + "/" + f.name, inv.file, "Nomad device");
       if (!k8s_ok && !nomad_ok) continue;
-      ClusterResource r = Resource(inv, {f.name}, host, nics, host_path_root, profile, &out->warnings);
+      ClusterResource r =
+          Resource(inv, {f.name}, host, nics, host_path_root, profile, &out->warnings);
       r.versions = versions_of(r);
       r.k8s_name = k8s_ok ? k8s : "";
       if (nomad_ok) {
@@ -186,9 +188,9 @@ void BuildClusterView(const InventorySet& set, const HostView& host, const HostN
       for (const ClusterResource& p : previous->resources) {
         if (p.inventory != b.file) continue;
         bool k8s_ok = p.k8s_name.empty() || claim(k8s_names, p.k8s_name, b.file, "resource");
-        bool nomad_ok = p.nomad_type.empty() ||
-                        claim(nomad_names, p.nomad_vendor + "/" + p.nomad_type, b.file,
-                              "Nomad device");
+        bool nomad_ok =
+            p.nomad_type.empty() ||
+            claim(nomad_names, p.nomad_vendor + "/" + p.nomad_type, b.file, "Nomad device");
         if (!k8s_ok || !nomad_ok) continue;
         ClusterResource r = p;
         r.healthy = false;
@@ -198,8 +200,8 @@ void BuildClusterView(const InventorySet& set, const HostView& host, const HostN
         kept = true;
       }
     if (!kept)
-      out->warnings.push_back("inventory " + b.file + " is broken and serves nothing: " +
-                              b.error.Line());
+      out->warnings.push_back("inventory " + b.file +
+                              " is broken and serves nothing: " + b.error.Line());
   }
 }
 

@@ -44,11 +44,11 @@ struct ClusterResource {
   std::string cdi_device;             // "amd.com/onload=onload", "...=onload-latency"
   std::string profile;                // the profile its delivery carries, "" = none
   bool healthy = false;
-  std::string why;                    // one line, when unhealthy
-  Delivery delivery;                  // when healthy
-  std::vector<PciNic> nics;           // the NICs that serve it (its features need one)
-  VersionReport versions;             // the version lock's reading, when it guards these
-                                      // features (state kNotConfigured: none)
+  std::string why;           // one line, when unhealthy
+  Delivery delivery;         // when healthy
+  std::vector<PciNic> nics;  // the NICs that serve it (its features need one)
+  VersionReport versions;    // the version lock's reading, when it guards these
+                             // features (state kNotConfigured: none)
 };
 
 // The CDI spec one inventory yields in a CDI directory (the device plugin's
@@ -64,8 +64,8 @@ struct ClusterCdiSpec {
   std::string stem;       // InventoryStem: its files are oci-decorator-<stem>...
   std::string kind;       // its CDI kind ("" when unknown: broken, never built)
   State state = State::kNone;
-  std::string why;        // one line, for kNone and kKept
-  std::string spec_path;  // <dir>/oci-decorator-<stem>.json
+  std::string why;                    // one line, for kNone and kKept
+  std::string spec_path;              // <dir>/oci-decorator-<stem>.json
   std::vector<std::string> devices;   // device names in the spec, in order
   std::vector<std::string> warnings;  // devices left out, and why
   std::string summary;                // CdiSpecSummary, for the log

@@ -19,23 +19,23 @@
 namespace ocid {
 
 struct DeliveredMount {
-  std::string host_path;        // resolved host file or directory
+  std::string host_path;  // resolved host file or directory
   std::string container_path;
   bool read_only = true;
 };
 
 struct DeliveredDevice {
-  std::string host_path;        // the host's device node (resolved)
+  std::string host_path;  // the host's device node (resolved)
   std::string container_path;
-  char type = 'c';              // 'c' or 'b'
+  char type = 'c';  // 'c' or 'b'
   uint32_t major = 0, minor = 0;
-  uint32_t file_mode = 0;       // the host node's permission bits
+  uint32_t file_mode = 0;                          // the host node's permission bits
   std::string permissions = kGrantedDeviceAccess;  // cgroup access (device_rule.h)
 };
 
 struct Delivery {
   std::vector<DeliveredDevice> devices;
-  std::vector<DeliveredMount> mounts;            // parents before children
+  std::vector<DeliveredMount> mounts;                    // parents before children
   std::vector<std::pair<std::string, std::string>> env;  // LD_PRELOAD, profile
 };
 

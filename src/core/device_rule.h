@@ -16,15 +16,15 @@ namespace ocid {
 constexpr const char* kGrantedDeviceAccess = "rw";
 
 struct DeviceRule {
-  char type = 'c';          // 'c', 'b' or 'a' (all)
-  int64_t major = -1;       // -1 is the wildcard '*'
+  char type = 'c';     // 'c', 'b' or 'a' (all)
+  int64_t major = -1;  // -1 is the wildcard '*'
   int64_t minor = -1;
   std::string access = "rwm";
-  bool allow = true;        // false: a deny rule (config.json only; ours allow)
+  bool allow = true;  // false: a deny rule (config.json only; ours allow)
 
   bool operator==(const DeviceRule& o) const {
-    return type == o.type && major == o.major && minor == o.minor &&
-           access == o.access && allow == o.allow;
+    return type == o.type && major == o.major && minor == o.minor && access == o.access &&
+           allow == o.allow;
   }
 };
 

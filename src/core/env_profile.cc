@@ -26,7 +26,10 @@ bool SplitWords(std::string_view line, std::vector<std::string>* words, std::str
   words->clear();
   size_t i = 0;
   while (i < line.size()) {
-    if (IsBlank(line[i])) { ++i; continue; }
+    if (IsBlank(line[i])) {
+      ++i;
+      continue;
+    }
     if (line[i] == '#') break;  // a comment to the end of the line
     std::string w;
     if (line[i] == '\'' || line[i] == '"') {
@@ -42,8 +45,7 @@ bool SplitWords(std::string_view line, std::vector<std::string>* words, std::str
     } else {
       while (i < line.size() && !IsBlank(line[i])) {
         char c = line[i];
-        if (IsShellSpecial(c))
-          return *why = std::string("the shell character '") + c + "'", false;
+        if (IsShellSpecial(c)) return *why = std::string("the shell character '") + c + "'", false;
         w += c;
         ++i;
       }
@@ -71,14 +73,19 @@ class Resolver {
     if (std::find(stack_.begin(), stack_.end(), name) != stack_.end())
       return Fail(err_, "profile import cycle: " + Chain() + " -> " + name, Shown(src_.dir));
     if (stack_.size() > static_cast<size_t>(kMaxImportDepth))
-      return Fail(err_, "profile imports nest deeper than " + std::to_string(kMaxImportDepth) +
-                            ": " + Chain() + " -> " + name, Shown(src_.dir));
+      return Fail(err_,
+                  "profile imports nest deeper than " + std::to_string(kMaxImportDepth) + ": " +
+                      Chain() + " -> " + name,
+                  Shown(src_.dir));
     std::string bytes, path;
     for (const char* ext : {".opf", ".opf-fragment"}) {
       if (!import && std::string(ext) != ".opf") break;
       path = src_.dir + "/" + name + ext;
       Error e;
-      if (read_(path, &bytes, &e)) { *found = true; break; }
+      if (read_(path, &bytes, &e)) {
+        *found = true;
+        break;
+      }
       if (e.errnum != ENOENT) return *err_ = e, false;
     }
     if (!*found) return true;
@@ -106,8 +113,8 @@ class Resolver {
     for (auto& [k, v] : *out_)
       if (k == name) return v = value, true;
     if (out_->size() >= kMaxProfileVars)
-      return Fail(err_, "profile sets more than " + std::to_string(kMaxProfileVars) +
-                            " variables", where);
+      return Fail(err_, "profile sets more than " + std::to_string(kMaxProfileVars) + " variables",
+                  where);
     out_->emplace_back(name, value);
     return true;
   }
@@ -153,8 +160,8 @@ bool IsProfileVariable(std::string_view name, const std::vector<std::string>& pr
 }
 
 bool IsProfileValue(std::string_view value) {
-  return value.size() <= 4096 && value.find_first_of(std::string_view("\0\r\n", 3)) ==
-                                     std::string_view::npos;
+  return value.size() <= 4096 &&
+         value.find_first_of(std::string_view("\0\r\n", 3)) == std::string_view::npos;
 }
 
 bool ParseOpf(std::string_view bytes, const std::string& file,
@@ -162,8 +169,7 @@ bool ParseOpf(std::string_view bytes, const std::string& file,
               Error* err) {
   out->clear();
   if (bytes.size() > kMaxProfileBytes)
-    return Fail(err, "profile is larger than " + std::to_string(kMaxProfileBytes) + " bytes",
-                file);
+    return Fail(err, "profile is larger than " + std::to_string(kMaxProfileBytes) + " bytes", file);
   if (bytes.find('\0') != std::string_view::npos)
     return Fail(err, "profile holds a NUL byte (not a text file)", file);
   int lineno = 0;
@@ -180,8 +186,7 @@ bool ParseOpf(std::string_view bytes, const std::string& file,
       return Fail(err, file + ":" + std::to_string(lineno) + ": " + why + "; " + kNotStraight);
     };
     for (char c : line)
-      if (static_cast<unsigned char>(c) < 0x20 && c != '\t')
-        return bad("a control character");
+      if (static_cast<unsigned char>(c) < 0x20 && c != '\t') return bad("a control character");
     std::string why;
     if (!SplitWords(line, &w, &why)) return bad(why);
     if (w.empty()) continue;
@@ -209,8 +214,7 @@ bool ParseOpf(std::string_view bytes, const std::string& file,
   return true;
 }
 
-bool ResolveProfile(const ProfileSources& src, const std::string& name,
-                    const ProfileReader& read,
+bool ResolveProfile(const ProfileSources& src, const std::string& name, const ProfileReader& read,
                     const std::function<std::vector<std::string>()>& available, EnvList* out,
                     Error* err) {
   out->clear();
@@ -250,12 +254,13 @@ std::vector<std::string> AvailableProfiles(const ProfileSources& src, const Host
 ProfileReader HostProfileReader(const HostView& host) {
   return [&host](const std::string& path, std::string* bytes, Error* err) {
     bytes->clear();
-    return host.ReadChunks(path, kMaxProfileBytes,
-                           [bytes](std::string_view chunk) {
-                             bytes->append(chunk);
-                             return true;
-                           },
-                           err);
+    return host.ReadChunks(
+        path, kMaxProfileBytes,
+        [bytes](std::string_view chunk) {
+          bytes->append(chunk);
+          return true;
+        },
+        err);
   };
 }
 

@@ -52,23 +52,22 @@ bool IsProfileValue(std::string_view value);
 // One statement of an .opf file.
 struct OpfStatement {
   enum Kind { kSet, kImport } kind = kSet;
-  std::string name;    // variable (kSet) or profile (kImport)
-  std::string value;   // kSet only
+  std::string name;   // variable (kSet) or profile (kImport)
+  std::string value;  // kSet only
   int line = 0;
 };
 
 // Parses the bytes of one .opf. `file` names it in errors ("file:line: ...").
 // CRLF line ends are accepted.
 bool ParseOpf(std::string_view bytes, const std::string& file,
-              const std::vector<std::string>& prefixes, std::vector<OpfStatement>* out,
-              Error* err);
+              const std::vector<std::string>& prefixes, std::vector<OpfStatement>* out, Error* err);
 
 // Where the profiles of one inventory come from.
 struct ProfileSources {
-  std::string inventory;                      // file, for messages
+  std::string inventory;  // file, for messages
   std::map<std::string, EnvList> inline_profiles;
-  std::string dir;                            // host directory, "" = none
-  std::vector<std::string> prefixes;          // allowed variable prefixes
+  std::string dir;                    // host directory, "" = none
+  std::vector<std::string> prefixes;  // allowed variable prefixes
   // How to name a file of `dir` in messages (HostView::Display); unset = as is.
   std::function<std::string(const std::string&)> display;
 };
@@ -81,8 +80,7 @@ using ProfileReader = std::function<bool(const std::string& path, std::string* b
 // onload_set of the same variable replaces the value). An unknown name is an
 // error listing what `available` returns (called only then: pass a call of
 // AvailableProfiles()).
-bool ResolveProfile(const ProfileSources& src, const std::string& name,
-                    const ProfileReader& read,
+bool ResolveProfile(const ProfileSources& src, const std::string& name, const ProfileReader& read,
                     const std::function<std::vector<std::string>()>& available, EnvList* out,
                     Error* err);
 

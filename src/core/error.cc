@@ -29,8 +29,8 @@ size_t Utf8SequenceAt(std::string_view s, size_t i, char32_t* cp) {
     if (!cont(1) || !cont(2) || !cont(3)) return 0;
     if (c == 0xF0 && b(1) < 0x90) return 0;   // overlong
     if (c == 0xF4 && b(1) >= 0x90) return 0;  // above U+10FFFF
-    *cp = (char32_t{c} & 0x07) << 18 | char32_t{b(1) & 0x3Fu} << 12 |
-          char32_t{b(2) & 0x3Fu} << 6 | (b(3) & 0x3F);
+    *cp = (char32_t{c} & 0x07) << 18 | char32_t{b(1) & 0x3Fu} << 12 | char32_t{b(2) & 0x3Fu} << 6 |
+          (b(3) & 0x3F);
     return 4;
   }
   return 0;
@@ -38,8 +38,8 @@ size_t Utf8SequenceAt(std::string_view s, size_t i, char32_t* cp) {
 
 // The characters Printable() shows escaped (error.h lists them and why).
 bool Escaped(char32_t cp) {
-  return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x061C || cp == 0x200E ||
-         cp == 0x200F || (cp >= 0x2028 && cp <= 0x2029) || (cp >= 0x202A && cp <= 0x202E) ||
+  return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x061C || cp == 0x200E || cp == 0x200F ||
+         (cp >= 0x2028 && cp <= 0x2029) || (cp >= 0x202A && cp <= 0x202E) ||
          (cp >= 0x2066 && cp <= 0x2069);
 }
 
@@ -64,9 +64,11 @@ void AppendEscaped(std::string_view s, Form form, std::string* out) {
       out->append(s.substr(i, n));
     } else if (form == Form::kJson) {
       // Not from a dump with error_handler_t::replace: shown as that does.
-      if (n == 0) out->append("\\ufffd");
-      else out->append({'\\', 'u', kHex[(cp >> 12) & 15], kHex[(cp >> 8) & 15],
-                        kHex[(cp >> 4) & 15], kHex[cp & 15]});
+      if (n == 0)
+        out->append("\\ufffd");
+      else
+        out->append({'\\', 'u', kHex[(cp >> 12) & 15], kHex[(cp >> 8) & 15], kHex[(cp >> 4) & 15],
+                     kHex[cp & 15]});
     } else {
       // Each byte of it: a bad byte on its own, a control with its encoding.
       for (size_t k = 0; k < std::max<size_t>(n, 1); ++k) {
@@ -82,8 +84,7 @@ void AppendEscaped(std::string_view s, Form form, std::string* out) {
 
 std::string Printable(std::string_view s, size_t max) {
   bool plain = s.size() <= max;
-  for (size_t i = 0; plain && i < s.size(); ++i)
-    plain = s[i] >= 0x20 && s[i] < 0x7F;
+  for (size_t i = 0; plain && i < s.size(); ++i) plain = s[i] >= 0x20 && s[i] < 0x7F;
   if (plain) return std::string(s);
   std::string out;
   if (s.size() <= max) {

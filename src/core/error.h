@@ -8,9 +8,9 @@
 namespace ocid {
 
 struct Error {
-  std::string what;   // e.g. "cannot open host source", "invalid inventory"
-  std::string path;   // the path, file or key concerned ("" if none)
-  int errnum = 0;     // errno, 0 if not a system error
+  std::string what;  // e.g. "cannot open host source", "invalid inventory"
+  std::string path;  // the path, file or key concerned ("" if none)
+  int errnum = 0;    // errno, 0 if not a system error
 
   // One line, whatever the inputs held: each part through Printable(), so
   // cut to kMaxShownBytes (the middle is elided). A config.json can put

@@ -33,8 +33,7 @@ ChunkEnd ReadInChunks(int fd, char* buf, size_t size, size_t limit, FdChunkSink 
   }
 }
 
-bool ReadAllFd(int fd, size_t limit, const std::string& what, std::string* out,
-               Error* err) {
+bool ReadAllFd(int fd, size_t limit, const std::string& what, std::string* out, Error* err) {
   out->clear();
   auto too_big = [&] {
     out->clear();
@@ -56,16 +55,12 @@ bool ReadAllFd(int fd, size_t limit, const std::string& what, std::string* out,
   };
   char buf[65536];
   int errnum = 0;
-  switch (ReadInChunks(fd, buf, sizeof buf, regular ? limit : limit + kMaxDrainBytes, keep,
-                       &errnum)) {
-    case ChunkEnd::kError:
-      out->clear();
-      return Fail(err, "cannot read " + what, "", errnum);
-    case ChunkEnd::kOverLimit:
-      return too_big();
+  switch (
+      ReadInChunks(fd, buf, sizeof buf, regular ? limit : limit + kMaxDrainBytes, keep, &errnum)) {
+    case ChunkEnd::kError: out->clear(); return Fail(err, "cannot read " + what, "", errnum);
+    case ChunkEnd::kOverLimit: return too_big();
     case ChunkEnd::kEof:
-    case ChunkEnd::kEnough:
-      break;
+    case ChunkEnd::kEnough: break;
   }
   if (total > limit) return too_big();
   return true;
@@ -146,8 +141,7 @@ bool OpenRegularFileAt(int dirfd, const std::string& path, LastSymlink last, Uni
   return ReopenRegularFile(where.get(), path, out, err, st);
 }
 
-bool ReadFileAt(int dirfd, const std::string& path, size_t limit,
-                std::string* out, Error* err) {
+bool ReadFileAt(int dirfd, const std::string& path, size_t limit, std::string* out, Error* err) {
   out->clear();
   UniqueFd fd;
   if (!OpenRegularFileAt(dirfd, path, LastSymlink::kRefuse, &fd, err)) return false;
@@ -177,8 +171,7 @@ bool ListDirectory(int dirfd, const std::string& what, std::vector<std::string>*
   }
 }
 
-bool WriteAllFd(int fd, const std::string& data, const std::string& what,
-                Error* err) {
+bool WriteAllFd(int fd, const std::string& data, const std::string& what, Error* err) {
   size_t done = 0;
   while (done < data.size()) {
     ssize_t n = ::write(fd, data.data() + done, data.size() - done);

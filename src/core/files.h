@@ -19,10 +19,10 @@ namespace ocid {
 // longer state still says where config.json is, and a container that names
 // no flag in either is not failed by it (decision.h, CouldHaveAsked).
 constexpr size_t kMaxStateStreamBytes = size_t{64} << 20;
-constexpr size_t kMaxConfigBytes = 32 << 20;       // bundle config.json
-constexpr size_t kMaxInventoryBytes = 1 << 20;     // one inventory file
-constexpr size_t kMaxSmallFileBytes = 1 << 20;     // /proc files, devices.list
-constexpr size_t kMaxPreloadBytes = 64 << 10;      // an image's /etc/ld.so.preload
+constexpr size_t kMaxConfigBytes = 32 << 20;    // bundle config.json
+constexpr size_t kMaxInventoryBytes = 1 << 20;  // one inventory file
+constexpr size_t kMaxSmallFileBytes = 1 << 20;  // /proc files, devices.list
+constexpr size_t kMaxPreloadBytes = 64 << 10;   // an image's /etc/ld.so.preload
 // How much more than its limit is read from a pipe before giving up on EOF.
 constexpr size_t kMaxDrainBytes = 64 << 20;
 
@@ -31,8 +31,7 @@ constexpr size_t kMaxDrainBytes = 64 << 20;
 // and fails if there were more; a regular file larger than `limit` is
 // refused without being read. `what` names the input in the error ("OCI
 // state on stdin"), which names the limit.
-bool ReadAllFd(int fd, size_t limit, const std::string& what, std::string* out,
-               Error* err);
+bool ReadAllFd(int fd, size_t limit, const std::string& what, std::string* out, Error* err);
 
 // How ReadInChunks stopped.
 enum class ChunkEnd {
@@ -103,13 +102,11 @@ bool OpenRegularFileAt(int dirfd, const std::string& path, LastSymlink last, Uni
 // Opens `path` relative to dirfd (AT_FDCWD for plain paths) with
 // OpenRegularFileAt (a symlink as its last component refused) and reads it
 // whole, up to `limit` bytes.
-bool ReadFileAt(int dirfd, const std::string& path, size_t limit,
-                std::string* out, Error* err);
+bool ReadFileAt(int dirfd, const std::string& path, size_t limit, std::string* out, Error* err);
 
 // The names in an open directory (O_RDONLY|O_DIRECTORY), without "." and
 // "..", unsorted. getdents64 directly: no DIR stream, no extra fcntl calls.
-bool ListDirectory(int dirfd, const std::string& what, std::vector<std::string>* names,
-                   Error* err);
+bool ListDirectory(int dirfd, const std::string& what, std::vector<std::string>* names, Error* err);
 
 // An input stream over a file descriptor (or bytes in memory), for the
 // parsers that must not hold their whole input: read in 64 KiB chunks, each
@@ -149,7 +146,6 @@ class FdInput : public std::streambuf {
 };
 
 // Writes all of `data` to fd.
-bool WriteAllFd(int fd, const std::string& data, const std::string& what,
-                Error* err);
+bool WriteAllFd(int fd, const std::string& data, const std::string& what, Error* err);
 
 }  // namespace ocid

@@ -57,12 +57,10 @@ FileType FileTypeOf(mode_t mode) {
   return FileType::kOther;
 }
 
-bool HasGlob(const std::string& s) {
-  return s.find_first_of("*?[") != std::string::npos;
-}
+bool HasGlob(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
 
-bool HostRootView::Open(const std::string& host_root,
-                        std::unique_ptr<HostRootView>* out, Error* err) {
+bool HostRootView::Open(const std::string& host_root, std::unique_ptr<HostRootView>* out,
+                        Error* err) {
   // NOLINTNEXTLINE(modernize-make-unique): the constructor is private
   auto v = std::unique_ptr<HostRootView>(new HostRootView());
   v->root_.reset(::open(host_root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
@@ -89,13 +87,11 @@ std::string HostRootView::Resolve(const std::string& path) const {
   return ResolvedOf(fd.get(), path);
 }
 
-bool HostView::ReadChunks(const std::string& path, size_t, const ChunkSink&,
-                          Error* err) const {
+bool HostView::ReadChunks(const std::string& path, size_t, const ChunkSink&, Error* err) const {
   return Fail(err, "cannot read host file", Display(path), ENOTSUP);
 }
 
-HostRead HostView::Read(const std::string& path, size_t limit, std::string* out,
-                        Error* err) const {
+HostRead HostView::Read(const std::string& path, size_t limit, std::string* out, Error* err) const {
   out->clear();
   Error e;
   auto keep = [out](std::string_view chunk) {
@@ -113,8 +109,7 @@ HostRead HostView::ReadLink(const std::string& path, std::string*, Error* err) c
   return NotHere(*this, path, err);
 }
 
-HostRead HostView::List(const std::string& dir, std::vector<std::string>* names,
-                        Error* err) const {
+HostRead HostView::List(const std::string& dir, std::vector<std::string>* names, Error* err) const {
   names->clear();
   return NotHere(*this, dir, err);
 }
@@ -157,8 +152,7 @@ bool HostRootView::ReadChunks(const std::string& path, size_t limit, const Chunk
   struct stat st;
   if (OpenRegular(path, &fd, &st, err) != HostRead::kOk) return false;
   auto too_big = [&] {
-    return Fail(err, "host file is larger than " + std::to_string(limit) + " bytes",
-                Display(path));
+    return Fail(err, "host file is larger than " + std::to_string(limit) + " bytes", Display(path));
   };
   // sysfs files report 4096 whatever they hold: the size is checked again
   // on what is read.
@@ -258,8 +252,8 @@ bool HostRootView::OpenSource(const std::string& path, UniqueFd* out, Error* err
   return OpenInRoot(root_.get(), path, O_PATH, out, err);
 }
 
-bool HostRootView::Match(const std::string& pattern,
-                         std::vector<HostMatch>* out, Error* err) const {
+bool HostRootView::Match(const std::string& pattern, std::vector<HostMatch>* out,
+                         Error* err) const {
   out->clear();
   size_t slash = pattern.rfind('/');
   std::string dir = slash == 0 ? "/" : pattern.substr(0, slash);

@@ -32,14 +32,14 @@ const char* FileTypeName(FileType t);
 FileType FileTypeOf(mode_t mode);
 
 struct HostMatch {
-  std::string path;       // as matched, absolute within the host root
-  std::string resolved;   // after following symlinks inside the host root
+  std::string path;      // as matched, absolute within the host root
+  std::string resolved;  // after following symlinks inside the host root
   FileType type = FileType::kOther;
-  uint64_t rdev = 0;      // st_rdev for devices
-  uint32_t mode = 0;      // st_mode
+  uint64_t rdev = 0;          // st_rdev for devices
+  uint32_t mode = 0;          // st_mode
   uint32_t uid = 0, gid = 0;  // st_uid, st_gid (what `check` reports)
-  uint64_t dev = 0;       // st_dev and st_ino identify the file, so the
-  uint64_t ino = 0;       // executor can check it is still the one planned
+  uint64_t dev = 0;           // st_dev and st_ino identify the file, so the
+  uint64_t ino = 0;           // executor can check it is still the one planned
 };
 
 // What a lookup found. kMissing covers an absent path, a dangling link and
@@ -66,13 +66,15 @@ class HostView {
   // Paths matching `pattern` (absolute; a glob is allowed in the last
   // component only), sorted by name. A missing directory or no match gives
   // an empty list; only real I/O failures return false.
-  virtual bool Match(const std::string& pattern, std::vector<HostMatch>* out,
-                     Error* err) const = 0;
+  virtual bool Match(const std::string& pattern, std::vector<HostMatch>* out, Error* err) const = 0;
   // How to name a host path in messages (with the host root prefix).
   virtual std::string Display(const std::string& path) const { return path; }
   // `path` after following symlinks inside the host root, for views that
   // leave HostMatch::resolved empty; "" when unknown.
-  virtual std::string Resolve(const std::string& path) const { (void)path; return ""; }
+  virtual std::string Resolve(const std::string& path) const {
+    (void)path;
+    return "";
+  }
   // Shows the bytes of the regular host file `path` to `sink`, in order, in
   // chunks of at most 64 KiB, until the sink returns false (enough seen).
   // A file of more than `limit` bytes fails (reading stops there); a
@@ -85,38 +87,35 @@ class HostView {
 
   // A regular file's bytes, up to `limit` (more is an error). This default
   // gathers what ReadChunks shows.
-  virtual HostRead Read(const std::string& path, size_t limit, std::string* out,
-                        Error* err) const;
+  virtual HostRead Read(const std::string& path, size_t limit, std::string* out, Error* err) const;
   // The target of the symlink `path` (its last component not followed).
   virtual HostRead ReadLink(const std::string& path, std::string* out, Error* err) const;
   // The names in directory `dir`, sorted.
-  virtual HostRead List(const std::string& dir, std::vector<std::string>* names,
-                        Error* err) const;
+  virtual HostRead List(const std::string& dir, std::vector<std::string>* names, Error* err) const;
   // st_dev and st_ino of `path`, symlinks followed inside the host root.
   virtual HostRead Identity(const std::string& path, FileIdentity* out, Error* err) const;
   // The owner and mode of `path` (symlinks followed inside the host root).
   virtual HostRead Owner(const std::string& path, FileOwner* out, Error* err) const;
   // Whether `path` exists (symlinks followed inside the host root).
-  virtual bool Exists(const std::string& path) const { (void)path; return false; }
+  virtual bool Exists(const std::string& path) const {
+    (void)path;
+    return false;
+  }
 };
 
 class HostRootView : public HostView {
  public:
-  static bool Open(const std::string& host_root,
-                   std::unique_ptr<HostRootView>* out, Error* err);
-  bool Match(const std::string& pattern, std::vector<HostMatch>* out,
-             Error* err) const override;
+  static bool Open(const std::string& host_root, std::unique_ptr<HostRootView>* out, Error* err);
+  bool Match(const std::string& pattern, std::vector<HostMatch>* out, Error* err) const override;
   // Fill HostMatch::resolved in Match (one readlink per match). The hook
   // turns it off and resolves only the few paths the planner asks about.
   void set_resolve_paths(bool on) { resolve_paths_ = on; }
   std::string Resolve(const std::string& path) const override;
   bool ReadChunks(const std::string& path, size_t limit, const ChunkSink& sink,
                   Error* err) const override;
-  HostRead Read(const std::string& path, size_t limit, std::string* out,
-                Error* err) const override;
+  HostRead Read(const std::string& path, size_t limit, std::string* out, Error* err) const override;
   HostRead ReadLink(const std::string& path, std::string* out, Error* err) const override;
-  HostRead List(const std::string& dir, std::vector<std::string>* names,
-                Error* err) const override;
+  HostRead List(const std::string& dir, std::vector<std::string>* names, Error* err) const override;
   HostRead Identity(const std::string& path, FileIdentity* out, Error* err) const override;
   HostRead Owner(const std::string& path, FileOwner* out, Error* err) const override;
   bool Exists(const std::string& path) const override;

@@ -21,9 +21,7 @@ namespace {
 
 using nlohmann::json;
 
-bool IsCommentKey(const std::string& k) {
-  return k.rfind("x-", 0) == 0 || k.rfind('_', 0) == 0;
-}
+bool IsCommentKey(const std::string& k) { return k.rfind("x-", 0) == 0 || k.rfind('_', 0) == 0; }
 
 bool IsFlagName(const std::string& s) {
   if (s.empty() || s.size() > 128) return false;
@@ -38,8 +36,8 @@ bool IsFlagName(const std::string& s) {
 bool IsFeatureName(const std::string& s) {
   if (s.empty() || s.size() > 64) return false;
   for (char c : s) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-              (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == '-';
     if (!ok) return false;
   }
   // Activation values match these words case-insensitively, so a feature
@@ -52,13 +50,11 @@ bool IsFeatureName(const std::string& s) {
 
 // A normalised path: components separated by single '/', none "." or "..",
 // no trailing '/', globs only in the last component.
-bool CheckPathSyntax(const std::string& p, bool absolute, bool allow_glob,
-                     std::string* why) {
+bool CheckPathSyntax(const std::string& p, bool absolute, bool allow_glob, std::string* why) {
   if (p.empty()) return *why = "is empty", false;
   if (p.find('\0') != std::string::npos) return *why = "contains a NUL", false;
   if (absolute != (p[0] == '/'))
-    return *why = absolute ? "is not an absolute path" : "must be a name under /dev",
-           false;
+    return *why = absolute ? "is not an absolute path" : "must be a name under /dev", false;
   if (p == "/") return *why = "is \"/\"", false;
   size_t start = absolute ? 1 : 0;
   while (start <= p.size()) {
@@ -67,8 +63,7 @@ bool CheckPathSyntax(const std::string& p, bool absolute, bool allow_glob,
     std::string comp = p.substr(start, end - start);
     bool last = end == p.size();
     if (comp.empty()) return *why = "has an empty component", false;
-    if (comp == "." || comp == "..")
-      return *why = "has a \".\" or \"..\" component", false;
+    if (comp == "." || comp == "..") return *why = "has a \".\" or \"..\" component", false;
     if (HasGlob(comp) && !(last && allow_glob))
       return *why = "has a glob outside its last component", false;
     start = end + 1;
@@ -104,9 +99,12 @@ class InventoryParser {
     const json* profiles = nullptr;  // parsed once the prefixes are known
     for (const auto& [k, v] : j.items()) {
       if (k == "version") {
-        if (v.is_string()) out->version = v.get<std::string>();
-        else if (v.is_number()) out->version = v.dump();
-        else return Bad(k, "must be a string");
+        if (v.is_string())
+          out->version = v.get<std::string>();
+        else if (v.is_number())
+          out->version = v.dump();
+        else
+          return Bad(k, "must be a string");
       } else if (k == "log_level") {
         if (!v.is_string()) return Bad(k, "must be a string");
       } else if (k == "activation_flag") {
@@ -171,8 +169,7 @@ class InventoryParser {
 
  private:
   bool Bad(const std::string& key, const std::string& why) {
-    return Fail(err_, "invalid inventory " + file_,
-                key.empty() ? why : "\"" + key + "\" " + why);
+    return Fail(err_, "invalid inventory " + file_, key.empty() ? why : "\"" + key + "\" " + why);
   }
 
   bool ParsePolicy(const json& v, ActivationPolicy* out) {
@@ -186,9 +183,12 @@ class InventoryParser {
         out->accept_env = out->accept_annotation = false;
         for (const auto& e : val) {
           std::string s = e.is_string() ? e.get<std::string>() : "";
-          if (s == "env") out->accept_env = true;
-          else if (s == "annotation") out->accept_annotation = true;
-          else return Bad(sub, "may only hold \"env\" and \"annotation\"");
+          if (s == "env")
+            out->accept_env = true;
+          else if (s == "annotation")
+            out->accept_annotation = true;
+          else
+            return Bad(sub, "may only hold \"env\" and \"annotation\"");
         }
       } else if (k == "require_annotations") {
         if (!val.is_object()) return Bad(sub, "must be an object of annotation: value");
@@ -212,10 +212,12 @@ class InventoryParser {
   bool ParseProfileDirs(const json& v, std::vector<std::string>* out) {
     const std::string key = "profile_dir";
     std::vector<const json*> dirs;
-    if (v.is_string()) dirs.push_back(&v);
+    if (v.is_string())
+      dirs.push_back(&v);
     else if (v.is_array() && !v.empty())
       for (const auto& d : v) dirs.push_back(&d);
-    else return Bad(key, "must be a string or a non-empty list");
+    else
+      return Bad(key, "must be a string or a non-empty list");
     for (const json* d : dirs) {
       std::string why;
       if (!d->is_string()) return Bad(key, "must hold strings");
@@ -336,10 +338,12 @@ class InventoryParser {
       EnvList env;
       for (const auto& [var, val] : vars.items()) {
         if (!IsProfileVariable(var, prefixes))
-          return Bad(key + "." + var, "is not a variable profiles may set (prefixes in "
-                                       "profile_prefixes, then A-Z 0-9 _)");
+          return Bad(key + "." + var,
+                     "is not a variable profiles may set (prefixes in "
+                     "profile_prefixes, then A-Z 0-9 _)");
         if (!val.is_string() || !IsProfileValue(val.get<std::string>()))
-          return Bad(key + "." + var, "must be a string without NUL or newline (at most 4096 bytes)");
+          return Bad(key + "." + var,
+                     "must be a string without NUL or newline (at most 4096 bytes)");
         env.emplace_back(var, val.get<std::string>());
       }
       if (env.size() > kMaxProfileVars)
@@ -354,8 +358,7 @@ class InventoryParser {
       return Bad("driver_feature", "must be a non-empty list of names");
     for (const auto& e : v) {
       if (!e.is_string() || !IsFeatureName(e.get<std::string>()))
-        return Bad("driver_feature",
-                   "has an invalid name (letters, digits, _ . -; not all/none)");
+        return Bad("driver_feature", "has an invalid name (letters, digits, _ . -; not all/none)");
       std::string n = e.get<std::string>();
       if (std::find(out->begin(), out->end(), n) != out->end())
         return Bad("driver_feature", "lists \"" + n + "\" twice");
@@ -374,26 +377,27 @@ class InventoryParser {
         continue;
       }
       EntryKind kind;
-      if (k == "devices") kind = EntryKind::kDevice;
-      else if (k == "directories") kind = EntryKind::kDirectory;
+      if (k == "devices")
+        kind = EntryKind::kDevice;
+      else if (k == "directories")
+        kind = EntryKind::kDirectory;
       else if (k == "binaries" || k == "libraries" || k == "miscellaneous")
         kind = EntryKind::kFile;
-      else return Bad(sub, "unknown key");
+      else
+        return Bad(sub, "unknown key");
       if (!list.is_array()) return Bad(sub, "must be a list");
       for (size_t i = 0; i < list.size(); ++i) {
         InventoryEntry e;
         e.kind = kind;
         e.category = k;
-        if (!ParseEntry(list[i], sub + "[" + std::to_string(i) + "]", &e))
-          return false;
+        if (!ParseEntry(list[i], sub + "[" + std::to_string(i) + "]", &e)) return false;
         f->entries.push_back(std::move(e));
       }
     }
     return true;
   }
 
-  bool ParsePreload(const json& v, const std::string& key,
-                    std::vector<std::string>* out) {
+  bool ParsePreload(const json& v, const std::string& key, std::vector<std::string>* out) {
     if (!v.is_array()) return Bad(key, "must be a list");
     for (const auto& e : v) {
       if (!e.is_string()) return Bad(key, "must hold strings");
@@ -428,8 +432,7 @@ class InventoryParser {
         } else if (x.is_array() && !x.empty()) {
           for (const auto& alt : x) {
             if (!alt.is_string()) return Bad(key + ".source", "must hold strings");
-            if (!ParseSource(alt.get<std::string>(), key, e->kind, &e->sources))
-              return false;
+            if (!ParseSource(alt.get<std::string>(), key, e->kind, &e->sources)) return false;
           }
         } else {
           return Bad(key + ".source", "must be a string or a non-empty list");
@@ -451,7 +454,8 @@ class InventoryParser {
       return Bad(key, "has both target and target_dir");
     if (!e->target.empty())
       for (const auto& s : e->sources)
-        if (HasGlob(s)) return Bad(key + ".target", "cannot be used with a glob source (use target_dir)");
+        if (HasGlob(s))
+          return Bad(key + ".target", "cannot be used with a glob source (use target_dir)");
     return true;
   }
 
@@ -473,8 +477,8 @@ std::string SalvageFlag(std::string_view bytes) {
   size_t p = bytes.find(key);
   if (p == std::string_view::npos) return "";
   p += key.size();
-  while (p < bytes.size() && (bytes[p] == ' ' || bytes[p] == '\t' ||
-                              bytes[p] == '\n' || bytes[p] == '\r' || bytes[p] == ':'))
+  while (p < bytes.size() && (bytes[p] == ' ' || bytes[p] == '\t' || bytes[p] == '\n' ||
+                              bytes[p] == '\r' || bytes[p] == ':'))
     ++p;
   if (p >= bytes.size() || bytes[p] != '"') return "";
   size_t end = bytes.find('"', p + 1);
@@ -529,8 +533,7 @@ bool NicRequirement::Needs(const std::vector<std::string>& requested) const {
   return false;
 }
 
-bool ParseInventory(std::string_view bytes, const std::string& file,
-                    Inventory* out, Error* err) {
+bool ParseInventory(std::string_view bytes, const std::string& file, Inventory* out, Error* err) {
   *out = Inventory{};
   json j;
   std::string why;
@@ -557,11 +560,12 @@ bool ReadInventoryDir(const std::string& dir, std::vector<InventoryFile>* out, E
   // the reason; everyone else is untouched.
   Error dir_insecure;
   struct stat dst;
-  if (::fstat(dfd.get(), &dst) != 0)
-    return Fail(err, "cannot stat config directory", dir, errno);
+  if (::fstat(dfd.get(), &dst) != 0) return Fail(err, "cannot stat config directory", dir, errno);
   if (!OwnedSafely(dst))
-    Fail(&dir_insecure, "refusing inventories: the config directory is writable by others "
-                        "(it must be owned by root and not group- or world-writable)", dir);
+    Fail(&dir_insecure,
+         "refusing inventories: the config directory is writable by others "
+         "(it must be owned by root and not group- or world-writable)",
+         dir);
   std::vector<std::string> all, names;
   if (!ListDirectory(dfd.get(), dir, &all, err)) return false;
   for (auto& n : all)
@@ -581,8 +585,10 @@ bool ReadInventoryDir(const std::string& dir, std::vector<InventoryFile>* out, E
       ReadAllFd(fd.get(), kMaxInventoryBytes, f.path, &f.bytes, &f.read_error);
       if (f.read_error.empty() && !dir_insecure.empty()) f.read_error = dir_insecure;
       if (f.read_error.empty() && !OwnedSafely(st))
-        Fail(&f.read_error, "refusing inventory: writable by others (it must be owned by root "
-                            "and not group- or world-writable)", f.path);
+        Fail(&f.read_error,
+             "refusing inventory: writable by others (it must be owned by root "
+             "and not group- or world-writable)",
+             f.path);
     }
     out->push_back(std::move(f));
   }

@@ -35,17 +35,17 @@ enum class EntryKind { kDevice, kFile, kDirectory };
 
 struct InventoryEntry {
   EntryKind kind = EntryKind::kFile;
-  std::string category;                  // "devices", "binaries", ...
-  std::vector<std::string> sources;      // alternatives; devices: under /dev
-  std::string target;                    // "" = same path as the source
-  std::string target_dir;                // for glob sources: container dir
+  std::string category;              // "devices", "binaries", ...
+  std::vector<std::string> sources;  // alternatives; devices: under /dev
+  std::string target;                // "" = same path as the source
+  std::string target_dir;            // for glob sources: container dir
   bool optional = false;
 };
 
 struct Feature {
   std::string name;
   std::vector<InventoryEntry> entries;
-  std::vector<std::string> preload;      // library names or container paths
+  std::vector<std::string> preload;  // library names or container paths
 };
 
 // The operator's rules for activating an inventory on a multi-tenant host.
@@ -91,10 +91,10 @@ struct NicRequirement {
 };
 
 struct Inventory {
-  std::string file;                      // where it was loaded from
+  std::string file;  // where it was loaded from
   std::string version;
   std::string activation_flag;
-  std::string cdi_kind;                  // "" = derived from the file name
+  std::string cdi_kind;  // "" = derived from the file name
   ActivationPolicy policy;
   VersionLock version_lock;
   NicRequirement needs_nic;
@@ -117,8 +117,7 @@ struct Inventory {
 };
 
 // Parses one inventory. `file` is used in messages and stored in out->file.
-bool ParseInventory(std::string_view bytes, const std::string& file,
-                    Inventory* out, Error* err);
+bool ParseInventory(std::string_view bytes, const std::string& file, Inventory* out, Error* err);
 
 // The result of loading a config directory. A broken file never hides the
 // good ones: it is kept with its error, and with its activation flag when
@@ -130,7 +129,7 @@ struct BrokenInventory {
 };
 
 struct InventorySet {
-  std::vector<Inventory> inventories;    // sorted by file name
+  std::vector<Inventory> inventories;  // sorted by file name
   std::vector<BrokenInventory> broken;
 };
 
@@ -138,7 +137,7 @@ struct InventorySet {
 struct InventoryFile {
   std::string path;
   std::string bytes;
-  Error read_error;   // set when the file could not be read
+  Error read_error;  // set when the file could not be read
 };
 bool ReadInventoryDir(const std::string& dir, std::vector<InventoryFile>* out, Error* err);
 

@@ -19,7 +19,14 @@
 namespace ocid {
 
 // Where the parser is when it asks a JsonKeep (nlohmann's parse_event_t).
-enum class JsonEvent : std::uint8_t { kObjectStart, kObjectEnd, kArrayStart, kArrayEnd, kKey, kValue };
+enum class JsonEvent : std::uint8_t {
+  kObjectStart,
+  kObjectEnd,
+  kArrayStart,
+  kArrayEnd,
+  kKey,
+  kValue
+};
 
 // Asked at each event, with the depth and what was parsed (the key, or the
 // value, or the finished object or array): false discards it from the result

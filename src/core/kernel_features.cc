@@ -104,14 +104,15 @@ Interfaces Probe() {
   if (fd >= 0) ::close(fd);
 
   fd = sys::open_tree(-1, "", AT_EMPTY_PATH | OPEN_TREE_CLOEXEC);
-  if (fd >= 0) ::close(fd);
-  else if (errno == ENOSYS) k.mount_api = false;
+  if (fd >= 0)
+    ::close(fd);
+  else if (errno == ENOSYS)
+    k.mount_api = false;
   if (sys::move_mount(-1, "", -1, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0 &&
       errno == ENOSYS)
     k.mount_api = false;
   mount_attr attr{};
-  if (sys::mount_setattr(-1, "", AT_EMPTY_PATH, &attr) != 0 && errno == ENOSYS)
-    k.mount_api = false;
+  if (sys::mount_setattr(-1, "", AT_EMPTY_PATH, &attr) != 0 && errno == ENOSYS) k.mount_api = false;
 
   struct statx sx {};
   k.statx_mnt_id = ::statx(AT_FDCWD, "/", AT_STATX_SYNC_AS_STAT, STATX_MNT_ID, &sx) == 0 &&

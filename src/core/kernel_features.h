@@ -47,7 +47,7 @@ bool ParseFdinfoMountId(std::string_view text, uint64_t* mnt_id);
 // the cache above): what `oci-decorator check` reports.
 struct Interfaces {
   bool openat2 = true;
-  bool mount_api = true;      // open_tree, move_mount and mount_setattr
+  bool mount_api = true;  // open_tree, move_mount and mount_setattr
   bool statx_mnt_id = true;
 };
 Interfaces Probe();

@@ -18,14 +18,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <spdlog/sinks/base_sink.h>
+#include <spdlog/spdlog.h>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
-#include <spdlog/sinks/base_sink.h>
-#include <spdlog/spdlog.h>
 
 #include "error.h"
 
@@ -241,20 +241,30 @@ void CloseSockets() {
 }  // namespace
 
 bool ParseLevel(std::string_view name, Level* out) {
-  if (name == "trace") *out = Level::kTrace;
-  else if (name == "debug") *out = Level::kDebug;
-  else if (name == "info") *out = Level::kInfo;
-  else if (name == "warn" || name == "warning") *out = Level::kWarn;
-  else if (name == "error") *out = Level::kError;
-  else if (name == "off") *out = Level::kOff;
-  else return false;
+  if (name == "trace")
+    *out = Level::kTrace;
+  else if (name == "debug")
+    *out = Level::kDebug;
+  else if (name == "info")
+    *out = Level::kInfo;
+  else if (name == "warn" || name == "warning")
+    *out = Level::kWarn;
+  else if (name == "error")
+    *out = Level::kError;
+  else if (name == "off")
+    *out = Level::kOff;
+  else
+    return false;
   return true;
 }
 
 bool ParseFormat(std::string_view name, Format* out) {
-  if (name == "text") *out = Format::kText;
-  else if (name == "json") *out = Format::kJson;
-  else return false;
+  if (name == "text")
+    *out = Format::kText;
+  else if (name == "json")
+    *out = Format::kJson;
+  else
+    return false;
   return true;
 }
 
@@ -263,10 +273,14 @@ bool ParseTargets(std::string_view list, std::vector<Target>* out, std::string* 
   for (;;) {
     size_t comma = list.find(',');
     std::string_view name = list.substr(0, comma);
-    if (name == "stderr") got.push_back(Target::kStderr);
-    else if (name == "file") got.push_back(Target::kFile);
-    else if (name == "syslog") got.push_back(Target::kSyslog);
-    else if (name == "journald") got.push_back(Target::kJournald);
+    if (name == "stderr")
+      got.push_back(Target::kStderr);
+    else if (name == "file")
+      got.push_back(Target::kFile);
+    else if (name == "syslog")
+      got.push_back(Target::kSyslog);
+    else if (name == "journald")
+      got.push_back(Target::kJournald);
     else {
       *why = "unknown log target \"" + std::string(name) + "\" (stderr, file, syslog, journald)";
       return false;
@@ -345,9 +359,7 @@ void OpenSinks() {
   Connect(&g_syslog, g_cfg.syslog_socket, "syslog");
 }
 
-bool Enabled(Level level) {
-  return level >= g_cfg.level && g_cfg.level != Level::kOff;
-}
+bool Enabled(Level level) { return level >= g_cfg.level && g_cfg.level != Level::kOff; }
 
 int Failed(const ocid::Error& e, int code) {
   Error(e.Line());
@@ -372,8 +384,7 @@ void Write(Level level, std::string_view raw, const Fields& raw_fields) {
     if (g_to_stderr || g_to_file) TextLogger().log(ToSpd(level), "{}", message);
   } else if (g_to_file || (g_to_stderr && level >= g_stderr_level)) {
     std::string line = JsonLine(level, g_program, message, fields, Rfc3339Now());
-    if (g_to_stderr && level >= g_stderr_level)
-      WriteAll(g_cfg.stderr_fd, line.data(), line.size());
+    if (g_to_stderr && level >= g_stderr_level) WriteAll(g_cfg.stderr_fd, line.data(), line.size());
     if (g_to_file) WriteAll(g_file_fd, line.data(), line.size());
   }
   if (g_journald.wanted) SendJournal(level, message, fields);
@@ -399,9 +410,12 @@ std::string JournalDatagram(Level level, const std::string& program, std::string
   JournalField(&d, "SYSLOG_FACILITY", "3");
   JournalField(&d, "SYSLOG_IDENTIFIER", program);
   const std::pair<const char*, const std::string*> named[] = {
-      {"CONTAINER_ID", &fields.container_id}, {"INVENTORY", &fields.inventory},
-      {"FEATURE", &fields.feature},           {"DECISION", &fields.decision},
-      {"REASON", &fields.reason},             {"OCI_DECORATOR_STAGE", &fields.stage}};
+      {"CONTAINER_ID", &fields.container_id},
+      {"INVENTORY", &fields.inventory},
+      {"FEATURE", &fields.feature},
+      {"DECISION", &fields.decision},
+      {"REASON", &fields.reason},
+      {"OCI_DECORATOR_STAGE", &fields.stage}};
   for (const auto& [key, value] : named)
     if (!value->empty()) JournalField(&d, key, *value);
   return d;
@@ -415,9 +429,9 @@ std::string SyslogDatagram(Level level, const std::string& program, int pid,
   tm u{};
   ::gmtime_r(&t, &u);
   char head[96];
-  std::snprintf(head, sizeof head, "<%d>%s %2d %02d:%02d:%02d %s[%d]: ",
-                3 * 8 + SyslogPriority(level), kMonths[u.tm_mon % 12], u.tm_mday, u.tm_hour,
-                u.tm_min, u.tm_sec, program.c_str(), pid);
+  std::snprintf(
+      head, sizeof head, "<%d>%s %2d %02d:%02d:%02d %s[%d]: ", 3 * 8 + SyslogPriority(level),
+      kMonths[u.tm_mon % 12], u.tm_mday, u.tm_hour, u.tm_min, u.tm_sec, program.c_str(), pid);
   std::string d = head;
   // One datagram is one record: a newline would split it in some readers.
   for (char c : message) d += c == '\n' ? ' ' : c;
@@ -435,9 +449,12 @@ std::string JsonLine(Level level, const std::string& program, std::string_view m
   out += ",\"message\":";
   JsonString(&out, message);
   const std::pair<const char*, const std::string*> named[] = {
-      {"container_id", &fields.container_id}, {"inventory", &fields.inventory},
-      {"feature", &fields.feature},           {"decision", &fields.decision},
-      {"reason", &fields.reason},             {"stage", &fields.stage}};
+      {"container_id", &fields.container_id},
+      {"inventory", &fields.inventory},
+      {"feature", &fields.feature},
+      {"decision", &fields.decision},
+      {"reason", &fields.reason},
+      {"stage", &fields.stage}};
   for (const auto& [key, value] : named) {
     if (value->empty()) continue;
     out += ",\"";

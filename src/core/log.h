@@ -112,8 +112,8 @@ std::string JsonLine(Level level, const std::string& program, std::string_view m
 }  // namespace ocid::log
 
 // Evaluates the message expression only when the level is enabled.
-#define OCID_DEBUG(expr)                                           \
-  do {                                                             \
-    if (::ocid::log::Enabled(::ocid::log::Level::kDebug))          \
-      ::ocid::log::Write(::ocid::log::Level::kDebug, (expr));      \
+#define OCID_DEBUG(expr)                                      \
+  do {                                                        \
+    if (::ocid::log::Enabled(::ocid::log::Level::kDebug))     \
+      ::ocid::log::Write(::ocid::log::Level::kDebug, (expr)); \
   } while (0)

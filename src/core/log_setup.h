@@ -17,8 +17,8 @@
 namespace ocid {
 
 struct LogSetup {
-  LogSettings given;         // the command line's: only options given
-  std::string config_file;   // --config; "" = OCID_DEFAULT_LOG_CONFIG
+  LogSettings given;        // the command line's: only options given
+  std::string config_file;  // --config; "" = OCID_DEFAULT_LOG_CONFIG
   bool read_config_file = true;
 };
 

@@ -19,7 +19,10 @@ NicVerdict NicsFor(const Inventory& inv, const std::vector<std::string>& feature
   if (!v.serve.empty()) return v;
   std::string vendors;
   for (size_t i = 0; i < need.pci_vendors.size(); ++i)
-    vendors += (i == 0 ? "" : i + 1 == need.pci_vendors.size() ? " or " : ", ") + need.pci_vendors[i];
+    vendors += (i == 0                             ? ""
+                : i + 1 == need.pci_vendors.size() ? " or "
+                                                   : ", ") +
+               need.pci_vendors[i];
   v.why = "no NIC of PCI vendor " + vendors + " in " + kPciDevices +
           " (the inventory's \"needs_nic\")" + (nics.error.empty() ? "" : ": " + nics.error);
   return v;

@@ -40,8 +40,7 @@ bool ReadPciNics(const HostView& host, const std::vector<std::string>& vendors,
     const std::string dev = std::string(kPciDevices) + "/" + n;
     std::string bytes;
     Error ignored;
-    if (host.Read(dev + "/vendor", kMaxAttributeBytes, &bytes, &ignored) != HostRead::kOk)
-      continue;
+    if (host.Read(dev + "/vendor", kMaxAttributeBytes, &bytes, &ignored) != HostRead::kOk) continue;
     PciNic nic;
     nic.address = n;
     nic.vendor = FirstLine(bytes);
@@ -86,8 +85,8 @@ CgroupLayout ReadCgroupLayout(const HostView& host) {
 namespace {
 
 // Our files (oci-decorator-*<suffix>) in the CDI directories.
-bool ReadOurCdiFiles(const HostView& host, const std::string& suffix,
-                     std::vector<CdiFile>* out, Error* err) {
+bool ReadOurCdiFiles(const HostView& host, const std::string& suffix, std::vector<CdiFile>* out,
+                     Error* err) {
   out->clear();
   for (const char* dir : kCdiDirs) {
     std::vector<std::string> names;

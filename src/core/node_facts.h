@@ -41,11 +41,11 @@ constexpr const char* kCdiDirs[] = {"/etc/cdi", "/var/run/cdi"};
 
 // A spec file of ours (oci-decorator-*.json) in a CDI directory.
 struct CdiFile {
-  std::string dir;      // host path, e.g. /etc/cdi
-  std::string name;     // oci-decorator-onload.json
+  std::string dir;   // host path, e.g. /etc/cdi
+  std::string name;  // oci-decorator-onload.json
   std::string bytes;
-  Error error;          // set when it could not be read
-  FileOwner owner;      // its owner and mode
+  Error error;      // set when it could not be read
+  FileOwner owner;  // its owner and mode
 };
 // A CDI directory that exists, and who can change it: the directory, then
 // each of its ancestors up to "/" (the directory's path cut back, as the
@@ -64,11 +64,11 @@ bool ReadCdiPreloadFiles(const HostView& host, std::vector<CdiFile>* out, Error*
 // knows the engines' files; here so the report can take them as input).
 // A hooks.d entry (podman, CRI-O) that runs oci-decorator.
 struct HooksEntry {
-  std::string file;                 // host path of the entry
-  std::string hook_path;            // its hook.path
+  std::string file;       // host path of the entry
+  std::string hook_path;  // its hook.path
   std::vector<std::string> stages;
-  bool ours = false;                // names this binary, runs `hook`, at prestart/createRuntime
-  std::string problem;              // why it is not (or could not be read)
+  bool ours = false;    // names this binary, runs `hook`, at prestart/createRuntime
+  std::string problem;  // why it is not (or could not be read)
 };
 
 // The runtime shim registered with an engine.
@@ -91,7 +91,7 @@ struct EngineSetup {
 // Everything `check` knows about the node besides the inventories.
 struct NodeFacts {
   std::vector<PciNic> nics;
-  std::string nic_error;              // sysfs could not be listed
+  std::string nic_error;  // sysfs could not be listed
   std::vector<std::string> nic_vendors{std::begin(kOnloadNicVendors),
                                        std::end(kOnloadNicVendors)};  // the vendors looked for
   CgroupLayout cgroup = CgroupLayout::kUnknown;
@@ -100,7 +100,7 @@ struct NodeFacts {
   std::vector<CdiFile> cdi_files;
   std::vector<CdiFile> cdi_preload_files;
   std::vector<CdiDir> cdi_dirs;
-  std::string cdi_error;              // a CDI directory could not be listed
+  std::string cdi_error;  // a CDI directory could not be listed
 };
 
 // The first line of a sysfs attribute, trimmed ("0x1924\n" -> "0x1924").

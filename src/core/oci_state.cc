@@ -11,15 +11,13 @@ namespace {
 
 using nlohmann::json;
 
-bool GetString(const json& j, const char* key, bool required, std::string* out,
-               Error* err) {
+bool GetString(const json& j, const char* key, bool required, std::string* out, Error* err) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) {
     if (required) return Fail(err, "OCI state: missing \"" + std::string(key) + "\"");
     return true;
   }
-  if (!it->is_string())
-    return Fail(err, "OCI state: \"" + std::string(key) + "\" is not a string");
+  if (!it->is_string()) return Fail(err, "OCI state: \"" + std::string(key) + "\" is not a string");
   *out = it->get<std::string>();
   return true;
 }
@@ -28,11 +26,9 @@ bool GetAnnotations(const json& j, std::map<std::string, std::string>* out,
                     const std::string& where, Error* err) {
   auto it = j.find("annotations");
   if (it == j.end() || it->is_null()) return true;
-  if (!it->is_object())
-    return Fail(err, where + ": \"annotations\" is not an object");
+  if (!it->is_object()) return Fail(err, where + ": \"annotations\" is not an object");
   for (const auto& [k, v] : it->items()) {
-    if (!v.is_string())
-      return Fail(err, where + ": annotation \"" + k + "\" is not a string");
+    if (!v.is_string()) return Fail(err, where + ": annotation \"" + k + "\" is not a string");
     (*out)[k] = v.get<std::string>();
   }
   return true;
@@ -95,8 +91,8 @@ bool ParseOciState(FdInput* in, OciState* out, Error* err, std::string* bundle_s
   if (pid != j.end() && !pid->is_null()) {
     if (!pid->is_number_integer())
       return Fail(err, std::string("OCI state: \"pid\" is not an integer (it is ") +
-                           (pid->is_array() || pid->is_object() ? "an " : "a ") +
-                           pid->type_name() + ")");
+                           (pid->is_array() || pid->is_object() ? "an " : "a ") + pid->type_name() +
+                           ")");
     // 0 means "no process": crun's poststop state carries "pid": 0.
     // Unsigned first: above INT64_MAX would read as negative.
     if (pid->is_number_unsigned() ? pid->get<uint64_t>() > (1u << 22)
@@ -111,9 +107,8 @@ bool ParseOciState(FdInput* in, OciState* out, Error* err, std::string* bundle_s
 bool IsSafeContainerId(std::string_view id) {
   if (id.empty() || id.size() > 128 || id == "." || id == "..") return false;
   for (char c : id) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-              (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-' ||
-              c == '+';
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == '-' || c == '+';
     if (!ok) return false;
   }
   return true;

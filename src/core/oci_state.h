@@ -17,10 +17,10 @@ struct OciState {
   std::string oci_version;
   std::string id;
   std::string status;
-  int pid = 0;            // 0 when absent or 0 (poststop; crun sends 0)
-  std::string bundle;     // absolute path of the bundle directory
-  std::string root;       // crun's rootfs path as in root.path (relative to
-                          // the bundle or absolute), "" if absent
+  int pid = 0;         // 0 when absent or 0 (poststop; crun sends 0)
+  std::string bundle;  // absolute path of the bundle directory
+  std::string root;    // crun's rootfs path as in root.path (relative to
+                       // the bundle or absolute), "" if absent
   std::map<std::string, std::string> annotations;
   // Some annotations were left out (see ParseOciState): a container that
   // asks is then refused, since its activation policy cannot be checked.

@@ -15,9 +15,9 @@ namespace ocid {
 
 struct MountOp {
   FileType type = FileType::kRegular;  // what the source is
-  std::string source;         // host path as matched (within --host-root)
-  std::string resolved;       // host path after symlinks (within --host-root)
-  std::string target;         // absolute path inside the container
+  std::string source;                  // host path as matched (within --host-root)
+  std::string resolved;                // host path after symlinks (within --host-root)
+  std::string target;                  // absolute path inside the container
   bool readonly = true;
   bool nosuid = true;
   bool nodev = true;          // false for device nodes
@@ -33,33 +33,33 @@ struct ActivatedInventory {
   std::string file;
   std::string activation_flag;
   std::vector<std::string> features;
-  std::string requested_by;   // "env OCI_ONLOAD=all"
-  std::string profile;        // the environment profile selected, "" = none
-  std::string profile_by;     // "env OCI_ONLOAD_PROFILE=latency"
+  std::string requested_by;  // "env OCI_ONLOAD=all"
+  std::string profile;       // the environment profile selected, "" = none
+  std::string profile_by;    // "env OCI_ONLOAD_PROFILE=latency"
 };
 
 struct Plan {
   std::string container_id;
   int pid = 0;
-  std::string rootfs;                       // absolute host path
+  std::string rootfs;  // absolute host path
   std::vector<ActivatedInventory> activated;
-  std::vector<MountOp> mounts;              // parents before children
-  std::vector<DeviceRule> device_rules;     // one per device mount
+  std::vector<MountOp> mounts;           // parents before children
+  std::vector<DeviceRule> device_rules;  // one per device mount
   // The device rules the runtime itself enforces (config.json's, then its
   // defaults): a cgroup v2 device program replacing the runtime's must keep
   // them. Set when device_rules is not empty.
   std::vector<DeviceRule> container_device_rules;
-  std::vector<std::string> preload;         // absolute container paths
+  std::vector<std::string> preload;  // absolute container paths
   // The selected profiles' variables (env_profile.h), to set where the
   // delivery mode can: the container's own value of a variable wins in the
   // runtime shim; hook mode cannot set any (HookModeWarnings).
   EnvList env;
-  HostCredentials process;                  // who the image's preload is read for
-  std::vector<std::string> skipped;         // optional entries not found
-  std::vector<std::string> ignored;         // requests an activation policy ignores
-  std::vector<std::string> warnings;        // one line each: version lock not checked, or
-                                            // a mismatch allowed ("enforce": false); what
-                                            // the container asked for and will not get
+  HostCredentials process;            // who the image's preload is read for
+  std::vector<std::string> skipped;   // optional entries not found
+  std::vector<std::string> ignored;   // requests an activation policy ignores
+  std::vector<std::string> warnings;  // one line each: version lock not checked, or
+                                      // a mismatch allowed ("enforce": false); what
+                                      // the container asked for and will not get
 
   bool Active() const { return !activated.empty(); }
 };

@@ -24,8 +24,7 @@ std::string JoinAlternatives(const HostView& host, const InventoryEntry& e) {
 
 bool TypeFits(EntryKind kind, FileType t) {
   switch (kind) {
-    case EntryKind::kDevice:
-      return t == FileType::kCharDevice || t == FileType::kBlockDevice;
+    case EntryKind::kDevice: return t == FileType::kCharDevice || t == FileType::kBlockDevice;
     case EntryKind::kFile: return t == FileType::kRegular;
     case EntryKind::kDirectory: return t == FileType::kDirectory;
   }
@@ -63,7 +62,8 @@ class Planner {
         if (RequestedAnywhere(flag))
           return Fail(err_, "config.json is ambiguous: " + cfg.ambiguity +
                                 "; runc and crun could apply different settings than the hook "
-                                "checks, so a container asking for " + flag + " is refused");
+                                "checks, so a container asking for " +
+                                flag + " is refused");
       return Finish();
     }
     for (const auto& b : in_.inventories->broken)
@@ -78,8 +78,8 @@ class Planner {
       if (!CheckPolicy(inv, a, cfg, annotations, err_)) return false;
       if (!a.active) continue;
       if (!CheckVersionLock(inv, a.features)) return false;
-      plan_->activated.push_back(ActivatedInventory{inv.file, inv.activation_flag,
-                                                    a.features, a.source, "", ""});
+      plan_->activated.push_back(
+          ActivatedInventory{inv.file, inv.activation_flag, a.features, a.source, "", ""});
       for (const auto& name : a.features)
         if (!PlanFeature(inv, *inv.FindFeature(name))) return false;
       if (inv.HasProfiles() && !PlanProfile(inv, annotations)) return false;
@@ -98,8 +98,8 @@ class Planner {
       if (!inv.FindFeature(name))
         return Fail(err_, "inventory " + inv.file + " has no feature \"" + name + "\"");
     if (!CheckVersionLock(inv, features)) return false;
-    plan_->activated.push_back(ActivatedInventory{inv.file, inv.activation_flag, features,
-                                                  "inventory plan", "", ""});
+    plan_->activated.push_back(
+        ActivatedInventory{inv.file, inv.activation_flag, features, "inventory plan", "", ""});
     for (const auto& name : features)
       if (!PlanFeature(inv, *inv.FindFeature(name))) return false;
     return Finish();
@@ -145,8 +145,7 @@ class Planner {
     const std::string prefix = "inventory " + inv.file + ": ";
     switch (r.state) {
       case VersionState::kMatch:
-      case VersionState::kNotConfigured:
-        return true;
+      case VersionState::kNotConfigured: return true;
       case VersionState::kMismatch:
         if (inv.version_lock.enforce)
           return Fail(err_, prefix + r.why + "; refusing (set \"enforce\": false to allow)");
@@ -185,14 +184,14 @@ class Planner {
       return false;
     auto it = annotations.find(key);
     if (it != annotations.end() &&
-        !consider(inv.policy.accept_annotation, "annotation " + key + "=" + it->second,
-                  it->second))
+        !consider(inv.policy.accept_annotation, "annotation " + key + "=" + it->second, it->second))
       return false;
     if (name.empty()) return true;
     ProfileSources src = inv.Profiles(*in_.host);
     EnvList env;
-    if (!ResolveProfile(src, name, HostProfileReader(*in_.host),
-                        [&] { return AvailableProfiles(src, *in_.host); }, &env, err_))
+    if (!ResolveProfile(
+            src, name, HostProfileReader(*in_.host),
+            [&] { return AvailableProfiles(src, *in_.host); }, &env, err_))
       return false;
     plan_->activated.back().profile = name;
     plan_->activated.back().profile_by = by;
@@ -203,10 +202,11 @@ class Planner {
     for (const auto& [k, v] : env) {
       auto same = std::find_if(plan_->env.begin(), plan_->env.end(),
                                [&k = k](const auto& e) { return e.first == k; });
-      if (same == plan_->env.end()) plan_->env.emplace_back(k, v);
+      if (same == plan_->env.end())
+        plan_->env.emplace_back(k, v);
       else if (same->second != v)
-        return Fail(err_, "two profiles set " + k + " differently: " + same->second + " and " +
-                              v + " (" + from + ")");
+        return Fail(err_, "two profiles set " + k + " differently: " + same->second + " and " + v +
+                              " (" + from + ")");
     }
     return true;
   }
@@ -245,28 +245,32 @@ class Planner {
     if (matches.empty()) {
       std::string what = JoinAlternatives(host, e);
       if (e.optional) {
-        OCID_DEBUG("optional " + e.category + " entry not found, skipped: " + what +
-                   " (" + inv.file + ")");
+        OCID_DEBUG("optional " + e.category + " entry not found, skipped: " + what + " (" +
+                   inv.file + ")");
         plan_->skipped.push_back(what);
         return true;
       }
-      return Fail(err_, "required " + e.category + " entry of feature \"" + f.name +
-                            "\" not found on the host (inventory " + inv.file + ")",
+      return Fail(err_,
+                  "required " + e.category + " entry of feature \"" + f.name +
+                      "\" not found on the host (inventory " + inv.file + ")",
                   what);
     }
     for (const auto& m : matches) {
       if (!TypeFits(e.kind, m.type))
-        return Fail(err_, std::string("host path is a ") + FileTypeName(m.type) +
-                              ", expected " + Expected(e.kind) + " (inventory " +
-                              inv.file + ")",
+        return Fail(err_,
+                    std::string("host path is a ") + FileTypeName(m.type) + ", expected " +
+                        Expected(e.kind) + " (inventory " + inv.file + ")",
                     host.Display(m.path));
       MountOp op;
       op.type = m.type;
       op.source = m.path;
       op.resolved = m.resolved;
-      if (!e.target.empty()) op.target = e.target;
-      else if (!e.target_dir.empty()) op.target = e.target_dir + "/" + Basename(m.path);
-      else op.target = m.path;
+      if (!e.target.empty())
+        op.target = e.target;
+      else if (!e.target_dir.empty())
+        op.target = e.target_dir + "/" + Basename(m.path);
+      else
+        op.target = m.path;
       op.nodev = e.kind != EntryKind::kDevice;
       op.rdev = m.rdev;
       op.mode = m.mode;
@@ -285,18 +289,19 @@ class Planner {
   // orders parents first and derives the device rules.
   bool Finish() {
     std::vector<MountOp>& ms = plan_->mounts;
-    std::stable_sort(ms.begin(), ms.end(), [](const MountOp& a, const MountOp& b) {
-      return a.target < b.target;
-    });
+    std::stable_sort(ms.begin(), ms.end(),
+                     [](const MountOp& a, const MountOp& b) { return a.target < b.target; });
     // Conflicts first, over every entry: whether one of them would later be
     // dropped as covered by a directory must not hide a conflict.
     for (size_t i = 1; i < ms.size(); ++i) {
       const MountOp& o = ms[i - 1];
       const MountOp& m = ms[i];
       if (o.target == m.target && (o.dev != m.dev || o.ino != m.ino))
-        return Fail(err_, "two inventory entries want the same container path with "
-                          "different sources: " + o.source + " (" + o.inventory +
-                          ") and " + m.source + " (" + m.inventory + ")",
+        return Fail(err_,
+                    "two inventory entries want the same container path with "
+                    "different sources: " +
+                        o.source + " (" + o.inventory + ") and " + m.source + " (" + m.inventory +
+                        ")",
                     m.target);
     }
     std::vector<MountOp> out;
@@ -360,7 +365,8 @@ HostCredentials ProcessOnHost(const BundleConfig& cfg) {
   c.uid = map(cfg.uid_mappings, cfg.uid);
   c.gid = map(cfg.gid_mappings, cfg.gid);
   for (uint32_t g : cfg.additional_gids)
-    if (uint32_t h = map(cfg.gid_mappings, g); h != HostCredentials::kUnmapped) c.groups.push_back(h);
+    if (uint32_t h = map(cfg.gid_mappings, g); h != HostCredentials::kUnmapped)
+      c.groups.push_back(h);
   return c;
 }
 
@@ -380,7 +386,8 @@ std::vector<std::string> HookModeWarnings(const Plan& plan) {
     for (const auto& [k, v] : plan.env) vars += (vars.empty() ? "" : " ") + k + "=" + v;
     out.push_back("profile \"" + a.profile + "\" (" + a.profile_by +
                   ") not applied: a hook cannot change the container's environment; use the "
-                  "runtime shim or CDI, or set these in the container: " + vars);
+                  "runtime shim or CDI, or set these in the container: " +
+                  vars);
   }
   return out;
 }

@@ -22,8 +22,7 @@ std::vector<std::string> ParsePreload(std::string_view text) {
   return out;
 }
 
-std::string MergePreload(std::string_view image_file,
-                         const std::vector<std::string>& ours) {
+std::string MergePreload(std::string_view image_file, const std::vector<std::string>& ours) {
   std::vector<std::string> entries = ParsePreload(image_file);
   for (const auto& e : ours)
     if (std::find(entries.begin(), entries.end(), e) == entries.end()) entries.push_back(e);
@@ -35,8 +34,8 @@ std::string MergePreload(std::string_view image_file,
 bool MayRead(const HostCredentials& who, unsigned mode, uint32_t uid, uint32_t gid) {
   if (who.uid == 0) return true;
   if (uid == who.uid) return mode & S_IRUSR;
-  bool in_group = gid == who.gid ||
-                  std::find(who.groups.begin(), who.groups.end(), gid) != who.groups.end();
+  bool in_group =
+      gid == who.gid || std::find(who.groups.begin(), who.groups.end(), gid) != who.groups.end();
   if (in_group) return mode & S_IRGRP;
   return mode & S_IROTH;
 }

@@ -13,8 +13,7 @@ std::vector<std::string> ParsePreload(std::string_view text);
 
 // The image's entries in their order, then ours not already present; one
 // per line.
-std::string MergePreload(std::string_view image_file,
-                         const std::vector<std::string>& ours);
+std::string MergePreload(std::string_view image_file, const std::vector<std::string>& ours);
 
 // The container's process as the host sees it: process.user's ids through
 // the id mappings. Nothing it could not read itself may be shown to it.

@@ -176,11 +176,9 @@ std::string Join(const std::vector<std::string>& parts, size_t n) {
 
 }  // namespace
 
-bool SplitContainerPath(const std::string& path, std::vector<std::string>* parts,
-                        Error* err) {
+bool SplitContainerPath(const std::string& path, std::vector<std::string>* parts, Error* err) {
   parts->clear();
-  if (path.empty() || path[0] != '/')
-    return Fail(err, "container path is not absolute", path);
+  if (path.empty() || path[0] != '/') return Fail(err, "container path is not absolute", path);
   size_t start = 1;
   while (start < path.size()) {
     size_t end = path.find('/', start);
@@ -195,8 +193,7 @@ bool SplitContainerPath(const std::string& path, std::vector<std::string>* parts
   return true;
 }
 
-bool OpenInRoot(int root_fd, const std::string& path, int flags, UniqueFd* out,
-                Error* err) {
+bool OpenInRoot(int root_fd, const std::string& path, int flags, UniqueFd* out, Error* err) {
   // RESOLVE_IN_ROOT: "/" and ".." stop at root_fd, absolute symlinks are
   // resolved relative to it. RESOLVE_NO_MAGICLINKS: /proc/<pid>/fd/N style
   // links, which could jump anywhere, are refused.
@@ -225,8 +222,7 @@ bool OpenInRoot(int root_fd, const std::string& path, int flags, UniqueFd* out,
   return true;
 }
 
-bool OpenInRootWalk(int root_fd, const std::string& path, int flags, UniqueFd* out,
-                    Error* err) {
+bool OpenInRootWalk(int root_fd, const std::string& path, int flags, UniqueFd* out, Error* err) {
   int fd = WalkInRoot(root_fd, path, flags);
   if (fd < 0) return Fail(err, "cannot resolve inside root", path, errno);
   out->reset(fd);
@@ -255,8 +251,7 @@ bool OpenDirCreating(int root_fd, const std::string& dir, UniqueFd* out,
       cur = std::move(next);
       continue;
     }
-    if (e.errnum != ENOENT)
-      return Fail(err, "cannot open directory in rootfs", prefix, e.errnum);
+    if (e.errnum != ENOENT) return Fail(err, "cannot open directory in rootfs", prefix, e.errnum);
     // Missing: create it in the directory we hold, then reopen it strictly
     // beneath that directory with no symlink allowed, so a swap between
     // mkdirat and open is refused instead of followed.
@@ -277,21 +272,18 @@ bool OpenDirCreating(int root_fd, const std::string& dir, UniqueFd* out,
                     prefix);
     }
     int fd = OpenChildNoSymlinks(cur.get(), parts[i], O_PATH | O_DIRECTORY);
-    if (fd < 0)
-      return Fail(err, "directory in rootfs changed while being created", prefix, errno);
+    if (fd < 0) return Fail(err, "directory in rootfs changed while being created", prefix, errno);
     cur.reset(fd);
   }
   *out = std::move(cur);
   return true;
 }
 
-bool OpenParentCreating(int root_fd, const std::string& path, UniqueFd* parent,
-                        std::string* leaf, std::vector<CreatedPath>* created,
-                        Error* err) {
+bool OpenParentCreating(int root_fd, const std::string& path, UniqueFd* parent, std::string* leaf,
+                        std::vector<CreatedPath>* created, Error* err) {
   std::vector<std::string> parts;
   if (!SplitContainerPath(path, &parts, err)) return false;
-  if (!OpenDirCreating(root_fd, Join(parts, parts.size() - 1), parent, created, err))
-    return false;
+  if (!OpenDirCreating(root_fd, Join(parts, parts.size() - 1), parent, created, err)) return false;
   *leaf = parts.back();
   return true;
 }
@@ -331,8 +323,8 @@ bool PrepareMountpointIn(int parent_fd, const std::string& path, const std::stri
     if (type == MountpointType::kDirectory) {
       rc = ::mkdirat(parent_fd, leaf.c_str(), 0755);
     } else {
-      rc = ::openat(parent_fd, leaf.c_str(),
-                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      rc = ::openat(parent_fd, leaf.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    0644);
       if (rc >= 0) rc = ::close(rc);
     }
     if (rc == 0) {
@@ -358,9 +350,8 @@ bool PrepareMountpointIn(int parent_fd, const std::string& path, const std::stri
   return true;
 }
 
-bool PrepareMountpoint(int root_fd, const std::string& path,
-                       MountpointType type, bool allow_device, UniqueFd* out,
-                       std::vector<CreatedPath>* created, Error* err) {
+bool PrepareMountpoint(int root_fd, const std::string& path, MountpointType type, bool allow_device,
+                       UniqueFd* out, std::vector<CreatedPath>* created, Error* err) {
   UniqueFd parent;
   std::string leaf;
   if (!OpenParentCreating(root_fd, path, &parent, &leaf, created, err)) return false;
@@ -382,6 +373,5 @@ const char* FileTypeDescription(unsigned mode) {
   if (S_ISSOCK(mode)) return "socket";
   return "special file";
 }
-
 
 }  // namespace ocid

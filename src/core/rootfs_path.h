@@ -30,21 +30,19 @@ enum class MountpointType { kFile, kDirectory };
 // already have mounted onto a mountpoint we created, and unlinking a
 // mountpoint detaches the mounts on it in every other mount namespace.
 struct CreatedPath {
-  std::string path;   // absolute, inside the rootfs
+  std::string path;  // absolute, inside the rootfs
   bool is_dir = false;
 };
 
 // Splits "/a/b/../c" into normalized components; ".." handled lexically is
 // NOT done here (the kernel resolves ".." inside the root). Returns false for
 // an empty path or a component that is not a plain name where one is needed.
-bool SplitContainerPath(const std::string& path, std::vector<std::string>* parts,
-                        Error* err);
+bool SplitContainerPath(const std::string& path, std::vector<std::string>* parts, Error* err);
 
 // Opens `path` inside root_fd with `flags` (O_PATH, O_RDONLY, ...) resolving
 // every symlink inside the root. Retries a bounded number of times on EAGAIN.
 // On a kernel without openat2 (before 5.6) it uses OpenInRootWalk.
-bool OpenInRoot(int root_fd, const std::string& path, int flags, UniqueFd* out,
-                Error* err);
+bool OpenInRoot(int root_fd, const std::string& path, int flags, UniqueFd* out, Error* err);
 
 // The userspace resolver behind OpenInRoot on kernels without openat2, with
 // the semantics of openat2(root_fd, path, flags, RESOLVE_IN_ROOT |
@@ -64,8 +62,7 @@ bool OpenInRoot(int root_fd, const std::string& path, int flags, UniqueFd* out,
 //     unless `flags` has O_NOFOLLOW).
 // `path` is relative to root_fd; a leading "/" means root_fd too. Public for
 // the tests and the fuzzer, which compare it with openat2.
-bool OpenInRootWalk(int root_fd, const std::string& path, int flags, UniqueFd* out,
-                    Error* err);
+bool OpenInRootWalk(int root_fd, const std::string& path, int flags, UniqueFd* out, Error* err);
 
 // Opens directory `dir` (absolute, inside root_fd) as an O_PATH fd, creating
 // missing components (mode 0755). One openat2 when it already exists.
@@ -78,7 +75,7 @@ struct Mountpoint {
   bool is_symlink = false;  // the last component is a symlink (fd is the link)
   unsigned mode = 0;
   uint64_t dev = 0, ino = 0;
-  uint64_t mnt_id = 0;      // the mount holding it (as in mountinfo)
+  uint64_t mnt_id = 0;  // the mount holding it (as in mountinfo)
 };
 
 // PrepareMountpoint for callers that already hold the parent directory
@@ -92,19 +89,16 @@ bool PrepareMountpointIn(int parent_fd, const std::string& path, const std::stri
 // Opens the directory that will hold `path`'s last component, creating
 // missing directories (mode 0755). Returns the directory fd (O_PATH) and the
 // last component's name.
-bool OpenParentCreating(int root_fd, const std::string& path, UniqueFd* parent,
-                        std::string* leaf, std::vector<CreatedPath>* created,
-                        Error* err);
+bool OpenParentCreating(int root_fd, const std::string& path, UniqueFd* parent, std::string* leaf,
+                        std::vector<CreatedPath>* created, Error* err);
 
 // Makes sure `path` exists inside root_fd as a mountpoint of `type` and
 // returns an O_PATH fd to it. Refuses a symlink, or an existing object of
 // another type (a directory where a file is needed and the reverse, a FIFO,
 // socket or device where a file is needed, unless `allow_device` is set
 // for device mounts that may shadow an existing node).
-bool PrepareMountpoint(int root_fd, const std::string& path,
-                       MountpointType type, bool allow_device, UniqueFd* out,
-                       std::vector<CreatedPath>* created, Error* err);
-
+bool PrepareMountpoint(int root_fd, const std::string& path, MountpointType type, bool allow_device,
+                       UniqueFd* out, std::vector<CreatedPath>* created, Error* err);
 
 // "regular file", "FIFO", "symlink"... for messages about st_mode.
 const char* FileTypeDescription(unsigned mode);

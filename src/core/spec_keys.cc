@@ -35,32 +35,49 @@ const Node& Schema() {
     auto leaf = [](const char* n) { return Node{n, Kind::kLeaf, true, {}}; };
     auto caps = [](const char* n) { return Node{n, Kind::kCapList, true, {}}; };
     std::vector<Node> ids = {leaf("containerID"), leaf("hostID"), leaf("size")};
-    return new Node{
-        "", Kind::kObject, true,
-        {Node{"root", Kind::kObject, true, {leaf("path"), leaf("readonly")}},
-         Node{"process", Kind::kObject, true,
-              {Node{"env", Kind::kEnv, true, {}},
-               Node{"capabilities", Kind::kCaps, true,
-                    {caps("bounding"), caps("effective"), caps("inheritable"),
-                     caps("permitted"), caps("ambient")}},
-               Node{"user", Kind::kObject, true,
-                    {leaf("uid"), leaf("gid"), leaf("additionalGids")}}}},
-         Node{"annotations", Kind::kMap, true, {}},
-         // The runtime shim adds mounts: a "Mounts" runc would read after
-         // them must not go unnoticed, though the hook keeps none.
-         Node{"mounts", Kind::kArrayOf, false,
-              {leaf("destination"), leaf("source"), leaf("type"), leaf("options")}},
-         Node{"linux", Kind::kObject, true,
-              {Node{"devices", Kind::kArrayOf, true,
-                    {leaf("path"), leaf("type"), leaf("major"), leaf("minor"), leaf("fileMode"),
-                     leaf("uid"), leaf("gid")}},
-               Node{"resources", Kind::kObject, true,
-                    {Node{"devices", Kind::kArrayOf, true,
-                          {leaf("allow"), leaf("type"), leaf("major"), leaf("minor"),
-                           leaf("access")}}}},
-               Node{"namespaces", Kind::kArrayOf, true, {leaf("type"), leaf("path")}},
-               Node{"uidMappings", Kind::kArrayOf, true, ids},
-               Node{"gidMappings", Kind::kArrayOf, true, ids}}}}};
+    return new Node{"",
+                    Kind::kObject,
+                    true,
+                    {Node{"root", Kind::kObject, true, {leaf("path"), leaf("readonly")}},
+                     Node{"process",
+                          Kind::kObject,
+                          true,
+                          {Node{"env", Kind::kEnv, true, {}},
+                           Node{"capabilities",
+                                Kind::kCaps,
+                                true,
+                                {caps("bounding"), caps("effective"), caps("inheritable"),
+                                 caps("permitted"), caps("ambient")}},
+                           Node{"user",
+                                Kind::kObject,
+                                true,
+                                {leaf("uid"), leaf("gid"), leaf("additionalGids")}}}},
+                     Node{"annotations", Kind::kMap, true, {}},
+                     // The runtime shim adds mounts: a "Mounts" runc would read after
+                     // them must not go unnoticed, though the hook keeps none.
+                     Node{"mounts",
+                          Kind::kArrayOf,
+                          false,
+                          {leaf("destination"), leaf("source"), leaf("type"), leaf("options")}},
+                     Node{"linux",
+                          Kind::kObject,
+                          true,
+                          {Node{"devices",
+                                Kind::kArrayOf,
+                                true,
+                                {leaf("path"), leaf("type"), leaf("major"), leaf("minor"),
+                                 leaf("fileMode"), leaf("uid"), leaf("gid")}},
+                           Node{"resources",
+                                Kind::kObject,
+                                true,
+                                {Node{"devices",
+                                      Kind::kArrayOf,
+                                      true,
+                                      {leaf("allow"), leaf("type"), leaf("major"), leaf("minor"),
+                                       leaf("access")}}}},
+                           Node{"namespaces", Kind::kArrayOf, true, {leaf("type"), leaf("path")}},
+                           Node{"uidMappings", Kind::kArrayOf, true, ids},
+                           Node{"gidMappings", Kind::kArrayOf, true, ids}}}}};
   }();
   return *root;
 }
@@ -71,15 +88,15 @@ const Node kUnknownCapSet{"", Kind::kCapList, true, {}};
 
 // One open object or array of the document being parsed.
 struct Frame {
-  const Node* node = nullptr;  // its schema; null: nothing in it is read
-  bool element = false;        // an object inside a kArrayOf array
-  bool elsewhere = false;      // under a dropped key: not in the pruned document
-  std::string path;            // for messages: "linux.resources.devices[]"
+  const Node* node = nullptr;     // its schema; null: nothing in it is read
+  bool element = false;           // an object inside a kArrayOf array
+  bool elsewhere = false;         // under a dropped key: not in the pruned document
+  std::string path;               // for messages: "linux.resources.devices[]"
   const Node* pending = nullptr;  // the field of the current key
   bool pending_elsewhere = false;
-  std::string pending_key;        // kMap: the current annotation key
+  std::string pending_key;  // kMap: the current annotation key
   bool pending_kept = false;
-  std::set<std::string> seen;     // fields (kMap: kept keys) seen so far
+  std::set<std::string> seen;  // fields (kMap: kept keys) seen so far
 
   bool IsObject() const {
     return node && (element || node->kind == Kind::kObject || node->kind == Kind::kCaps ||
@@ -115,8 +132,10 @@ struct Filter {
       f.path = parent->path;
       if (!n) return f;
       f.path = Join(parent->path, n->name[0] ? n->name : parent->pending_key);
-      bool wants_object = n->kind == Kind::kObject || n->kind == Kind::kCaps || n->kind == Kind::kMap;
-      bool wants_array = n->kind == Kind::kArrayOf || n->kind == Kind::kEnv || n->kind == Kind::kCapList;
+      bool wants_object =
+          n->kind == Kind::kObject || n->kind == Kind::kCaps || n->kind == Kind::kMap;
+      bool wants_array =
+          n->kind == Kind::kArrayOf || n->kind == Kind::kEnv || n->kind == Kind::kCapList;
       if ((is_object && wants_object) || (!is_object && wants_array)) f.node = n;
       return f;
     }
@@ -142,8 +161,10 @@ struct Filter {
     const Node* exact = nullptr;
     const Node* folded = nullptr;
     for (const auto& c : f.node->children) {
-      if (key == c.name) exact = &c;
-      else if (!folded && GoFoldEquals(key, c.name)) folded = &c;
+      if (key == c.name)
+        exact = &c;
+      else if (!folded && GoFoldEquals(key, c.name))
+        folded = &c;
     }
     if (exact) {
       f.pending = exact;
@@ -202,8 +223,7 @@ struct Filter {
         if (d == 0) return true;
         frames.resize(d);
         return Value(frames[d - 1], parsed);
-      default:
-        return true;
+      default: return true;
     }
   }
 };

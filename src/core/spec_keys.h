@@ -40,7 +40,7 @@ bool GoFoldEquals(std::string_view key, std::string_view field);
 // What a caller needs of process.env and annotations; without one,
 // everything is kept.
 struct ConfigInterest {
-  std::set<std::string> env_names;        // env entries "NAME=..." or "NAME"
+  std::set<std::string> env_names;  // env entries "NAME=..." or "NAME"
   std::set<std::string> annotation_keys;
 };
 

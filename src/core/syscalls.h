@@ -17,15 +17,13 @@ inline int openat2(int dirfd, const char* path, const open_how* how) {
 inline int open_tree(int dirfd, const char* path, unsigned flags) {
   return static_cast<int>(::syscall(SYS_open_tree, dirfd, path, flags));
 }
-inline int move_mount(int from_dirfd, const char* from_path, int to_dirfd,
-                      const char* to_path, unsigned flags) {
-  return static_cast<int>(::syscall(SYS_move_mount, from_dirfd, from_path,
-                                    to_dirfd, to_path, flags));
-}
-inline int mount_setattr(int dirfd, const char* path, unsigned flags,
-                         mount_attr* attr) {
+inline int move_mount(int from_dirfd, const char* from_path, int to_dirfd, const char* to_path,
+                      unsigned flags) {
   return static_cast<int>(
-      ::syscall(SYS_mount_setattr, dirfd, path, flags, attr, sizeof *attr));
+      ::syscall(SYS_move_mount, from_dirfd, from_path, to_dirfd, to_path, flags));
+}
+inline int mount_setattr(int dirfd, const char* path, unsigned flags, mount_attr* attr) {
+  return static_cast<int>(::syscall(SYS_mount_setattr, dirfd, path, flags, attr, sizeof *attr));
 }
 
 }  // namespace ocid::sys

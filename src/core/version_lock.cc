@@ -22,8 +22,8 @@ constexpr size_t kMaxField = kMaxVersionChars + 16;
 constexpr size_t kOverlap = kProduct.size() + kMaxField + kAfter.size();
 
 bool IsVersionChar(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-         c == '.' || c == '_' || c == '-' || c == '/' || c == ' ';
+  return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '.' ||
+         c == '_' || c == '-' || c == '/' || c == ' ';
 }
 
 std::string_view TrimTrailing(std::string_view s, std::string_view what) {
@@ -73,13 +73,14 @@ bool ReadModuleVersion(const VersionLock& lock, const HostView& host, VersionRep
   r->module_path = host.Display(lock.module_version);
   std::string bytes;
   Error e;
-  if (!host.ReadChunks(lock.module_version, kMaxModuleVersionBytes,
-                       [&](std::string_view c) { return bytes.append(c), true; }, &e)) {
+  if (!host.ReadChunks(
+          lock.module_version, kMaxModuleVersionBytes,
+          [&](std::string_view c) { return bytes.append(c), true; }, &e)) {
     r->why = Missing(e.errnum)
                  ? "the " + ModuleName(lock.module_version) + " module's version is unknown (" +
                        r->module_path + " does not exist: module not loaded?)"
-                 : "the " + ModuleName(lock.module_version) + " module's version is unknown: " +
-                       e.Line();
+                 : "the " + ModuleName(lock.module_version) +
+                       " module's version is unknown: " + e.Line();
     return false;
   }
   std::string version = ModuleVersionFromBytes(bytes);
@@ -98,8 +99,8 @@ bool ReadLibraryVersion(const VersionLock& lock, const HostView& host, VersionRe
   for (const auto& path : lock.library) {
     BannerScanner scan;
     Error e;
-    if (!host.ReadChunks(path, kMaxLibraryBytes,
-                         [&](std::string_view c) { return scan.Feed(c); }, &e)) {
+    if (!host.ReadChunks(
+            path, kMaxLibraryBytes, [&](std::string_view c) { return scan.Feed(c); }, &e)) {
       if (Missing(e.errnum)) continue;
       r->library_path = host.Display(path);
       r->why = "the library's version is unknown: " + e.Line();
@@ -119,7 +120,6 @@ bool ReadLibraryVersion(const VersionLock& lock, const HostView& host, VersionRe
   return false;
 }
 
-
 }  // namespace
 
 const char* VersionStateName(VersionState s) {
@@ -133,8 +133,7 @@ const char* VersionStateName(VersionState s) {
 }
 
 bool IsVersion(std::string_view s) {
-  if (s.empty() || s.size() > kMaxVersionChars || s.front() == ' ' || s.back() == ' ')
-    return false;
+  if (s.empty() || s.size() > kMaxVersionChars || s.front() == ' ' || s.back() == ' ') return false;
   for (char c : s)
     if (!IsVersionChar(c)) return false;
   return true;
@@ -192,10 +191,9 @@ VersionReport CheckVersions(const Inventory& inv, const HostView& host) {
     return r;
   }
   r.state = VersionState::kMismatch;
-  r.why = "version lock: " + Basename(r.library_path) + " is \"" +
-          Printable(r.library_version) + "\" (" + r.library_path + ") but the loaded " +
-          ModuleName(lock.module_version) + " module is \"" + Printable(r.module_version) +
-          "\" (" + r.module_path + ")";
+  r.why = "version lock: " + Basename(r.library_path) + " is \"" + Printable(r.library_version) +
+          "\" (" + r.library_path + ") but the loaded " + ModuleName(lock.module_version) +
+          " module is \"" + Printable(r.module_version) + "\" (" + r.module_path + ")";
   return r;
 }
 

@@ -45,9 +45,9 @@ const char* VersionStateName(VersionState s);  // "match", "mismatch", ...
 
 struct VersionReport {
   VersionState state = VersionState::kNotConfigured;
-  std::string module_version, module_path;    // what was read, from where (host path)
+  std::string module_version, module_path;  // what was read, from where (host path)
   std::string library_version, library_path;
-  std::string why;                            // one line: mismatch or why unknown
+  std::string why;  // one line: mismatch or why unknown
 };
 
 // Size caps: a sysfs attribute is one short line; a libonload.so is a few MB.
@@ -75,7 +75,7 @@ class BannerScanner {
   const std::string& version() const { return version_; }
 
  private:
-  std::string tail_;     // the last bytes seen, where a cut banner may start
+  std::string tail_;  // the last bytes seen, where a cut banner may start
   std::string version_;
 };
 

@@ -41,10 +41,9 @@ bool SelectInventories(const Options& opts, const CdiOptions& cdi, const Invento
   }
   if (selected->empty()) {
     if (*rc == 0)
-      log::Error(cdi.inventory.empty()
-                     ? "no inventories in " + opts.config_dir
-                     : "no inventory \"" + cdi.inventory + "\" (" + cdi.inventory +
-                           ".json) in " + opts.config_dir);
+      log::Error(cdi.inventory.empty() ? "no inventories in " + opts.config_dir
+                                       : "no inventory \"" + cdi.inventory + "\" (" +
+                                             cdi.inventory + ".json) in " + opts.config_dir);
     return false;
   }
   if (cdi.output_dir.empty() && selected->size() > 1) {
@@ -75,7 +74,8 @@ bool DestinationOf(const CdiOptions& cdi, const Inventory& inv, SpecDestination*
 
 void PrintSpec(const Inventory& inv, const CdiSpec& spec) {
   if (spec.preload_in_env)
-    log::Warn(inv.file + ": a spec on stdout preloads through env LD_PRELOAD, which "
+    log::Warn(inv.file +
+              ": a spec on stdout preloads through env LD_PRELOAD, which "
               "replaces a container's own LD_PRELOAD; write it with --output-dir DIR "
               "(or --output FILE) to preload through /etc/ld.so.preload instead");
   std::fputs(spec.json.c_str(), stdout);
@@ -88,10 +88,9 @@ bool WriteSpec(const SpecDestination& to, const CdiSpec& spec, Error* err) {
   for (const auto& f : CdiFilesOf(spec))
     if (!WriteFileAtomic(dir + "/" + f.name, f.bytes, 0644, err)) return false;
   log::Info("wrote " + to.dest + ": " + CdiSpecSummary(spec) +
-            (spec.preload_files.empty()
-                 ? std::string()
-                 : " (and " + std::to_string(spec.preload_files.size()) +
-                       " preload file(s) in " + dir + ")"));
+            (spec.preload_files.empty() ? std::string()
+                                        : " (and " + std::to_string(spec.preload_files.size()) +
+                                              " preload file(s) in " + dir + ")"));
   return true;
 }
 

@@ -10,10 +10,10 @@
 namespace ocid {
 
 struct CdiOptions {
-  std::string inventory;    // file stem to select; "" = all
-  std::string output;       // file, or "-" for stdout; needs one inventory
-  std::string output_dir;   // writes <dir>/oci-decorator-<stem>.json
-                            // (and its .preload files)
+  std::string inventory;   // file stem to select; "" = all
+  std::string output;      // file, or "-" for stdout; needs one inventory
+  std::string output_dir;  // writes <dir>/oci-decorator-<stem>.json
+                           // (and its .preload files)
 };
 
 // `cdi generate`: loads the inventories under --config-dir, builds their

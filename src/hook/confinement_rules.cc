@@ -25,8 +25,9 @@ std::string CompileHookFilter(std::string* why) {
   const uint32_t deny = SCMP_ACT_ERRNO(EPERM);
   const int refused[] = {
       SCMP_SYS(execve),           SCMP_SYS(execveat),
-      SCMP_SYS(ptrace),           SCMP_SYS(process_vm_writev), SCMP_SYS(process_vm_readv),
-      SCMP_SYS(init_module),      SCMP_SYS(finit_module),      SCMP_SYS(delete_module),
+      SCMP_SYS(ptrace),           SCMP_SYS(process_vm_writev),
+      SCMP_SYS(process_vm_readv), SCMP_SYS(init_module),
+      SCMP_SYS(finit_module),     SCMP_SYS(delete_module),
       SCMP_SYS(kexec_load),       SCMP_SYS(kexec_file_load),
   };
   for (int sc : refused)

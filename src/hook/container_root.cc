@@ -55,7 +55,8 @@ bool RootIdIn(int proc_fd, const std::string& proc_path, const char* file, const
   if (map.empty() || !MapToHost(map, 0, host))
     return Fail(err,
                 std::string("refusing: the container's user namespace maps no host ") + kind +
-                    " to its root (" + kind + " 0): the files it would create there could "
+                    " to its root (" + kind +
+                    " 0): the files it would create there could "
                     "have no owner",
                 where);
   return true;
@@ -95,8 +96,7 @@ bool ParseIdMap(std::string_view text, const std::string& what, std::vector<IdMa
   return true;
 }
 
-bool FindContainerRoot(int proc_fd, const std::string& proc_path, ContainerRoot* out,
-                       Error* err) {
+bool FindContainerRoot(int proc_fd, const std::string& proc_path, ContainerRoot* out, Error* err) {
   *out = ContainerRoot{};
   bool same = true;
   if (!SameNamespace(proc_fd, "user", &same, err)) return false;
@@ -127,8 +127,8 @@ bool AsContainerRoot::Enter(const ContainerRoot& root, Error* err) {
   if (!SetCaps(saved_caps_))
     return Fail(err, "cannot keep the hook's capabilities under the container root's ids", "",
                 errno);
-  OCID_DEBUG("creating as the container's root: host uid " + std::to_string(root.uid) +
-             ", gid " + std::to_string(root.gid));
+  OCID_DEBUG("creating as the container's root: host uid " + std::to_string(root.uid) + ", gid " +
+             std::to_string(root.gid));
   return true;
 }
 

@@ -45,17 +45,15 @@ bool ParseIdMap(std::string_view text, const std::string& what, std::vector<IdMa
 // `proc_fd` (`proc_path` names it in errors). Refuses a user namespace that
 // maps no host id to uid 0 or to gid 0: nothing could be created on its
 // /dev, and the hook will not guess another owner.
-bool FindContainerRoot(int proc_fd, const std::string& proc_path, ContainerRoot* out,
-                       Error* err);
+bool FindContainerRoot(int proc_fd, const std::string& proc_path, ContainerRoot* out, Error* err);
 
 // While an AsContainerRoot is entered, the calling thread's filesystem uid
 // and gid are the container root's host ids; its effective capabilities
 // are the same as before (the kernel drops the filesystem ones when the
 // fsuid leaves 0; Enter puts them back). The destructor restores the
-// previous fsuid, fsgid and capabilities (and aborts if it cannot). setfsuid/setfsgid change this thread only
-// (they are not broadcast to other threads like setuid), and nothing of the
-// real, effective or saved ids changes: no privilege is given up for good,
-// and none is gained.
+// previous fsuid, fsgid and capabilities (and aborts if it cannot). setfsuid/setfsgid change this
+// thread only (they are not broadcast to other threads like setuid), and nothing of the real,
+// effective or saved ids changes: no privilege is given up for good, and none is gained.
 class AsContainerRoot {
  public:
   AsContainerRoot() = default;

@@ -88,8 +88,8 @@ bool ScanInventories(const Options& opts, RequestScan* out, bool* dir_unreadable
   return true;
 }
 
-bool LoadIfAsked(const Options&, const RequestScan& scan, bool state_asks,
-                 Container* c, bool* asked, Error* err) {
+bool LoadIfAsked(const Options&, const RequestScan& scan, bool state_asks, Container* c,
+                 bool* asked, Error* err) {
   *asked = false;
   if (scan.flags.empty()) return true;
   c->config_path = c->state.bundle + "/config.json";
@@ -112,8 +112,8 @@ bool LoadIfAsked(const Options&, const RequestScan& scan, bool state_asks,
   return ParseBundleConfig(c->config_bytes, c->config_path, &c->config, err, &interest);
 }
 
-bool LoadIfAsked(const Options& opts, const std::string& state_bytes, Container* c,
-                 bool* asked, bool* dir_unreadable, Error* err) {
+bool LoadIfAsked(const Options& opts, const std::string& state_bytes, Container* c, bool* asked,
+                 bool* dir_unreadable, Error* err) {
   *asked = false;
   RequestScan scan;
   if (!ScanInventories(opts, &scan, dir_unreadable, err)) return false;
@@ -174,8 +174,10 @@ bool PlanFor(const Options& opts, const Container& c, bool resolve_paths,
 void ReportBroken(const InventorySet& set, bool activated) {
   for (const auto& b : set.broken) {
     std::string line = "ignoring " + b.error.Line();
-    if (activated) log::Warn(line);
-    else OCID_DEBUG(line);
+    if (activated)
+      log::Warn(line);
+    else
+      OCID_DEBUG(line);
   }
 }
 

@@ -30,7 +30,7 @@
 namespace ocid {
 
 struct Container {
-  OciState state;            // from the runtime (hook) or the command line (shim)
+  OciState state;  // from the runtime (hook) or the command line (shim)
   BundleConfig config;
   InventorySet inventories;
   std::string config_path;   // <bundle>/config.json
@@ -75,11 +75,11 @@ class StateRequests {
 // state either, the container did not ask (a warning says so). Once it
 // asks, the caps apply: config.json must be a regular file of at most
 // kMaxConfigBytes, not a symlink, and parse strictly.
-bool LoadIfAsked(const Options& opts, const RequestScan& scan, bool state_asks,
-                 Container* c, bool* asked, Error* err);
+bool LoadIfAsked(const Options& opts, const RequestScan& scan, bool state_asks, Container* c,
+                 bool* asked, Error* err);
 // The same from the state's bytes, reading the inventories first.
-bool LoadIfAsked(const Options& opts, const std::string& state_bytes, Container* c,
-                 bool* asked, bool* dir_unreadable, Error* err);
+bool LoadIfAsked(const Options& opts, const std::string& state_bytes, Container* c, bool* asked,
+                 bool* dir_unreadable, Error* err);
 
 // For a state that could not be read or parsed: could the container still
 // have asked? Decided as LoadIfAsked decides, from what can be read: false

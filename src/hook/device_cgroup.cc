@@ -17,7 +17,6 @@ bool PathWithin(const std::string& path, const std::string& prefix) {
          (path.size() == prefix.size() || path[prefix.size()] == '/');
 }
 
-
 // Is mount `m` reachable by path? It is covered when another mount, not on
 // its own chain of parents, was mounted on the same or a parent path onto
 // that chain: on top of the mount itself (same path) or on one of its
@@ -77,7 +76,8 @@ bool LocateDeviceCgroup(std::string_view proc_pid_cgroup, std::string_view mount
   if (!pc.has_unified)
     return Fail(err, v1 != pc.v1.end()
                          ? (v1_mounted ? "no mount of the cgroup v1 devices hierarchy shows "
-                                         "the container's group " + v1->second
+                                         "the container's group " +
+                                             v1->second
                                        : std::string("the container has a cgroup v1 devices "
                                                      "cgroup, but no v1 devices hierarchy is "
                                                      "mounted"))
@@ -92,8 +92,8 @@ bool LocateDeviceCgroup(std::string_view proc_pid_cgroup, std::string_view mount
     *out = DeviceCgroupLocation{CgroupMode::kV2, path};
     return true;
   }
-  return Fail(err, "the container is in cgroup v2 group " + pc.unified +
-                       ", but no cgroup2 mount shows it");
+  return Fail(
+      err, "the container is in cgroup v2 group " + pc.unified + ", but no cgroup2 mount shows it");
 }
 
 bool DeviceCgroup::Open(int proc_pid_fd, DeviceCgroup* out, Error* err) {
@@ -117,8 +117,10 @@ bool DeviceCgroup::Allow(const std::vector<DeviceRule>& container,
 }
 
 void DeviceCgroup::Undo() {
-  if (mode_ == CgroupMode::kV1) v1_.Undo();
-  else v2_.Undo();
+  if (mode_ == CgroupMode::kV1)
+    v1_.Undo();
+  else
+    v2_.Undo();
 }
 
 }  // namespace ocid

@@ -34,8 +34,7 @@ bool DeviceCgroupV1::Allow(const std::vector<DeviceRule>& rules, Error* err) {
     if (!ListAllows(list, r)) todo.push_back(r);
   if (!todo.empty()) {
     UniqueFd allow(::openat(dir_.get(), "devices.allow", O_WRONLY | O_CLOEXEC | O_NOFOLLOW));
-    if (!allow.valid())
-      return Fail(err, "cannot open", path_ + "/devices.allow", errno);
+    if (!allow.valid()) return Fail(err, "cannot open", path_ + "/devices.allow", errno);
     for (const auto& r : todo) {
       // The v1 interface takes exactly one rule per write().
       std::string line = DeviceRuleToV1(r);
@@ -49,8 +48,9 @@ bool DeviceCgroupV1::Allow(const std::vector<DeviceRule>& rules, Error* err) {
   if (!ReadList(&list, err)) return false;
   for (const auto& r : rules)
     if (!ListAllows(list, r))
-      return Fail(err, "device rule \"" + DeviceRuleToV1(r) +
-                           "\" is not in force after writing it (a parent cgroup may deny it)",
+      return Fail(err,
+                  "device rule \"" + DeviceRuleToV1(r) +
+                      "\" is not in force after writing it (a parent cgroup may deny it)",
                   path_ + "/devices.list");
   return true;
 }

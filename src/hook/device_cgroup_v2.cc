@@ -20,7 +20,7 @@ namespace {
 // --- the bpf() calls: the only ones in the hook ---------------------------
 
 constexpr const char* kProgramName = "ocid_devices";  // shown by bpftool
-constexpr uint32_t kMaxQueried = 64;                   // the kernel's limit per cgroup and type
+constexpr uint32_t kMaxQueried = 64;                  // the kernel's limit per cgroup and type
 
 uint64_t Ptr(const void* p) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p)); }
 
@@ -106,8 +106,7 @@ bool DeviceCgroupV2::Open(const std::string& path, DeviceCgroupV2* out, Error* e
   out->path_ = path;
   // BPF_PROG_QUERY/ATTACH need a real (not O_PATH) directory fd.
   out->dir_.reset(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
-  if (!out->dir_.valid())
-    return Fail(err, "cannot open the container's cgroup", path, errno);
+  if (!out->dir_.valid()) return Fail(err, "cannot open the container's cgroup", path, errno);
   struct statfs fs;
   if (::fstatfs(out->dir_.get(), &fs) != 0)
     return Fail(err, "cannot stat the container's cgroup", path, errno);
@@ -142,8 +141,9 @@ bool DeviceCgroupV2::Replace(const std::vector<DeviceRule>& rules, Error* err) {
   std::string log;
   new_prog_.reset(LoadProgram(DeviceProgram(rules), &log));
   if (!new_prog_.valid())
-    return Fail(err, "cannot load the device program for the container's cgroup" +
-                         (log.empty() ? std::string() : " (verifier: " + log + ")"),
+    return Fail(err,
+                "cannot load the device program for the container's cgroup" +
+                    (log.empty() ? std::string() : " (verifier: " + log + ")"),
                 path_, errno);
   if (!AttachReplacing(dir_.get(), new_prog_.get(), old_prog_.get()))
     return Fail(err, "cannot replace device program " + std::to_string(old_id_) + " of", path_,
@@ -162,8 +162,10 @@ bool DeviceCgroupV2::Verify(Error* err) {
   if (!QueryPrograms(dir_.get(), &ids, &flags))
     return Fail(err, "cannot list the device programs attached to", path_, errno);
   if (!Contains(ids, new_id) || Contains(ids, old_id_) || ids.size() != 1)
-    return Fail(err, "device program " + std::to_string(new_id) + " is not the only one in force "
-                     "after replacing " + std::to_string(old_id_) + " on " + path_);
+    return Fail(err, "device program " + std::to_string(new_id) +
+                         " is not the only one in force "
+                         "after replacing " +
+                         std::to_string(old_id_) + " on " + path_);
   OCID_DEBUG("replaced device program " + std::to_string(old_id_) + " with " +
              std::to_string(new_id) + " on " + path_);
   return true;
@@ -172,8 +174,8 @@ bool DeviceCgroupV2::Verify(Error* err) {
 void DeviceCgroupV2::Undo() {
   if (!attached_) return;
   if (!AttachReplacing(dir_.get(), old_prog_.get(), new_prog_.get()))
-    log::Warn("cannot put device program " + std::to_string(old_id_) + " back on " + path_ +
-              ": " + std::strerror(errno));
+    log::Warn("cannot put device program " + std::to_string(old_id_) + " back on " + path_ + ": " +
+              std::strerror(errno));
   attached_ = false;
 }
 

@@ -62,8 +62,10 @@ std::string TopLevelTomlValue(const std::string& toml, const std::string& key) {
         std::string value = Trim(rest.substr(1));
         if (!value.empty() && value[0] == '[') {
           end = toml.find(']', start);
-          if (end == std::string::npos) end = toml.size();
-          else ++end;
+          if (end == std::string::npos)
+            end = toml.size();
+          else
+            ++end;
         }
         return toml.substr(start, end - start);
       }
@@ -102,9 +104,8 @@ std::string Join(const std::vector<std::string>& v, const std::string& sep) {
 
 // Writes `content` to `file` unless it already holds it; prints what it
 // did. Backs the old file up first when `backup` is set.
-bool WriteConfig(const std::string& engine, const std::string& file,
-                 const std::string& content, bool dry_run, bool backup, Error* err,
-                 const std::string& shown = "") {
+bool WriteConfig(const std::string& engine, const std::string& file, const std::string& content,
+                 bool dry_run, bool backup, Error* err, const std::string& shown = "") {
   const std::string& show = shown.empty() ? content : shown;
   std::string old;
   bool exists = false;
@@ -126,8 +127,8 @@ bool WriteConfig(const std::string& engine, const std::string& file,
   std::string saved;
   if (exists && backup && !WriteBackup(file, old, &saved, err)) return false;
   if (!WriteFileAtomic(file, content, mode, err)) return false;
-  std::printf("%s: %s %s%s:\n%s", engine.c_str(), exists ? "updated" : "created",
-              file.c_str(), saved.empty() ? "" : (" (old file backed up to " + saved + ")").c_str(),
+  std::printf("%s: %s %s%s:\n%s", engine.c_str(), exists ? "updated" : "created", file.c_str(),
+              saved.empty() ? "" : (" (old file backed up to " + saved + ")").c_str(),
               show.c_str());
   return true;
 }
@@ -156,8 +157,8 @@ int SetupDocker(const SetupOptions& s) {
                       (m.old_path.empty() ? "(none)" : m.old_path) + " -> " + s.runtime_path +
                       "\n  \"runtimes\": " + m.runtimes + "\n  (every other key kept)\n";
   if (!m.changed) {
-    std::printf("docker: %s already has runtime \"%s\" with path %s: nothing to do\n",
-                file.c_str(), s.runtime_name.c_str(), s.runtime_path.c_str());
+    std::printf("docker: %s already has runtime \"%s\" with path %s: nothing to do\n", file.c_str(),
+                s.runtime_name.c_str(), s.runtime_path.c_str());
   } else if (!WriteConfig("docker", file, m.json, s.dry_run, /*backup=*/true, &err, shown)) {
     log::Error(err.Line());
     return 1;
@@ -219,15 +220,16 @@ int SetupContainerd(const SetupOptions& s) {
   } else if (ContainerdImportsCover(main, file, &has_imports)) {
     std::printf("containerd: %s imports %s: ok\n", s.containerd_main.c_str(), file.c_str());
   } else {
-    std::printf(
-        "containerd: %s does not import %s: %s\n", s.containerd_main.c_str(), file.c_str(),
-        has_imports ? ("add " + TomlString(glob) + " to its top-level `imports` list").c_str()
+    std::printf("containerd: %s does not import %s: %s\n", s.containerd_main.c_str(), file.c_str(),
+                has_imports
+                    ? ("add " + TomlString(glob) + " to its top-level `imports` list").c_str()
                     : ("add at its top: imports = [" + TomlString(glob) + "]").c_str());
   }
   if (exists && version == 0)
-    std::printf("containerd: %s has no `version = 2` or `version = 3`: the drop-in is a "
-                "version 2 config\n",
-                s.containerd_main.c_str());
+    std::printf(
+        "containerd: %s has no `version = 2` or `version = 3`: the drop-in is a "
+        "version 2 config\n",
+        s.containerd_main.c_str());
   else if (exists)
     std::printf("containerd: %s is a version %d config: so is the drop-in\n",
                 s.containerd_main.c_str(), version);
@@ -262,7 +264,8 @@ int SetupCrio(const SetupOptions& s) {
 }
 
 int SetupPodman(const Options& opts, const SetupOptions& s) {
-  std::printf("podman: nothing to configure; it reads hooks.d and CDI specs from default directories.\n");
+  std::printf(
+      "podman: nothing to configure; it reads hooks.d and CDI specs from default directories.\n");
   for (const char* dir : kHooksDirs)
     for (const char* stage : {"prestart", "poststop"}) {
       std::string entry = std::string(dir) + "/oci-decorator-" + stage + ".json";
@@ -302,9 +305,8 @@ bool CheckRuntimeName(const std::string& name, std::string* why) {
   return true;
 }
 
-bool MergeDockerRuntime(const std::string& bytes, const std::string& file,
-                        const std::string& name, const std::string& path, DockerMerge* out,
-                        Error* err) {
+bool MergeDockerRuntime(const std::string& bytes, const std::string& file, const std::string& name,
+                        const std::string& path, DockerMerge* out, Error* err) {
   *out = DockerMerge{};
   ordered j = ordered::object();
   if (bytes.find_first_not_of(" \t\r\n") != std::string::npos) {
@@ -364,16 +366,19 @@ std::string ContainerdRuntimeTables(const std::string& name, const std::string& 
   std::string table = CriRuntimesTable(version) + name;
   // CRI copies only the listed pod and container annotations into
   // config.json: the shim must see oci-decorator/<FLAG> requests.
-  return "[" + table + "]\n"
+  return "[" + table +
+         "]\n"
          "  runtime_type = \"io.containerd.runc.v2\"\n"
          "  pod_annotations = [\"oci-decorator/*\"]\n"
          "  container_annotations = [\"oci-decorator/*\"]\n"
-         "[" + table + ".options]\n"
-         "  BinaryName = " + TomlString(shim_path) + "\n";
+         "[" +
+         table +
+         ".options]\n"
+         "  BinaryName = " +
+         TomlString(shim_path) + "\n";
 }
 
-std::string ContainerdDropIn(const std::string& name, const std::string& shim_path,
-                             int version) {
+std::string ContainerdDropIn(const std::string& name, const std::string& shim_path, int version) {
   if (version >= 3)
     return "# Written by `oci-decorator setup containerd`: the oci-decorator runtime shim\n"
            "# for containerd 2.x's CRI plugin (runc's v2 shim running the oci-decorator\n"
@@ -390,7 +395,9 @@ std::string ContainerdDropIn(const std::string& name, const std::string& shim_pa
          "# replaces the built-in one, which had it.\n"
          "version = 2\n"
          "\n"
-         "[" + CriRuntimesTable(2) + "runc]\n"
+         "[" +
+         CriRuntimesTable(2) +
+         "runc]\n"
          "  runtime_type = \"io.containerd.runc.v2\"\n"
          "\n" +
          ContainerdRuntimeTables(name, shim_path, 2);
@@ -433,12 +440,19 @@ std::string CrioDropIn(const std::string& name, const std::string& shim_path) {
       "# oci-decorator/OCI_ONLOAD). hooks_dir replaces CRI-O's default list, so\n"
       "# both default directories are named.\n"
       "[crio.runtime]\n"
-      "hooks_dir = [" + dirs + "]\n";
+      "hooks_dir = [" +
+      dirs + "]\n";
   if (!shim_path.empty())
     s += "\n"
-         "# The runtime shim, for pods with a RuntimeClass whose handler is " + name + ".\n"
-         "[crio.runtime.runtimes." + name + "]\n"
-         "runtime_path = " + TomlString(shim_path) + "\n"
+         "# The runtime shim, for pods with a RuntimeClass whose handler is " +
+         name +
+         ".\n"
+         "[crio.runtime.runtimes." +
+         name +
+         "]\n"
+         "runtime_path = " +
+         TomlString(shim_path) +
+         "\n"
          "runtime_type = \"oci\"\n";
   return s;
 }

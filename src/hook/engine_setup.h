@@ -37,15 +37,15 @@
 namespace ocid {
 
 struct SetupOptions {
-  std::string engine;                        // docker, containerd, crio, podman
-  std::string config;                        // "" = the engine's default below
+  std::string engine;  // docker, containerd, crio, podman
+  std::string config;  // "" = the engine's default below
   std::string runtime_name = "oci-decorator";
   std::string runtime_path = OCID_RUNTIME_PATH;
   std::string containerd_main = "/etc/containerd/config.toml";
   std::string cdi_dir = "/etc/cdi";
   bool dry_run = false;
-  bool with_runtime = false;                 // crio: also register the shim
-  bool cdi = false;                          // podman: write CDI specs
+  bool with_runtime = false;  // crio: also register the shim
+  bool cdi = false;           // podman: write CDI specs
 };
 
 constexpr const char* kDockerConfig = "/etc/docker/daemon.json";
@@ -58,19 +58,18 @@ constexpr const char* kHooksDirs[] = {"/usr/share/containers/oci/hooks.d",
 bool CheckRuntimeName(const std::string& name, std::string* why);
 
 struct DockerMerge {
-  std::string json;       // the new daemon.json (the input when unchanged)
+  std::string json;  // the new daemon.json (the input when unchanged)
   bool changed = false;
-  std::string old_path;   // the entry's path before, "" if none
-  std::string runtimes;   // the resulting "runtimes" object, for messages
+  std::string old_path;  // the entry's path before, "" if none
+  std::string runtimes;  // the resulting "runtimes" object, for messages
 };
 
 // Merges {"runtimes": {name: {"path": path}}} into daemon.json's bytes
 // ("" or blank: no file yet). Every other key, every other runtime and any
 // other key of the entry (runtimeArgs) is kept, in order. Unchanged when
 // the entry already has this path. `file` names the file in errors.
-bool MergeDockerRuntime(const std::string& bytes, const std::string& file,
-                        const std::string& name, const std::string& path, DockerMerge* out,
-                        Error* err);
+bool MergeDockerRuntime(const std::string& bytes, const std::string& file, const std::string& name,
+                        const std::string& path, DockerMerge* out, Error* err);
 
 // The `version` of containerd's main config (bytes): 2 or 3; 0 when it has
 // none or another (containerd reads a file without one as version 1).

@@ -26,7 +26,6 @@
 namespace ocid {
 namespace {
 
-
 int Failed(const std::string& id, const Error& e) {
   // The id is the runtime's, but a state can hold any string.
   log::Error((id.empty() ? "" : "container " + Printable(id) + ": ") + e.Line());
@@ -100,8 +99,7 @@ int CleanUp(const Options& opts, const std::string& id) {
 
 // What an active plan needs before anything is applied.
 bool MayApply(const Plan& plan, bool confined, Error* err) {
-  if (!confined)
-    return Fail(err, "refusing to apply: the hook could not confine itself (seccomp)");
+  if (!confined) return Fail(err, "refusing to apply: the hook could not confine itself (seccomp)");
   if (plan.pid <= 0) return Fail(err, "OCI state has no \"pid\" (needed to apply)");
   if (!plan.preload.empty() && !IsSafeContainerId(plan.container_id))
     return Fail(err, "container id is not usable as a directory name", plan.container_id);
@@ -116,8 +114,8 @@ std::string Summary(const Plan& plan) {
     for (const auto& f : a.features) s += " " + f;
   }
   size_t devices = plan.device_rules.size();
-  s += "; " + std::to_string(plan.mounts.size()) + " mounts, " +
-       std::to_string(devices) + " devices";
+  s += "; " + std::to_string(plan.mounts.size()) + " mounts, " + std::to_string(devices) +
+       " devices";
   for (const auto& p : plan.preload) s += ", preload " + p;
   return s;
 }

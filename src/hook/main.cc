@@ -32,9 +32,9 @@
 
 namespace {
 
-const char* const kGlobalOptionsWithValue[] = {
-    "--config-dir", "--host-root",   "--state-dir", "--log-level",
-    "--log-file",   "--log-target", "--log-format", "--config"};
+const char* const kGlobalOptionsWithValue[] = {"--config-dir", "--host-root", "--state-dir",
+                                               "--log-level",  "--log-file",  "--log-target",
+                                               "--log-format", "--config"};
 
 // The first argument that is not a global option or its value: the
 // subcommand CLI11 will see. "" when there is none.
@@ -66,8 +66,7 @@ bool WantsLogRouting(const std::string& sub, int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
     for (std::string_view o : {"--log-target", "--log-format", "--config", "--help", "-h"})
-      if (a.substr(0, o.size()) == o && (a.size() == o.size() || a[o.size()] == '='))
-        return true;
+      if (a.substr(0, o.size()) == o && (a.size() == o.size() || a[o.size()] == '=')) return true;
   }
   return false;
 }
@@ -117,12 +116,13 @@ void AddPlan(CLI::App& app, Cli& c) {
 }
 
 void AddCdi(CLI::App& app, Cli& c) {
-  CLI::App* cdi = app.add_subcommand("cdi", "Container Device Interface specs from the inventories");
+  CLI::App* cdi =
+      app.add_subcommand("cdi", "Container Device Interface specs from the inventories");
   cdi->require_subcommand(1);
   CLI::App* gen = cdi->add_subcommand(
       "generate", "Write a CDI spec per inventory: a device per feature, and one named all");
-  CLI::Option* out = gen->add_option(
-      "--output,-o", c.cdi.output, "Write the spec to FILE (- for stdout; one inventory only)");
+  CLI::Option* out = gen->add_option("--output,-o", c.cdi.output,
+                                     "Write the spec to FILE (- for stdout; one inventory only)");
   gen->add_option("--output-dir", c.cdi.output_dir,
                   "Write DIR/oci-decorator-<inventory>.json for each inventory (e.g. /etc/cdi)")
       ->excludes(out);
@@ -170,17 +170,18 @@ void AddGlobals(CLI::App& app, Cli& c, bool log_routing) {
                     ->capture_default_str();
   if (c.full)
     c.level_opt->check(ocid::cli::Suggests({"trace", "debug", "info", "warn", "error", "off"}));
-  c.file_opt = app.add_option("--log-file", c.log_file,
-                 "The file target's FILE (appended, O_NOFOLLOW, 0600); alone, the default "
-                 "targets and FILE");
+  c.file_opt =
+      app.add_option("--log-file", c.log_file,
+                     "The file target's FILE (appended, O_NOFOLLOW, 0600); alone, the default "
+                     "targets and FILE");
   if (log_routing) {
     c.target_opt = app.add_option("--log-target", c.log_targets,
                                   "stderr, file, syslog or journald; repeatable or comma-separated "
                                   "(default: stderr, and journald when its socket exists)")
                        ->check(ocid::cli::Suggests({"stderr", "file", "syslog", "journald"}));
-    c.format_opt =
-        app.add_option("--log-format", c.log_format, "text (default) or json, for stderr and the file")
-            ->check(ocid::cli::Suggests({"text", "json"}));
+    c.format_opt = app.add_option("--log-format", c.log_format,
+                                  "text (default) or json, for stderr and the file")
+                       ->check(ocid::cli::Suggests({"text", "json"}));
     app.add_option("--config", c.log_config,
                    "Log settings file (default " + std::string(OCID_DEFAULT_LOG_CONFIG) + ")");
   }
@@ -297,9 +298,10 @@ int Main(int argc, char** argv) {
   if (shim_name)
     return ocid::RunShim(c.shim, std::vector<std::string>(argv + 1, argv + argc), c.saved_env);
 
-  CLI::App app{"OCI runtime hook that brings vendor user-space stacks (Onload, "
-               "TCPDirect, RDMA, ...) into containers that ask for them",
-               "oci-decorator"};
+  CLI::App app{
+      "OCI runtime hook that brings vendor user-space stacks (Onload, "
+      "TCPDirect, RDMA, ...) into containers that ask for them",
+      "oci-decorator"};
   c.app = &app;
   c.full = WantsLogRouting(sub, argc, argv);
   AddGlobals(app, c, c.full);

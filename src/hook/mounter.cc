@@ -52,8 +52,8 @@ bool IsPlanned(const struct stat& st, const DetachedMount& m) {
 }  // namespace
 
 bool CloneDetached(int source_fd, const struct stat& st, const std::string& root,
-                   const std::string& path, const std::string& what, bool nodev,
-                   DetachedMount* out, Error* err) {
+                   const std::string& path, const std::string& what, bool nodev, DetachedMount* out,
+                   Error* err) {
   out->what = what;
   out->type = FileTypeOf(st.st_mode);
   out->dev = st.st_dev;
@@ -65,8 +65,8 @@ bool CloneDetached(int source_fd, const struct stat& st, const std::string& root
   if (!kernel::MountApiMissing()) {
     // A non-recursive clone: exactly the one file or directory, never a
     // mount tree that might sit below a host directory.
-    UniqueFd tree(sys::open_tree(source_fd, "",
-                                 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH));
+    UniqueFd tree(
+        sys::open_tree(source_fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH));
     if (!tree.valid() && errno != ENOSYS)
       return Fail(err, "cannot clone host source as a mount", what, errno);
     if (tree.valid()) {
@@ -87,8 +87,9 @@ bool CloneDetached(int source_fd, const struct stat& st, const std::string& root
         return Fail(err, "cannot make mount read-only/nosuid/private", what, errno);
     }
     kernel::NoteMountApiMissing();
-    OCID_DEBUG("the kernel has no new mount API (open_tree, move_mount, mount_setattr): "
-               "using the legacy mount API (mount(2) from the container's namespace)");
+    OCID_DEBUG(
+        "the kernel has no new mount API (open_tree, move_mount, mount_setattr): "
+        "using the legacy mount API (mount(2) from the container's namespace)");
   }
   // Legacy: attached later from the container's namespace (mounter.h). The
   // host fd pins the inode meanwhile.
@@ -98,14 +99,15 @@ bool CloneDetached(int source_fd, const struct stat& st, const std::string& root
   // directory here; in the container's namespace the cwd is its root.
   if (root.empty() || root[0] != '/') {
     char cwd[PATH_MAX];
-    if (!::getcwd(cwd, sizeof cwd)) return Fail(err, "cannot get the working directory", root, errno);
+    if (!::getcwd(cwd, sizeof cwd))
+      return Fail(err, "cannot get the working directory", root, errno);
     out->source_root = std::string(cwd) + "/" + root;
   }
   return true;
 }
 
-bool PrepareSources(const HostRootView& host, const Plan& plan,
-                    std::vector<DetachedMount>* out, Error* err) {
+bool PrepareSources(const HostRootView& host, const Plan& plan, std::vector<DetachedMount>* out,
+                    Error* err) {
   for (const auto& m : plan.mounts) {
     UniqueFd src;
     if (!host.OpenSource(m.source, &src, err)) return false;
@@ -118,8 +120,7 @@ bool PrepareSources(const HostRootView& host, const Plan& plan,
          st.st_rdev != m.rdev))
       return Fail(err, "host source changed since it was planned", m.source);
     DetachedMount d;
-    if (!CloneDetached(src.get(), st, host.root_path(), m.source, m.source,
-                       m.nodev, &d, err))
+    if (!CloneDetached(src.get(), st, host.root_path(), m.source, m.source, m.nodev, &d, err))
       return false;
     d.target = m.target;
     out->push_back(std::move(d));
@@ -139,8 +140,10 @@ int MountAttacher::Directory(const std::string& dir, Error* err) {
 
 void MountAttacher::Forget(const std::string& dir) {
   for (auto it = dirs_.begin(); it != dirs_.end();) {
-    if (it->first == dir || it->first.rfind(dir + "/", 0) == 0) it = dirs_.erase(it);
-    else ++it;
+    if (it->first == dir || it->first.rfind(dir + "/", 0) == 0)
+      it = dirs_.erase(it);
+    else
+      ++it;
   }
 }
 
@@ -154,8 +157,8 @@ bool MountAttacher::Attach(std::vector<DetachedMount>* mounts, Error* err) {
     if (parent < 0) return false;
     Mountpoint mp;
     if (!PrepareMountpointIn(parent, m.target, leaf,
-                             is_dir ? MountpointType::kDirectory : MountpointType::kFile,
-                             device, &mp, &created_, err))
+                             is_dir ? MountpointType::kDirectory : MountpointType::kFile, device,
+                             &mp, &created_, err))
       return false;
     // Already visible: an earlier mount of ours shows this very host file
     // here (e.g. a version link inside a mounted directory). Only the
@@ -171,8 +174,10 @@ bool MountAttacher::Attach(std::vector<DetachedMount>* mounts, Error* err) {
     }
     if (mp.dev == m.dev && mp.ino == m.ino) continue;
     if (shared_.count(mp.mnt_id))
-      return Fail(err, "refusing to mount under a mount with shared propagation "
-                       "(it would leak to other mount namespaces)", m.target);
+      return Fail(err,
+                  "refusing to mount under a mount with shared propagation "
+                  "(it would leak to other mount namespaces)",
+                  m.target);
     if (!(m.tree.valid() ? AttachNew(&m, parent, leaf, mp, err)
                          : AttachLegacy(&m, parent, leaf, mp, err)))
       return false;
@@ -213,19 +218,25 @@ bool MountAttacher::ReopenSource(const DetachedMount& m, UniqueFd* out, Error* e
   if (it == source_roots_.end()) {
     UniqueFd root(::open(m.source_root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (!root.valid())
-      return Fail(err, "legacy mount API: cannot open the host directory in the container's "
-                       "mount namespace", m.source_root, errno);
+      return Fail(err,
+                  "legacy mount API: cannot open the host directory in the container's "
+                  "mount namespace",
+                  m.source_root, errno);
     it = source_roots_.emplace(m.source_root, std::move(root)).first;
   }
   Error e;
   if (!OpenInRoot(it->second.get(), m.source_path, O_PATH, out, &e))
-    return Fail(err, "legacy mount API: cannot find host source in the container's mount "
-                     "namespace", m.what, e.errnum);
+    return Fail(err,
+                "legacy mount API: cannot find host source in the container's mount "
+                "namespace",
+                m.what, e.errnum);
   struct stat st;
   if (::fstat(out->get(), &st) != 0) return Fail(err, "cannot stat host source", m.what, errno);
   if (!IsPlanned(st, m))
-    return Fail(err, "legacy mount API: host source in the container's mount namespace is not "
-                     "the planned file", m.what);
+    return Fail(err,
+                "legacy mount API: host source in the container's mount namespace is not "
+                "the planned file",
+                m.what);
   return true;
 }
 

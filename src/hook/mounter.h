@@ -55,11 +55,11 @@ struct DetachedMount {
   // mount (rollback detaches through it). Legacy: empty until attached, then
   // the new mount's root.
   UniqueFd tree;
-  std::string target;       // container path
+  std::string target;  // container path
   FileType type = FileType::kRegular;
   uint64_t dev = 0, ino = 0, rdev = 0;
   bool nodev = true;
-  std::string what;         // source path for messages
+  std::string what;  // source path for messages
   // Legacy: where to reopen the source in the container's namespace (the
   // source is `path` resolved inside directory `root`, both host paths), and
   // the host fd held until then. Recorded on every kernel (two strings): a
@@ -73,11 +73,11 @@ struct DetachedMount {
 // detached mount with the given flags, or on a kernel without the new mount
 // API records it for the legacy attach.
 bool CloneDetached(int source_fd, const struct stat& st, const std::string& root,
-                   const std::string& path, const std::string& what, bool nodev,
-                   DetachedMount* out, Error* err);
+                   const std::string& path, const std::string& what, bool nodev, DetachedMount* out,
+                   Error* err);
 
-bool PrepareSources(const HostRootView& host, const Plan& plan,
-                    std::vector<DetachedMount>* out, Error* err);
+bool PrepareSources(const HostRootView& host, const Plan& plan, std::vector<DetachedMount>* out,
+                    Error* err);
 
 // Attaches every detached mount below rootfs_fd. On failure, detaches what
 // it attached; the empty mountpoints it created stay, as after a success
@@ -112,7 +112,7 @@ class MountAttacher {
   std::set<uint64_t> shared_;
   std::map<std::string, UniqueFd> dirs_;
   std::map<std::string, UniqueFd> source_roots_;  // legacy: by host path
-  std::vector<DetachedMount*> attached_;  // in the order attached
+  std::vector<DetachedMount*> attached_;          // in the order attached
   std::vector<CreatedPath> created_;
 };
 

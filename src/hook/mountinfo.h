@@ -10,8 +10,8 @@ namespace ocid {
 struct MountInfoEntry {
   int id = 0;
   int parent = 0;
-  std::string root;          // root of the mount within its filesystem
-  std::string mount_point;   // unescaped
+  std::string root;         // root of the mount within its filesystem
+  std::string mount_point;  // unescaped
   std::string mount_options;
   std::string optional_fields;  // "shared:1 master:2" ...
   std::string fstype;
@@ -28,7 +28,7 @@ std::vector<int> SharedMountIds(std::string_view text);
 // cgroup membership: controller -> path for v1 lines ("5:devices:/a/b"),
 // and the unified ("0::/x") path if any.
 struct ProcCgroup {
-  std::map<std::string, std::string> v1;   // "devices" -> "/a/b"
+  std::map<std::string, std::string> v1;  // "devices" -> "/a/b"
   bool has_unified = false;
   std::string unified;
 };

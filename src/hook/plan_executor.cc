@@ -47,20 +47,24 @@ constexpr const char* kPreloadFile = "ld.so.preload";
 // image's own, on the rootfs mount itself (not a host file or directory
 // that config.json bound at /etc/ld.so.preload or /etc), and readable by
 // the container's process on its own.
-bool MayShowImageFile(int rootfs_fd, int path_fd, const struct stat& st,
-                      const HostCredentials& who, Error* err) {
+bool MayShowImageFile(int rootfs_fd, int path_fd, const struct stat& st, const HostCredentials& who,
+                      Error* err) {
   uint64_t rootfs_mnt = 0, file_mnt = 0;
   if (!kernel::MountId(rootfs_fd, &rootfs_mnt) || !kernel::MountId(path_fd, &file_mnt))
     return Fail(err, "cannot find the mount of the image's file", kPreloadTarget, errno);
   if (file_mnt != rootfs_mnt)
-    return Fail(err, "refusing: the image's file is on another mount than the rootfs "
-                     "(a bind mount from config.json?)", kPreloadTarget);
-  if (!MayRead(who, st.st_mode, st.st_uid, st.st_gid))
-    return Fail(err, "refusing: the image's file is not readable by the container's user (" +
-                         (who.uid == HostCredentials::kUnmapped
-                              ? std::string("an unmapped uid")
-                              : "host uid " + std::to_string(who.uid)) + ")",
+    return Fail(err,
+                "refusing: the image's file is on another mount than the rootfs "
+                "(a bind mount from config.json?)",
                 kPreloadTarget);
+  if (!MayRead(who, st.st_mode, st.st_uid, st.st_gid))
+    return Fail(
+        err,
+        "refusing: the image's file is not readable by the container's user (" +
+            (who.uid == HostCredentials::kUnmapped ? std::string("an unmapped uid")
+                                                   : "host uid " + std::to_string(who.uid)) +
+            ")",
+        kPreloadTarget);
   return true;
 }
 
@@ -111,8 +115,8 @@ bool ReadImagePreload(int rootfs_fd, const HostCredentials& who, std::string* ou
   const FileVet vet{VetImageFile, &rules};
   UniqueFd fd;
   if (!ReopenRegularFile(path_fd.get(), kPreloadTarget, &fd, err, nullptr, &vet)) return false;
-  return ReadAllFd(fd.get(), kMaxPreloadBytes, std::string("the image's ") + kPreloadTarget,
-                   out, err);
+  return ReadAllFd(fd.get(), kMaxPreloadBytes, std::string("the image's ") + kPreloadTarget, out,
+                   err);
 }
 
 // Ids of the mounts with shared propagation in our current mount namespace,
@@ -233,8 +237,10 @@ class Executor {
     struct stat st;
     if (!rootfs_.valid() || ::fstat(rootfs_.get(), &st) != 0 || st.st_dev != host_rootfs.st_dev ||
         st.st_ino != host_rootfs.st_ino)
-      return Fail(err, "refusing: the rootfs in the container's mount namespace is not the "
-                       "bundle's rootfs (joined mount namespace?)", plan_.rootfs);
+      return Fail(err,
+                  "refusing: the rootfs in the container's mount namespace is not the "
+                  "bundle's rootfs (joined mount namespace?)",
+                  plan_.rootfs);
     return true;
   }
 
@@ -272,8 +278,9 @@ class Executor {
     // namespace that path is another container's.
     if (in_container_ &&
         (::setns(host_ns_.get(), CLONE_NEWNS) != 0 || ::fchdir(host_cwd_.get()) != 0)) {
-      log::Warn("cannot return to our own mount namespace: the state directory of this "
-                "container stays");
+      log::Warn(
+          "cannot return to our own mount namespace: the state directory of this "
+          "container stays");
       state_dir_used_ = false;
     }
     if (cgroup_used_) cgroup_.Undo();

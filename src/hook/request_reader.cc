@@ -83,8 +83,7 @@ void CoerceUtf8(std::string* s) {
 
 }  // namespace
 
-RequestReader::RequestReader(const std::vector<std::string>& flags, Document doc)
-    : doc_(doc) {
+RequestReader::RequestReader(const std::vector<std::string>& flags, Document doc) : doc_(doc) {
   size_t longest = 0;
   for (const auto& f : flags)
     if (!f.empty()) {
@@ -108,7 +107,9 @@ void RequestReader::Fail(const std::string& why) {
 
 const char* RequestReader::Wants(Role role) {
   switch (role) {
-    case kRoot: case kProcess: case kAnnotations: return "an object";
+    case kRoot:
+    case kProcess:
+    case kAnnotations: return "an object";
     case kEnv: return "an array";
     default: return "a string";
   }
@@ -171,8 +172,9 @@ void RequestReader::BeginValue(char c) {
   if (c == '"') {
     if (role == kRoot || role == kProcess || role == kEnv || role == kAnnotations)
       return Fail(std::string("a string where runc wants ") + Wants(role));
-    string_role_ = role == kEnvEntry ? kEnvEntry : role == kAnnotationValue ? kAnnotationValue
-                                                                            : kIgnored;
+    string_role_ = role == kEnvEntry          ? kEnvEntry
+                   : role == kAnnotationValue ? kAnnotationValue
+                                              : kIgnored;
     text_.clear();
     truncated_ = false;
     high_surrogate_ = 0;
@@ -247,38 +249,53 @@ bool RequestReader::NumberByte(char c) {
   bool digit = c >= '0' && c <= '9';
   switch (number_) {
     case kSign:
-      if (c == '0') number_ = kZero;
-      else if (digit) number_ = kInt;
-      else Fail("a '-' without digits");
+      if (c == '0')
+        number_ = kZero;
+      else if (digit)
+        number_ = kInt;
+      else
+        Fail("a '-' without digits");
       return true;
     case kZero:
     case kInt:
       if (digit && number_ == kInt) return true;
-      if (c == '.') number_ = kDot;
-      else if (c == 'e' || c == 'E') number_ = kExp;
-      else if (digit) Fail("a number with a leading zero");
-      else return false;
+      if (c == '.')
+        number_ = kDot;
+      else if (c == 'e' || c == 'E')
+        number_ = kExp;
+      else if (digit)
+        Fail("a number with a leading zero");
+      else
+        return false;
       return true;
     case kDot:
-      if (digit) number_ = kFrac;
-      else Fail("a '.' without digits");
+      if (digit)
+        number_ = kFrac;
+      else
+        Fail("a '.' without digits");
       return true;
     case kFrac:
       if (digit) return true;
-      if (c == 'e' || c == 'E') number_ = kExp;
-      else return false;
+      if (c == 'e' || c == 'E')
+        number_ = kExp;
+      else
+        return false;
       return true;
     case kExp:
-      if (c == '+' || c == '-') number_ = kExpSign;
-      else if (digit) number_ = kExpDigits;
-      else Fail("an exponent without digits");
+      if (c == '+' || c == '-')
+        number_ = kExpSign;
+      else if (digit)
+        number_ = kExpDigits;
+      else
+        Fail("an exponent without digits");
       return true;
     case kExpSign:
-      if (digit) number_ = kExpDigits;
-      else Fail("an exponent without digits");
+      if (digit)
+        number_ = kExpDigits;
+      else
+        Fail("an exponent without digits");
       return true;
-    case kExpDigits:
-      return digit;
+    case kExpDigits: return digit;
   }
   return false;
 }
@@ -395,7 +412,8 @@ void RequestReader::Step(char c) {
       if (literal_ == "null") {
         // null resets a pointer, slice or map; into a string it is a no-op,
         // and a map entry is stored as "".
-        if (value_role_ == kProcess || value_role_ == kEnv) ResetEnv();
+        if (value_role_ == kProcess || value_role_ == kEnv)
+          ResetEnv();
         else if (value_role_ == kAnnotations)
           std::fill(annotations_.begin(), annotations_.end(), false);
         else if (value_role_ == kAnnotationValue && annotation_flag_ >= 0)
@@ -403,8 +421,7 @@ void RequestReader::Step(char c) {
       }
       return EndValue();
     case kDone:
-    case kError:
-      return;
+    case kError: return;
   }
 }
 

@@ -76,12 +76,29 @@ class RequestReader {
  private:
   // What the value being read (or the open container) means here.
   enum Role : uint8_t {
-    kIgnored, kRoot, kProcess, kEnv, kEnvEntry, kAnnotations, kAnnotationValue,
+    kIgnored,
+    kRoot,
+    kProcess,
+    kEnv,
+    kEnvEntry,
+    kAnnotations,
+    kAnnotationValue,
     kKey,  // a key of an object whose keys matter
   };
   enum State : uint8_t {
-    kValue, kFirstValueOrEnd, kKeyOrEnd, kKeyStart, kColon, kAfterValue,
-    kString, kEscape, kUnicode, kNumber, kLiteral, kDone, kError,
+    kValue,
+    kFirstValueOrEnd,
+    kKeyOrEnd,
+    kKeyStart,
+    kColon,
+    kAfterValue,
+    kString,
+    kEscape,
+    kUnicode,
+    kNumber,
+    kLiteral,
+    kDone,
+    kError,
   };
   enum Number : uint8_t { kSign, kZero, kInt, kDot, kFrac, kExp, kExpSign, kExpDigits };
 
@@ -101,9 +118,9 @@ class RequestReader {
 
   std::vector<std::string> flags_;
   Document doc_;
-  size_t keep_;               // how many decoded bytes of a key or entry to keep
+  size_t keep_;  // how many decoded bytes of a key or entry to keep
   State state_ = kValue;
-  uint64_t offset_ = 0;       // bytes consumed, for messages
+  uint64_t offset_ = 0;  // bytes consumed, for messages
   std::string why_;
 
   // Open containers: role, and whether it is an object.
@@ -118,10 +135,10 @@ class RequestReader {
 
   // The string being read, when it matters: decoded bytes (up to keep_).
   Role string_role_ = kIgnored;
-  bool in_key_ = false;       // the string is an object key
+  bool in_key_ = false;  // the string is an object key
   std::string text_;
   bool truncated_ = false;
-  uint32_t unicode_ = 0;      // \uXXXX being read
+  uint32_t unicode_ = 0;  // \uXXXX being read
   int unicode_digits_ = 0;
   uint32_t high_surrogate_ = 0;  // a \uD800-\uDBFF waiting for its pair
 

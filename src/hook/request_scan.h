@@ -37,8 +37,8 @@ class FlagScanner {
  private:
   void Search(std::string_view window);
   std::vector<std::string> flags_;
-  std::string carry_;      // the last bytes of the input so far
-  size_t keep_ = 5;        // how many: the longest flag or escape, less one
+  std::string carry_;  // the last bytes of the input so far
+  size_t keep_ = 5;    // how many: the longest flag or escape, less one
   bool mentioned_ = false;
 };
 

@@ -33,8 +33,8 @@ bool OpenStateDir(const std::string& state_dir, bool create, UniqueFd* out, Erro
 
 }  // namespace
 
-bool OpenContainerDir(const std::string& state_dir, const std::string& id,
-                      UniqueFd* out, Error* err) {
+bool OpenContainerDir(const std::string& state_dir, const std::string& id, UniqueFd* out,
+                      Error* err) {
   if (!IsSafeContainerId(id))
     return Fail(err, "container id is not usable as a directory name", id);
   UniqueFd sd;
@@ -47,8 +47,7 @@ bool OpenContainerDir(const std::string& state_dir, const std::string& id,
   return CheckPrivateDir(out->get(), path, err);
 }
 
-bool RemoveContainerDir(const std::string& state_dir, const std::string& id,
-                        Error* err) {
+bool RemoveContainerDir(const std::string& state_dir, const std::string& id, Error* err) {
   if (!IsSafeContainerId(id)) return true;  // we never created one
   UniqueFd sd;
   Error e;

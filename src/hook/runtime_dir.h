@@ -13,11 +13,10 @@ constexpr const char* kDefaultStateDir = "/run/oci-decorator";
 
 // Opens (creating if needed) the container's directory. The state dir itself
 // must be a root-owned directory not writable by group or others.
-bool OpenContainerDir(const std::string& state_dir, const std::string& id,
-                      UniqueFd* out, Error* err);
+bool OpenContainerDir(const std::string& state_dir, const std::string& id, UniqueFd* out,
+                      Error* err);
 
 // Removes the container's directory and its files. Missing is fine.
-bool RemoveContainerDir(const std::string& state_dir, const std::string& id,
-                        Error* err);
+bool RemoveContainerDir(const std::string& state_dir, const std::string& id, Error* err);
 
 }  // namespace ocid

@@ -80,8 +80,8 @@ std::string Summary(const Plan& plan) {
     s += (s.empty() ? "" : "; ") + a.file + " (" + a.requested_by + "): features";
     for (const auto& f : a.features) s += " " + f;
   }
-  s += "; " + std::to_string(plan.mounts.size() - devices) + " mounts, " +
-       std::to_string(devices) + " devices";
+  s += "; " + std::to_string(plan.mounts.size() - devices) + " mounts, " + std::to_string(devices) +
+       " devices";
   for (const auto& p : plan.preload) s += ", LD_PRELOAD " + p;
   for (const auto& a : plan.activated)
     if (!a.profile.empty()) s += ", profile " + a.profile;
@@ -181,8 +181,10 @@ class RuntimeShim::Impl {
       if (!kept.empty()) {
         std::string names;
         for (const auto& k : kept) names += (names.empty() ? "" : " ") + k;
-        std::string line = "container " + c.state.id + ": profile variables the container sets "
-                           "itself kept at its values: " + names;
+        std::string line = "container " + c.state.id +
+                           ": profile variables the container sets "
+                           "itself kept at its values: " +
+                           names;
         log::Info(Printable(line));
         RuntimeLog("info", Printable(line));
       }
@@ -190,7 +192,8 @@ class RuntimeShim::Impl {
     // Replaced atomically, never through a symlink: the shim writes nowhere
     // but the bundle directory.
     if (bytes != c.config_bytes && !ReplaceBundleFile(c.config_path, bytes, err)) return false;
-    std::string line = "container " + c.state.id + ": edited " + c.config_path + ": " + Summary(plan);
+    std::string line =
+        "container " + c.state.id + ": edited " + c.config_path + ": " + Summary(plan);
     log::Fields f = planned_;
     f.decision = "applied";
     f.stage = "create";
@@ -204,7 +207,8 @@ class RuntimeShim::Impl {
     std::string b = inv_.bundle;
     if (b.empty() || b[0] != '/') {
       char cwd[4096];
-      if (!::getcwd(cwd, sizeof cwd)) return Fail(err, "cannot get the current directory", "", errno);
+      if (!::getcwd(cwd, sizeof cwd))
+        return Fail(err, "cannot get the current directory", "", errno);
       b = b.empty() || b == "." ? std::string(cwd) : std::string(cwd) + "/" + b;
     }
     while (b.size() > 1 && b.back() == '/') b.pop_back();
@@ -263,9 +267,7 @@ bool RuntimeShim::EditIfAsked(Error* err) { return impl_->EditIfAsked(err); }
 int RuntimeShim::Exec() { return impl_->Exec(); }
 int RuntimeShim::Failed(const Error& e) { return impl_->Failed(e); }
 
-bool IsShimProgramName(const char* argv0) {
-  return argv0 && Basename(argv0) == kShimProgramName;
-}
+bool IsShimProgramName(const char* argv0) { return argv0 && Basename(argv0) == kShimProgramName; }
 
 bool TakeShimOptions(std::vector<std::string>* args, ShimOptions* opts, Error* err) {
   size_t i = 0;
@@ -292,9 +294,10 @@ bool TakeShimOptions(std::vector<std::string>* args, ShimOptions* opts, Error* e
                                         : name == "--ocid-log-format" ? &opts->log_format
                                                                       : nullptr;
     if (!field)
-      return Fail(err, "unknown shim option (known: --ocid-runtime, --ocid-config-dir, "
-                       "--ocid-host-root, --ocid-config, --ocid-log-level, --ocid-log-file, "
-                       "--ocid-log-target, --ocid-log-format)",
+      return Fail(err,
+                  "unknown shim option (known: --ocid-runtime, --ocid-config-dir, "
+                  "--ocid-host-root, --ocid-config, --ocid-log-level, --ocid-log-file, "
+                  "--ocid-log-target, --ocid-log-format)",
                   name);
     if (value.empty()) return Fail(err, "shim option has an empty value", name);
     *field = value;

@@ -1,6 +1,6 @@
 // The runtime shim's parts (its command is runtime_cmd.h). Registered with
-// docker or containerd in place of runc, the shim edits the bundle's config.json on `create` (and `run`) for containers
-// that ask for a vendor, then execs the real runtime with the arguments
+// docker or containerd in place of runc, the shim edits the bundle's config.json on `create` (and
+// `run`) for containers that ask for a vendor, then execs the real runtime with the arguments
 // untouched. Every other command, and every container that did not ask,
 // goes straight to the runtime without config.json or any inventory being
 // parsed (only /etc/oci-decorator/runtime.json, when it exists).

@@ -38,9 +38,10 @@ bool ParseShimConfig(std::string_view bytes, const std::string& where, ShimSetti
                          : key == "log_format" ? &s.log_format
                                                : nullptr;
     if (!field)
-      return Fail(err, "shim config: unknown member \"" + key +
-                           "\" (known: runtime, config_dir, host_root, log_level, log_file, "
-                           "log_target, log_format)",
+      return Fail(err,
+                  "shim config: unknown member \"" + key +
+                      "\" (known: runtime, config_dir, host_root, log_level, log_file, "
+                      "log_target, log_format)",
                   where);
     if (!value.is_string() || value.get_ref<const std::string&>().empty())
       return Fail(err, "shim config: \"" + key + "\" is not a non-empty string", where);

@@ -34,8 +34,8 @@ std::string HostSource(const std::string& host_root, const MountOp& m) {
 
 // The member `key` of the object `parent`, created empty when absent or
 // null. Pointers into `parent` taken earlier may be invalidated.
-bool Member(ordered* parent, const char* key, bool object, const std::string& name,
-            ordered** out, Error* err) {
+bool Member(ordered* parent, const char* key, bool object, const std::string& name, ordered** out,
+            Error* err) {
   ordered& v = (*parent)[key];
   if (v.is_null()) v = object ? ordered::object() : ordered::array();
   if (object ? !v.is_object() : !v.is_array())
@@ -62,8 +62,7 @@ bool IntIs(const ordered* v, int64_t n) {
 
 class Editor {
  public:
-  Editor(const Plan& plan, const std::string& host_root, std::vector<std::string>* kept,
-         Error* err)
+  Editor(const Plan& plan, const std::string& host_root, std::vector<std::string>* kept, Error* err)
       : plan_(plan), host_root_(host_root), kept_(kept), err_(err) {}
 
   bool Run(ordered* spec) {
@@ -86,10 +85,11 @@ class Editor {
           continue;
         const ordered* src = Field(e, "source");
         if (!StringIs(src, source))
-          return Fail(err_, "config.json already mounts " +
-                                (src && src->is_string() ? src->get<std::string>()
-                                                         : std::string("something else")) +
-                                " at this path, refusing to shadow it with " + source,
+          return Fail(err_,
+                      "config.json already mounts " +
+                          (src && src->is_string() ? src->get<std::string>()
+                                                   : std::string("something else")) +
+                          " at this path, refusing to shadow it with " + source,
                       m.target);
         present = true;
       }
@@ -121,8 +121,7 @@ class Editor {
         if (!StringIs(Field(e, "path"), m.target)) continue;
         if (!StringIs(Field(e, "type"), type) || !IntIs(Field(e, "major"), maj) ||
             !IntIs(Field(e, "minor"), min))
-          return Fail(err_, "config.json already lists another device node at this path",
-                      m.target);
+          return Fail(err_, "config.json already lists another device node at this path", m.target);
         present = true;
       }
       if (present) continue;
@@ -190,7 +189,8 @@ class Editor {
     const std::string prefix = std::string(kPreloadVar) + "=";
     ordered* last = nullptr;
     for (auto& e : *env) {
-      if (!e.is_string()) return Fail(err_, "\"process.env\" has an entry that is not a string", kWhere);
+      if (!e.is_string())
+        return Fail(err_, "\"process.env\" has an entry that is not a string", kWhere);
       const std::string& s = e.get_ref<const std::string&>();
       if (s.rfind(prefix, 0) == 0 || s == kPreloadVar) last = &e;
     }
@@ -211,8 +211,10 @@ class Editor {
       value += (value.empty() ? "" : " ") + p;
       tokens.push_back(p);
     }
-    if (last) *last = prefix + value;
-    else env->push_back(prefix + value);
+    if (last)
+      *last = prefix + value;
+    else
+      env->push_back(prefix + value);
     return true;
   }
 
@@ -227,7 +229,8 @@ class Editor {
     if (!Member(&*pit, "env", false, "process.env", &env, err_)) return false;
     std::vector<std::string> own;
     for (const auto& e : *env) {
-      if (!e.is_string()) return Fail(err_, "\"process.env\" has an entry that is not a string", kWhere);
+      if (!e.is_string())
+        return Fail(err_, "\"process.env\" has an entry that is not a string", kWhere);
       const std::string& s = e.get_ref<const std::string&>();
       own.push_back(s.substr(0, s.find('=')));
     }

@@ -32,7 +32,8 @@ bool CheckGoPluginEnv(std::string* why) {
   const char* cookie = std::getenv(kNomadCookieKey);
   if (!cookie || std::strcmp(cookie, kNomadCookieValue) != 0) {
     *why =
-        "This binary is a Nomad device plugin, not meant to be executed directly. Put it in the Nomad "
+        "This binary is a Nomad device plugin, not meant to be executed directly. Put it in the "
+        "Nomad "
         "client's plugin_dir and configure it in a plugin \"oci-decorator-device-plugin\" block.";
     return false;
   }

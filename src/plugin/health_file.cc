@@ -98,8 +98,7 @@ std::string ProbeVerdict(const HealthState& s, int64_t now, int max_age, bool re
     for (const auto& n : s.unregistered) names += (names.empty() ? "" : ", ") + n;
     return "not ready: " + std::to_string(s.registered) + " of " +
            Plural(s.resources, "resource", "resources") + " registered with the kubelet" +
-           (s.kubelet ? "" : " (no kubelet.sock)") +
-           (names.empty() ? "" : "; waiting: " + names);
+           (s.kubelet ? "" : " (no kubelet.sock)") + (names.empty() ? "" : "; waiting: " + names);
   }
   return "";
 }

@@ -34,10 +34,10 @@
 namespace ocid {
 
 struct WatchedDir {
-  uint32_t mask = 0;               // for inotify_add_watch
-  bool any_name = false;           // the config directory
-  std::set<std::string> devices;   // leaf names or globs of device entries
-  std::set<std::string> files;     // leaf names or globs of other entries
+  uint32_t mask = 0;              // for inotify_add_watch
+  bool any_name = false;          // the config directory
+  std::set<std::string> devices;  // leaf names or globs of device entries
+  std::set<std::string> files;    // leaf names or globs of other entries
   // Whether an event (its inotify mask and name, "" for none) on this
   // directory can change a view.
   bool Relevant(uint32_t event_mask, const std::string& name) const;

@@ -10,8 +10,8 @@ namespace ocid {
 namespace {
 
 bool IsSocketNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         c == '.' || c == '-' || c == '_';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+         c == '-' || c == '_';
 }
 
 constexpr const char* kPreloadEnv = "LD_PRELOAD";
@@ -19,8 +19,7 @@ constexpr const char* kPreloadEnv = "LD_PRELOAD";
 // Fills one container's answer from a healthy resource; with a
 // `preload_file`, the preload goes through it (see the header).
 void FillContainer(const ClusterResource& r, AllocateMode mode, bool name_cdi,
-                   const std::string& preload_file,
-                   v1beta1::ContainerAllocateResponse* c) {
+                   const std::string& preload_file, v1beta1::ContainerAllocateResponse* c) {
   if (name_cdi && (mode == AllocateMode::kCdi || mode == AllocateMode::kBoth))
     c->add_cdi_devices()->set_name(r.cdi_device);
   if (mode == AllocateMode::kMounts || mode == AllocateMode::kBoth) {
@@ -55,9 +54,7 @@ std::string SocketNameFor(const std::string& resource) {
   return name + ".sock";
 }
 
-std::string DeviceIdPrefix(const std::string& resource) {
-  return Basename(resource).substr(0, 50);
-}
+std::string DeviceIdPrefix(const std::string& resource) { return Basename(resource).substr(0, 50); }
 
 std::vector<std::string> DeviceIds(const std::string& resource, int slots) {
   return SlotIds(DeviceIdPrefix(resource) + "-", slots);
@@ -140,9 +137,10 @@ grpc::Status BuildAllocateResponse(const std::string& resource, const ClusterRes
     for (const std::string& id : c.devices_ids())
       if (!IsDeviceId(resource, k8s.slots, id))
         return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                            what + "unknown device ID \"" + Printable(id, kMaxShownId) + "\" (this plugin serves " +
-                                DeviceIdPrefix(resource) + "-0 to " + DeviceIdPrefix(resource) + "-" +
-                                std::to_string(k8s.slots - 1) + ")");
+                            what + "unknown device ID \"" + Printable(id, kMaxShownId) +
+                                "\" (this plugin serves " + DeviceIdPrefix(resource) + "-0 to " +
+                                DeviceIdPrefix(resource) + "-" + std::to_string(k8s.slots - 1) +
+                                ")");
   }
   if (!r)
     return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,

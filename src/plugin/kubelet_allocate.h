@@ -102,9 +102,8 @@ PreloadFile PreloadFileFor(const ClusterResource& r, const std::string& cdi_dir)
 grpc::Status BuildAllocateResponse(const std::string& resource, const ClusterResource* r,
                                    const KubernetesOptions& k8s,
                                    const v1beta1::AllocateRequest& req,
-                                   v1beta1::AllocateResponse* out,
-                                   const CdiResolution& cdi = {}, std::string* note = nullptr,
+                                   v1beta1::AllocateResponse* out, const CdiResolution& cdi = {},
+                                   std::string* note = nullptr,
                                    const std::string& preload_file = "");
-
 
 }  // namespace ocid

@@ -28,13 +28,13 @@ const std::string kPrefix = "oci-decorator-";
 constexpr size_t kMaxCdiSpecFileBytes = 4 << 20;  // as `check` reads them
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // "a.b" for "oci-decorator-a.b.json"; "" for a name not of that form.
 std::string SpecStem(const std::string& name) {
-  if (name.rfind(kPrefix, 0) != 0 || !EndsWith(name, ".json") ||
-      name.size() <= kPrefix.size() + 5)
+  if (name.rfind(kPrefix, 0) != 0 || !EndsWith(name, ".json") || name.size() <= kPrefix.size() + 5)
     return "";
   return name.substr(kPrefix.size(), name.size() - kPrefix.size() - 5);
 }
@@ -55,9 +55,8 @@ bool RootFile(int dfd, const std::string& name, std::string* bytes) {
   return !bytes || ReadAllFd(fd.get(), kMaxCdiSpecFileBytes, name, bytes, &ignored);
 }
 
-constexpr uint32_t kDirMask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
-                              IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF |
-                              IN_ONLYDIR;
+constexpr uint32_t kDirMask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE |
+                              IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
 // Events come in bursts (an editor's save, `rm *`): one pass once this long
 // has passed without one, but never later than kMaxDelay after the event
 // that asked for it, however busy the directory is with others' files.
@@ -102,7 +101,8 @@ void CdiDirKeeper::RemoveStem(const std::string& stem, const std::string& why,
     if (PreloadStem(n) != stem || (keep && keep->count(n))) continue;
     // A preload file next to a spec we keep: only root's is ours to remove.
     if (keep && !RootFile(dfd.get(), n, nullptr)) continue;
-    if (::unlinkat(dfd.get(), n.c_str(), 0) == 0) log::Info("removed " + dir_ + "/" + n + ": " + why);
+    if (::unlinkat(dfd.get(), n.c_str(), 0) == 0)
+      log::Info("removed " + dir_ + "/" + n + ": " + why);
   }
 }
 
@@ -127,8 +127,7 @@ void CdiDirKeeper::RemoveOrphans(const std::set<std::string>& stems) {
       continue;
     }
     if (::unlinkat(dfd.get(), n.c_str(), 0) == 0)
-      log::Info("removed " + dir_ + "/" + n + ": no inventory " + stem + ".json in " +
-                config_dir_);
+      log::Info("removed " + dir_ + "/" + n + ": no inventory " + stem + ".json in " + config_dir_);
   }
   for (const auto& n : names) {
     std::string owner = PreloadStem(n);
@@ -275,8 +274,7 @@ void CdiDirKeeper::WatchDir() {
   dir_watch_ = wd;
 }
 
-bool CdiDirKeeper::Start(const ResourceWatch* watch, std::chrono::milliseconds period,
-                         Error* err) {
+bool CdiDirKeeper::Start(const ResourceWatch* watch, std::chrono::milliseconds period, Error* err) {
   inotify_fd_ = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
   if (inotify_fd_ < 0) return Fail(err, "cannot start inotify", "", errno);
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

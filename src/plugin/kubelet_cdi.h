@@ -99,9 +99,9 @@ class CdiDirKeeper {
   // What a pass leaves for Resolves, by CDI kind.
   struct OnDisk {
     std::string spec_path;
-    std::string why;                  // no spec: why (then nothing below)
+    std::string why;  // no spec: why (then nothing below)
     std::set<std::string> devices;
-    std::vector<std::string> notes;   // devices left out, conflicts
+    std::vector<std::string> notes;     // devices left out, conflicts
     std::vector<CdiFileToWrite> files;  // names relative to the directory
   };
   using Snapshot = std::map<std::string, OnDisk>;

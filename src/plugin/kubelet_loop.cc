@@ -71,7 +71,8 @@ int PollTimeoutMs(const LoopWait& w, LoopWait::Clock::time_point now) {
     next = std::min(next, now + kDirPoll);
   } else {
     for (const auto& r : w.resources) {
-      if (!r.serving) next = std::min(next, r.next_start);
+      if (!r.serving)
+        next = std::min(next, r.next_start);
       else if (!r.registered && !r.attempting && w.kubelet_present)
         next = std::min(next, r.next_attempt);
     }
@@ -134,7 +135,8 @@ class Registrar {
         c->finished = true;
       }
       uint64_t one = 1;
-      if (::write(fd_.get(), &one, sizeof one) < 0) { /* a wake-up is pending anyway */ }
+      if (::write(fd_.get(), &one, sizeof one) < 0) { /* a wake-up is pending anyway */
+      }
     });
     return c->done.id;
   }
@@ -148,7 +150,8 @@ class Registrar {
 
   std::vector<Done> TakeDone() {
     uint64_t count = 0;
-    if (::read(fd_.get(), &count, sizeof count) < 0) { /* nothing pending */ }
+    if (::read(fd_.get(), &count, sizeof count) < 0) { /* nothing pending */
+    }
     std::vector<std::unique_ptr<Call>> ended;
     {
       std::lock_guard<std::mutex> l(mu_);
@@ -199,9 +202,9 @@ class Registrar {
 struct Served {
   std::unique_ptr<DevicePluginServer> server;
   bool registered = false;
-  ino_t kubelet_ino = 0;     // the kubelet.sock it registered with
-  uint64_t attempt = 0;      // the Register call running, 0 for none
-  ino_t attempt_ino = 0;     // ... with this kubelet.sock
+  ino_t kubelet_ino = 0;  // the kubelet.sock it registered with
+  uint64_t attempt = 0;   // the Register call running, 0 for none
+  ino_t attempt_ino = 0;  // ... with this kubelet.sock
   Clock::time_point next_start{};
   Clock::time_point next_attempt{};
   std::chrono::seconds backoff = kFirstBackoff;
@@ -302,7 +305,8 @@ void KubeletPlugin::WatchViewChanges() {
     if (now == seen) continue;
     seen = now;
     uint64_t one = 1;
-    if (::write(change_fd_.get(), &one, sizeof one) < 0) { /* a wake-up is pending anyway */ }
+    if (::write(change_fd_.get(), &one, sizeof one) < 0) { /* a wake-up is pending anyway */
+    }
   }
 }
 
@@ -333,11 +337,8 @@ int KubeletPlugin::TakeLock() {
       case KubeletDirLock::Result::kTaken:
         if (said) log::Info("kubernetes: " + k8s_.kubelet_dir + " is ours now");
         return -1;
-      case KubeletDirLock::Result::kError:
-        log::Error("kubernetes: " + err.Line());
-        return 1;
-      case KubeletDirLock::Result::kHeld:
-        break;
+      case KubeletDirLock::Result::kError: log::Error("kubernetes: " + err.Line()); return 1;
+      case KubeletDirLock::Result::kHeld: break;
     }
     if (Clock::now() >= deadline) {
       log::Error("kubernetes: kubelet directory " + k8s_.kubelet_dir +
@@ -504,8 +505,8 @@ void KubeletPlugin::OnRegisterDone() {
       s.backoff = kFirstBackoff;
       continue;
     }
-    log::Warn("register " + d.resource + " with " + Path(kKubeletSocket) + " failed: " +
-              Printable(d.status.error_message()) + " (gRPC code " +
+    log::Warn("register " + d.resource + " with " + Path(kKubeletSocket) +
+              " failed: " + Printable(d.status.error_message()) + " (gRPC code " +
               std::to_string(static_cast<int>(d.status.error_code())) + "); retrying in " +
               std::to_string(s.backoff.count()) + " s");
     s.next_attempt = Clock::now() + s.backoff;
@@ -555,8 +556,8 @@ int KubeletPlugin::TimeoutMs() const {
   w.dir_watched = dir_watch_ >= 0 && lock_.held();
   w.kubelet_present = w.dir_watched && KubeletSocketIno() != 0;
   for (const auto& [name, s] : served_)
-    w.resources.push_back({static_cast<bool>(s.server), s.registered, s.attempt != 0,
-                           s.next_start, s.next_attempt});
+    w.resources.push_back(
+        {static_cast<bool>(s.server), s.registered, s.attempt != 0, s.next_start, s.next_attempt});
   if (!k8s_.health_file.empty()) w.health_due = next_health_;
   return PollTimeoutMs(w, Clock::now());
 }
@@ -623,7 +624,8 @@ int KubeletPlugin::Run() {
     if (fds[1].revents & POLLIN) OnDirEvents();
     if (fds[2].revents & POLLIN) {
       uint64_t count = 0;
-      if (::read(change_fd_.get(), &count, sizeof count) < 0) { /* nothing pending */ }
+      if (::read(change_fd_.get(), &count, sizeof count) < 0) { /* nothing pending */
+      }
     }
     if (fds[3].revents & POLLIN) OnRegisterDone();
   }

@@ -21,11 +21,11 @@ int RunKubeletLoop(const PluginOptions& opts, const KubernetesOptions& k8s);
 struct LoopWait {
   using Clock = std::chrono::steady_clock;
   struct Resource {
-    bool serving = false;      // its socket is up
+    bool serving = false;  // its socket is up
     bool registered = false;
-    bool attempting = false;   // a Register call is running
-    Clock::time_point next_start{};     // when a failed server may start again
-    Clock::time_point next_attempt{};   // when a failed Register may run again
+    bool attempting = false;           // a Register call is running
+    Clock::time_point next_start{};    // when a failed server may start again
+    Clock::time_point next_attempt{};  // when a failed Register may run again
   };
   bool dir_watched = false;
   bool kubelet_present = false;

@@ -31,8 +31,11 @@ std::string PeerOf(const grpc::ServerContext* ctx) {
 DevicePluginServer::DevicePluginServer(std::string resource, std::string socket_path,
                                        const ResourceWatch* watch, const KubernetesOptions& k8s,
                                        const CdiDirKeeper* cdi)
-    : resource_(std::move(resource)), socket_path_(std::move(socket_path)), watch_(watch),
-      k8s_(k8s), cdi_(cdi) {}
+    : resource_(std::move(resource)),
+      socket_path_(std::move(socket_path)),
+      watch_(watch),
+      k8s_(k8s),
+      cdi_(cdi) {}
 
 DevicePluginServer::~DevicePluginServer() { Stop(); }
 
@@ -106,8 +109,8 @@ grpc::Status DevicePluginServer::ListAndWatch(
   const ClusterResource* r = FindK8sResource(view, resource_);
   bool healthy = r && r->healthy;
   if (!writer->Write(DeviceList(resource_, k8s_.slots, r))) return grpc::Status::CANCELLED;
-  log::Info("ListAndWatch " + resource_ + " (" + PeerOf(ctx) + "): " +
-            std::to_string(k8s_.slots) + " devices " + (healthy ? kHealthy : kUnhealthy));
+  log::Info("ListAndWatch " + resource_ + " (" + PeerOf(ctx) + "): " + std::to_string(k8s_.slots) +
+            " devices " + (healthy ? kHealthy : kUnhealthy));
   while (!stopping_ && !ctx->IsCancelled()) {
     uint64_t now = watch_->WaitForChange(generation, kStreamPoll);
     if (now == generation) continue;
@@ -127,8 +130,9 @@ grpc::Status DevicePluginServer::ListAndWatch(
 grpc::Status DevicePluginServer::GetPreferredAllocation(grpc::ServerContext*,
                                                         const v1beta1::PreferredAllocationRequest*,
                                                         v1beta1::PreferredAllocationResponse*) {
-  return grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
-                      "GetPreferredAllocation: not offered (get_preferred_allocation_available is false)");
+  return grpc::Status(
+      grpc::StatusCode::UNIMPLEMENTED,
+      "GetPreferredAllocation: not offered (get_preferred_allocation_available is false)");
 }
 
 grpc::Status DevicePluginServer::Allocate(grpc::ServerContext* ctx,

@@ -81,9 +81,10 @@ void AddGlobals(CLI::App& app, Cli& c) {
                                 "stderr, file, syslog or journald; repeatable or comma-separated "
                                 "(default: stderr, and journald when its socket exists)")
                      ->check(ocid::cli::Suggests({"stderr", "file", "syslog", "journald"}));
-  c.format_opt = app.add_option("--log-format", c.log_format, "text or json, for stderr and the file")
-                     ->check(CLI::IsMember({"text", "json"}))
-                     ->capture_default_str();
+  c.format_opt =
+      app.add_option("--log-format", c.log_format, "text or json, for stderr and the file")
+          ->check(CLI::IsMember({"text", "json"}))
+          ->capture_default_str();
   app.add_option("--config", c.log_config,
                  "Log settings file (default " + std::string(OCID_DEFAULT_LOG_CONFIG) + ")");
 }
@@ -95,7 +96,8 @@ CLI::App* AddKubernetes(CLI::App& app, Cli& c) {
   CLI::App* kube = app.add_subcommand("kubernetes", "Serve the kubelet device plugin API v1beta1");
   kube->add_option("--kubelet-dir", k8s.kubelet_dir, "The kubelet's device plugin directory")
       ->capture_default_str();
-  kube->add_option("--slots", k8s.slots, "Device IDs advertised per resource (shareable; at most 1024)")
+  kube->add_option("--slots", k8s.slots,
+                   "Device IDs advertised per resource (shareable; at most 1024)")
       ->check([](const std::string& v) {
         // One line naming the value and the limit; CLI11 prefixes "--slots: ".
         bool digits = !v.empty() && v.size() <= 12;
@@ -109,8 +111,9 @@ CLI::App* AddKubernetes(CLI::App& app, Cli& c) {
                    "What Allocate returns: cdi, mounts or both (default: both with --cdi-dir, "
                    "mounts without)")
       ->check(CLI::IsMember({"cdi", "mounts", "both"}));
-  kube->add_option("--cdi-dir", k8s.cdi_dir,
-                   "Keep the inventories' CDI specs present and current in DIR (e.g. /var/run/cdi)");
+  kube->add_option(
+      "--cdi-dir", k8s.cdi_dir,
+      "Keep the inventories' CDI specs present and current in DIR (e.g. /var/run/cdi)");
   kube->add_option("--health-file", k8s.health_file,
                    "Rewrite FILE every 5 s with the time and counts, for `probe`");
   return kube;
@@ -118,12 +121,15 @@ CLI::App* AddKubernetes(CLI::App& app, Cli& c) {
 
 CLI::App* AddProbe(CLI::App& app, Cli& c) {
   CLI::App* probe = app.add_subcommand(
-      "probe", "Exit 0 when the kubernetes mode's --health-file is fresh (a DaemonSet's exec probe)");
-  probe->add_option("--health-file", c.probe_file, "The file the kubernetes mode writes")->required();
+      "probe",
+      "Exit 0 when the kubernetes mode's --health-file is fresh (a DaemonSet's exec probe)");
+  probe->add_option("--health-file", c.probe_file, "The file the kubernetes mode writes")
+      ->required();
   probe->add_option("--max-age", c.probe_max_age, "Seconds the file may be old")
       ->check(CLI::Range(1, 86400))
       ->capture_default_str();
-  probe->add_flag("--ready", c.probe_ready, "Also require every resource registered with the kubelet");
+  probe->add_flag("--ready", c.probe_ready,
+                  "Also require every resource registered with the kubelet");
   return probe;
 }
 
@@ -132,8 +138,8 @@ CLI::App* AddNomad(CLI::App& app, Cli&) {
 }
 
 CLI::App* AddResources(CLI::App& app, Cli& c) {
-  CLI::App* resources =
-      app.add_subcommand("resources", "Print the resources this node would advertise, and their health");
+  CLI::App* resources = app.add_subcommand(
+      "resources", "Print the resources this node would advertise, and their health");
   resources->add_flag("--json", c.json, "As JSON, with what each resource delivers");
   return resources;
 }

@@ -65,8 +65,9 @@ int RunNomad(const PluginOptions& opts) {
   }
   const char* client_cert = std::getenv("PLUGIN_CLIENT_CERT");
   if (client_cert && *client_cert)
-    log::Warn("nomad: the client asks for go-plugin AutoMTLS, which this plugin does not speak; "
-              "serving without TLS on a socket only root can reach");
+    log::Warn(
+        "nomad: the client asks for go-plugin AutoMTLS, which this plugin does not speak; "
+        "serving without TLS on a socket only root can reach");
 
   sigset_t set = WaitedSignals();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);

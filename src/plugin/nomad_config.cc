@@ -23,7 +23,8 @@ constexpr int8_t kCtyUnknownRefinedExt = 0x0c;
 // Limits for a config of a handful of scalars: garbage claiming a 4 GiB
 // array must fail fast instead of allocating.
 msgpack::unpack_limit ConfigLimits() {
-  return msgpack::unpack_limit(/*array=*/64, /*map=*/64, /*str=*/size_t{64} * 1024, /*bin=*/size_t{64} * 1024,
+  return msgpack::unpack_limit(/*array=*/64, /*map=*/64, /*str=*/size_t{64} * 1024,
+                               /*bin=*/size_t{64} * 1024,
                                /*ext=*/1024, /*depth=*/8);
 }
 
@@ -54,7 +55,8 @@ std::string KeyError(const std::string& key, const std::string& what) {
   return "config key \"" + Printable(key) + "\": " + what;
 }
 
-bool AsString(const std::string& key, const msgpack::object& o, std::string* out, std::string* err) {
+bool AsString(const std::string& key, const msgpack::object& o, std::string* out,
+              std::string* err) {
   if (o.type != msgpack::type::STR) {
     *err = KeyError(key, std::string("expected a string, got ") + TypeName(o));
     return false;
@@ -133,14 +135,16 @@ bool AsPeriod(const std::string& key, const msgpack::object& o, std::chrono::sec
 }
 
 // A profile name (env_profile.h), or "" for none.
-bool AsProfile(const std::string& key, const msgpack::object& v, std::string* out, std::string* err) {
+bool AsProfile(const std::string& key, const msgpack::object& v, std::string* out,
+               std::string* err) {
   if (v.type != msgpack::type::STR) {
     *err = KeyError(key, std::string("expected a string, got ") + TypeName(v));
     return false;
   }
   std::string s(v.via.str.ptr, v.via.str.size);
   if (!s.empty() && !IsProfileName(s)) {
-    *err = KeyError(key, "\"" + Printable(s) + "\" is not a profile name ([A-Za-z0-9_.-], 1 to 64)");
+    *err =
+        KeyError(key, "\"" + Printable(s) + "\" is not a profile name ([A-Za-z0-9_.-], 1 to 64)");
     return false;
   }
   *out = s;
@@ -148,8 +152,8 @@ bool AsProfile(const std::string& key, const msgpack::object& v, std::string* ou
 }
 
 // Applies one key onto *cfg.
-bool ApplyKey(const std::string& key, const msgpack::object& v, NomadConfig* cfg, bool* host_path_root_set,
-              std::string* err) {
+bool ApplyKey(const std::string& key, const msgpack::object& v, NomadConfig* cfg,
+              bool* host_path_root_set, std::string* err) {
   if (key == "config_dir") return AsPath(key, v, &cfg->config_dir, err);
   if (key == "host_root") return AsPath(key, v, &cfg->host_root, err);
   if (key == "host_path_root") {
@@ -214,9 +218,9 @@ NomadConfig NomadConfigFrom(const PluginOptions& opts) {
 
 const std::vector<NomadConfigKey>& NomadConfigKeys() {
   static const std::vector<NomadConfigKey> keys = {
-      {"config_dir", "string"},  {"host_root", "string"},   {"host_path_root", "string"},
-      {"set_preload", "bool"},   {"mount_onload", "bool"},  {"fingerprint_period", "string"},
-      {"slots", "number"},       {"profile", "string"},
+      {"config_dir", "string"}, {"host_root", "string"},  {"host_path_root", "string"},
+      {"set_preload", "bool"},  {"mount_onload", "bool"}, {"fingerprint_period", "string"},
+      {"slots", "number"},      {"profile", "string"},
   };
   return keys;
 }
@@ -226,8 +230,8 @@ bool DecodeNomadConfig(const std::string& bytes, NomadConfig* cfg, std::string* 
   try {
     size_t off = 0;
     bool referenced = false;
-    msgpack::object_handle oh =
-        msgpack::unpack(bytes.data(), bytes.size(), off, referenced, nullptr, nullptr, ConfigLimits());
+    msgpack::object_handle oh = msgpack::unpack(bytes.data(), bytes.size(), off, referenced,
+                                                nullptr, nullptr, ConfigLimits());
     if (off != bytes.size()) {
       *err = "msgpack_config: " + std::to_string(bytes.size() - off) +
              " bytes of garbage after the config map";
@@ -242,8 +246,8 @@ bool DecodeNomadConfig(const std::string& bytes, NomadConfig* cfg, std::string* 
 
 bool ParseGoDuration(const std::string& text, nanoseconds* out, std::string* err) {
   static const std::map<std::string, double> units = {
-      {"ns", 1},         {"us", 1e3},    {"\xC2\xB5s", 1e3}, {"\xCE\xBCs", 1e3},
-      {"ms", 1e6},       {"s", 1e9},     {"m", 60e9},        {"h", 3600e9}};
+      {"ns", 1},   {"us", 1e3}, {"\xC2\xB5s", 1e3}, {"\xCE\xBCs", 1e3},
+      {"ms", 1e6}, {"s", 1e9},  {"m", 60e9},        {"h", 3600e9}};
   auto bad = [&](const std::string& why) {
     *err = "invalid duration \"" + Printable(text) + "\": " + why;
     return false;
@@ -265,8 +269,9 @@ bool ParseGoDuration(const std::string& text, nanoseconds* out, std::string* err
     while (i < text.size() && !((text[i] >= '0' && text[i] <= '9') || text[i] == '.')) ++i;
     auto unit = units.find(text.substr(ustart, i - ustart));
     if (unit == units.end())
-      return bad(ustart == i ? "missing unit (ns, us, ms, s, m, h)"
-                             : "unknown unit \"" + Printable(text.substr(ustart, i - ustart)) + "\"");
+      return bad(ustart == i
+                     ? "missing unit (ns, us, ms, s, m, h)"
+                     : "unknown unit \"" + Printable(text.substr(ustart, i - ustart)) + "\"");
     total += std::strtod(num.c_str(), nullptr) * unit->second;
     if (total > 9.2e18) return bad("too long");
   }

@@ -103,8 +103,9 @@ std::vector<NomadGroup> NomadGroups(const ClusterView& view, const NomadConfig& 
     if (r.nomad_type.empty()) continue;
     if (!prefixes.insert(IdPrefix(r)).second) {
       if (warnings)
-        warnings->push_back("Nomad group " + r.nomad_vendor + "/" + r.nomad_type + " of " + r.inventory +
-                            " left out: its device IDs (" + IdPrefix(r) + "N) collide with another group's");
+        warnings->push_back("Nomad group " + r.nomad_vendor + "/" + r.nomad_type + " of " +
+                            r.inventory + " left out: its device IDs (" + IdPrefix(r) +
+                            "N) collide with another group's");
       continue;
     }
     NomadGroup g;
@@ -148,7 +149,8 @@ ReserveError NomadReserve(const ClusterView& view, const NomadConfig& cfg,
   }
   NomadReservation res;
   std::set<std::string> mounted, devs;
-  for (size_t p : picked) AddDelivery(view.resources[groups[p].resource], cfg, &res, &mounted, &devs);
+  for (size_t p : picked)
+    AddDelivery(view.resources[groups[p].resource], cfg, &res, &mounted, &devs);
   *out = std::move(res);
   return ReserveError::kNone;
 }

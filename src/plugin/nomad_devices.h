@@ -36,7 +36,7 @@ struct NomadGroup {
   std::string name;    // kNomadDeviceName
   std::vector<std::string> ids;
   bool healthy = false;
-  std::string why;     // health description when unhealthy
+  std::string why;  // health description when unhealthy
   // String attributes for constraints: features, inventory, cdi_device;
   // for a group served by NICs (its inventory's "needs_nic") pci_bus_ids,
   // interfaces, numa_nodes (comma-separated), and library_version and
@@ -55,7 +55,8 @@ struct NomadGroup {
 // is left out with a warning in *warnings.
 // `with_ids` false leaves `ids` empty (Reserve parses IDs instead).
 std::vector<NomadGroup> NomadGroups(const ClusterView& view, const NomadConfig& cfg,
-                                    std::vector<std::string>* warnings = nullptr, bool with_ids = true);
+                                    std::vector<std::string>* warnings = nullptr,
+                                    bool with_ids = true);
 
 struct NomadMount {
   std::string task_path, host_path;

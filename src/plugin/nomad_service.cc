@@ -135,7 +135,8 @@ bool NomadState::StartWatchLocked(std::string* err) {
   return true;
 }
 
-std::shared_ptr<ResourceWatch> NomadState::Watch(NomadConfig* cfg, uint64_t* cfg_gen, std::string* err) {
+std::shared_ptr<ResourceWatch> NomadState::Watch(NomadConfig* cfg, uint64_t* cfg_gen,
+                                                 std::string* err) {
   std::lock_guard<std::mutex> l(mu_);
   if (!watch_ && !StartWatchLocked(err)) return nullptr;
   *cfg = cfg_;
@@ -163,14 +164,15 @@ bool NomadState::WaitShutdown(milliseconds timeout) const {
 
 // --- go-plugin controller ----------------------------------------------------------------------
 
-grpc::Status ControllerService::Shutdown(grpc::ServerContext*, const plugin::Empty*, plugin::Empty*) {
+grpc::Status ControllerService::Shutdown(grpc::ServerContext*, const plugin::Empty*,
+                                         plugin::Empty*) {
   log::Info("nomad: shutdown requested by the client");
   state_->RequestShutdown();
   return grpc::Status::OK;
 }
 
 grpc::Status StdioService::StreamStdio(grpc::ServerContext* ctx, const google::protobuf::Empty*,
-                                      grpc::ServerWriter<plugin::StdioData>*) {
+                                       grpc::ServerWriter<plugin::StdioData>*) {
   while (!ctx->IsCancelled() && !state_->WaitShutdown(kPoll)) {
   }
   return grpc::Status::OK;
@@ -214,8 +216,9 @@ grpc::Status BasePluginService::SetConfig(grpc::ServerContext*, const base::SetC
   }
   log::Info("nomad: config: config_dir " + cfg.config_dir + ", host_root " + cfg.host_root +
             ", host_path_root " + cfg.host_path_root + ", set_preload " +
-            (cfg.set_preload ? "true" : "false") + ", mount_onload " + (cfg.mount_onload ? "true" : "false") +
-            ", fingerprint_period " + std::to_string(cfg.fingerprint_period.count()) + "s, slots " +
+            (cfg.set_preload ? "true" : "false") + ", mount_onload " +
+            (cfg.mount_onload ? "true" : "false") + ", fingerprint_period " +
+            std::to_string(cfg.fingerprint_period.count()) + "s, slots " +
             std::to_string(cfg.slots) + (cfg.profile.empty() ? "" : ", profile " + cfg.profile));
   return grpc::Status::OK;
 }
@@ -225,8 +228,9 @@ grpc::Status BasePluginService::SetConfig(grpc::ServerContext*, const base::SetC
 // Sends the groups now and again whenever the view or the config changes;
 // open until Nomad cancels it or the plugin shuts down (Nomad drops the
 // plugin's devices when the stream ends).
-grpc::Status DevicePluginService::Fingerprint(grpc::ServerContext* ctx, const dev::FingerprintRequest*,
-                                              grpc::ServerWriter<dev::FingerprintResponse>* writer) {
+grpc::Status DevicePluginService::Fingerprint(
+    grpc::ServerContext* ctx, const dev::FingerprintRequest*,
+    grpc::ServerWriter<dev::FingerprintResponse>* writer) {
   std::shared_ptr<ResourceWatch> sent_watch;
   uint64_t sent_gen = 0, sent_cfg = 0;
   while (!ctx->IsCancelled() && !state_->ShuttingDown()) {
@@ -245,9 +249,10 @@ grpc::Status DevicePluginService::Fingerprint(grpc::ServerContext* ctx, const de
       for (const std::string& warning : view.warnings) log::Warn("nomad: " + warning);
       if (!writer->Write(resp)) break;
       size_t healthy = 0;
-      for (const auto& g : resp.device_group()) healthy += g.devices_size() > 0 && g.devices(0).healthy();
-      log::Info("nomad: fingerprint: " + std::to_string(resp.device_group_size()) + " device groups, " +
-                std::to_string(healthy) + " healthy");
+      for (const auto& g : resp.device_group())
+        healthy += g.devices_size() > 0 && g.devices(0).healthy();
+      log::Info("nomad: fingerprint: " + std::to_string(resp.device_group_size()) +
+                " device groups, " + std::to_string(healthy) + " healthy");
       sent_watch = w;
       sent_gen = gen;
       sent_cfg = cfg_gen;
@@ -296,8 +301,9 @@ grpc::Status DevicePluginService::Reserve(grpc::ServerContext*, const dev::Reser
   // cut (error.h Printable), one line whatever was asked.
   std::string list;
   for (const std::string& id : ids) list += (list.empty() ? "" : ",") + id;
-  log::Info("nomad: reserve " + Printable(list) + ": " + std::to_string(res.mounts.size()) + " mounts, " +
-            std::to_string(res.devices.size()) + " devices, " + std::to_string(res.envs.size()) + " env");
+  log::Info("nomad: reserve " + Printable(list) + ": " + std::to_string(res.mounts.size()) +
+            " mounts, " + std::to_string(res.devices.size()) + " devices, " +
+            std::to_string(res.envs.size()) + " env");
   return grpc::Status::OK;
 }
 
@@ -310,7 +316,8 @@ grpc::Status DevicePluginService::Stats(grpc::ServerContext* ctx, const dev::Sta
                                         grpc::ServerWriter<dev::StatsResponse>* writer) {
   milliseconds interval{1000};
   if (in->has_collection_interval()) {
-    int64_t ms = in->collection_interval().seconds() * 1000 + in->collection_interval().nanos() / 1000000;
+    int64_t ms =
+        in->collection_interval().seconds() * 1000 + in->collection_interval().nanos() / 1000000;
     interval = milliseconds(std::clamp<int64_t>(ms, 1000, int64_t{3600} * 1000));
   }
   const milliseconds refresh = NomadStatsRefresh(interval);

@@ -128,10 +128,12 @@ class DevicePluginService final : public hashicorp::nomad::plugins::device::Devi
   grpc::Status Fingerprint(
       grpc::ServerContext*, const hashicorp::nomad::plugins::device::FingerprintRequest*,
       grpc::ServerWriter<hashicorp::nomad::plugins::device::FingerprintResponse>*) override;
-  grpc::Status Reserve(grpc::ServerContext*, const hashicorp::nomad::plugins::device::ReserveRequest*,
+  grpc::Status Reserve(grpc::ServerContext*,
+                       const hashicorp::nomad::plugins::device::ReserveRequest*,
                        hashicorp::nomad::plugins::device::ReserveResponse*) override;
-  grpc::Status Stats(grpc::ServerContext*, const hashicorp::nomad::plugins::device::StatsRequest*,
-                     grpc::ServerWriter<hashicorp::nomad::plugins::device::StatsResponse>*) override;
+  grpc::Status Stats(
+      grpc::ServerContext*, const hashicorp::nomad::plugins::device::StatsRequest*,
+      grpc::ServerWriter<hashicorp::nomad::plugins::device::StatsResponse>*) override;
 
  private:
   NomadState* state_;

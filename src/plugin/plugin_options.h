@@ -33,7 +33,7 @@ struct KubernetesOptions {
   std::string kubelet_dir = "/var/lib/kubelet/device-plugins";
   int slots = 64;
   AllocateMode allocate = AllocateMode::kBoth;
-  std::string cdi_dir;   // when set, the plugin keeps its CDI specs there
+  std::string cdi_dir;      // when set, the plugin keeps its CDI specs there
   std::string health_file;  // when set, the liveness file (health_file.h)
 };
 

@@ -29,7 +29,8 @@ int RunProbe(const std::string& path, int max_age, bool ready) {
   HealthState s;
   std::string why;
   if (!ParseHealth(text, &s, &why)) {
-    std::fprintf(stderr, "%s: %s\n", me, Error{"not a health file: " + why, path, 0}.Line().c_str());
+    std::fprintf(stderr, "%s: %s\n", me,
+                 Error{"not a health file: " + why, path, 0}.Line().c_str());
     return 1;
   }
   int64_t now = static_cast<int64_t>(std::time(nullptr));

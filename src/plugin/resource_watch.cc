@@ -40,8 +40,8 @@ std::string DigestOf(const ClusterView& v) {
   }
   // The CDI specs: what the CDI keeper writes (kubelet_cdi.h).
   for (const ClusterCdiSpec& c : v.cdi_specs) {
-    d += "cdi " + c.inventory + ' ' + std::to_string(static_cast<int>(c.state)) + ' ' + c.why +
-         '\n';
+    d +=
+        "cdi " + c.inventory + ' ' + std::to_string(static_cast<int>(c.state)) + ' ' + c.why + '\n';
     for (const auto& f : c.files) d += f.name + '\n' + f.bytes + '\n';
   }
   return d;

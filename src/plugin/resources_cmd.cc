@@ -75,12 +75,13 @@ int RunResources(const PluginOptions& opts, bool json) {
   if (json) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const auto& r : view.resources) out.push_back(ToJson(r));
-    std::printf("%s\n",
-                PrintableJson(out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace))
-                    .c_str());
+    std::printf(
+        "%s\n",
+        PrintableJson(out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)).c_str());
     return all_healthy ? 0 : 1;
   }
-  if (view.resources.empty()) std::printf("no resources (inventories in %s)\n", opts.config_dir.c_str());
+  if (view.resources.empty())
+    std::printf("no resources (inventories in %s)\n", opts.config_dir.c_str());
   for (const auto& r : view.resources) {
     std::string names = r.k8s_name.empty() ? "-" : r.k8s_name;
     names += "  nomad " + (r.nomad_type.empty() ? "-" : r.nomad_vendor + "/" + r.nomad_type);

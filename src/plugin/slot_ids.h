@@ -26,7 +26,8 @@ constexpr size_t kMaxShownId = 80;
 // not, naming the value and the limit (the caller names the option or key).
 inline std::string SlotsRefusal(double n) {
   if (n >= 1 && n <= kMaxSlots) return "";
-  std::string shown = n > -1e15 && n < 1e15 ? std::to_string(static_cast<long long>(n)) : "out of range";
+  std::string shown =
+      n > -1e15 && n < 1e15 ? std::to_string(static_cast<long long>(n)) : "out of range";
   if (n < 1) return shown + " slots is below the minimum of 1";
   return shown + " slots is above the limit of " + std::to_string(kMaxSlots) +
          " per resource (a slot counts a container; see oci-decorator-device-plugin(8), Slots)";

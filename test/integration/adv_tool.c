@@ -16,7 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-static int mksock(const char *path) {
+static int mksock(const char* path) {
   struct sockaddr_un a;
   char dir[4096];
   const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
@@ -38,7 +38,7 @@ static int mksock(const char *path) {
   memset(&a, 0, sizeof a);
   a.sun_family = AF_UNIX;
   strcpy(a.sun_path, name);
-  if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+  if (bind(fd, (struct sockaddr*)&a, sizeof a) != 0) {
     perror(path);
     return 1;
   }
@@ -46,10 +46,10 @@ static int mksock(const char *path) {
   return 0;
 }
 
-static int watch(int n, char **paths) {
+static int watch(int n, char** paths) {
   int fd = inotify_init1(IN_CLOEXEC), i;
   /* wd -> path: watch descriptors are small integers handed out in order. */
-  const char *names[1024] = {0};
+  const char* names[1024] = {0};
   if (fd < 0) {
     perror("inotify_init1");
     return 1;
@@ -67,10 +67,10 @@ static int watch(int n, char **paths) {
   for (;;) {
     char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
     ssize_t len = read(fd, buf, sizeof buf);
-    char *p;
+    char* p;
     if (len <= 0) return 0;
     for (p = buf; p < buf + len;) {
-      struct inotify_event *e = (struct inotify_event *)p;
+      struct inotify_event* e = (struct inotify_event*)p;
       if ((e->mask & IN_OPEN) && e->wd >= 0 && e->wd < 1024 && names[e->wd]) {
         printf("OPEN %s\n", names[e->wd]);
         fflush(stdout);
@@ -80,7 +80,7 @@ static int watch(int n, char **paths) {
   }
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "mksock") == 0) return mksock(argv[2]);
   if (argc >= 3 && strcmp(argv[1], "watch") == 0) return watch(argc - 2, argv + 2);
   fprintf(stderr, "usage: %s mksock PATH | watch PATH...\n", argv[0]);

@@ -56,14 +56,14 @@ int main(int argc, char** argv) {
   /* arch check; load nr; one JEQ per syscall; ALLOW; ERRNO(ENOSYS). */
   struct sock_filter prog[4 + N_ENOSYS + 2];
   size_t n = 0;
-  prog[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-                                           offsetof(struct seccomp_data, arch));
+  prog[n++] =
+      (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
   /* Another architecture's syscall (e.g. i386 on x86_64): allowed, the
    * numbers would not mean the same. */
   prog[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ENOSYS_AUDIT_ARCH, 1, 0);
   prog[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-  prog[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-                                           offsetof(struct seccomp_data, nr));
+  prog[n++] =
+      (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
   for (size_t i = 0; i < N_ENOSYS; ++i) {
     /* Match: jump over the remaining checks and the ALLOW to the ERRNO. */
     unsigned char to_errno = (unsigned char)(N_ENOSYS - i);

@@ -35,7 +35,7 @@ static void on_signal(int sig) {
   g_stop = 1;
 }
 
-static int exchange(const char *a, const char *b) {
+static int exchange(const char* a, const char* b) {
   return (int)syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
 }
 
@@ -45,14 +45,14 @@ static double now(void) {
   return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc < 4 || (argc - 2) % 2 != 0) {
     fprintf(stderr, "usage: %s SECONDS A1 B1 [A2 B2 ...]\n", argv[0]);
     return 2;
   }
   double end = now() + atof(argv[1]);
   int npairs = (argc - 2) / 2, i;
-  unsigned long long *swaps = calloc((size_t)npairs, sizeof *swaps);
+  unsigned long long* swaps = calloc((size_t)npairs, sizeof *swaps);
   unsigned long long total = 0, errors = 0, iter = 0;
   char first_error[512] = "";
   struct sigaction sa;
@@ -78,11 +78,13 @@ int main(int argc, char **argv) {
   for (i = 0; i < npairs; i++)
     if (swaps[i] % 2 != 0) {
       const char *a = argv[2 + 2 * i], *b = argv[3 + 2 * i];
-      if (exchange(a, b) == 0) swaps[i]++;
-      else fprintf(stderr, "swapper: cannot restore %s <-> %s: %s\n", a, b, strerror(errno));
+      if (exchange(a, b) == 0)
+        swaps[i]++;
+      else
+        fprintf(stderr, "swapper: cannot restore %s <-> %s: %s\n", a, b, strerror(errno));
     }
-  printf("swapper: %llu exchanges, %llu errors%s%s%s\n", total, errors,
-         errors ? " (first: " : "", first_error, errors ? ")" : "");
+  printf("swapper: %llu exchanges, %llu errors%s%s%s\n", total, errors, errors ? " (first: " : "",
+         first_error, errors ? ")" : "");
   for (i = 0; i < npairs; i++)
     printf("swapper: %s <-> %s: %llu\n", argv[2 + 2 * i], argv[3 + 2 * i], swaps[i]);
   fflush(stdout);

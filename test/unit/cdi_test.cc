@@ -325,8 +325,7 @@ TEST_CASE("cdi: invalid cdi_kind makes the inventory invalid") {
   for (const char* bad : {"onload", "example.com/", "/onload", "example.com/on.load",
                           "-x.com/onload", "example.com/a", "e/onload", "example.com/a/b", ""}) {
     std::string json = kInventory;
-    json.replace(json.find("\"version\""), 0,
-                 std::string("\"cdi_kind\": \"") + bad + "\", ");
+    json.replace(json.find("\"version\""), 0, std::string("\"cdi_kind\": \"") + bad + "\", ");
     Inventory inv;
     Error err;
     CHECK_MESSAGE(!ocid::ParseInventory(json, "/x/onload.json", &inv, &err), bad);
@@ -381,8 +380,8 @@ TEST_CASE("cdi: one device per profile per feature that preloads, with the profi
   h.Content("/usr/libexec/onload/profiles/throughput.opf", "onload_set EF_POLL_USEC 1\n")
       .Content("/usr/libexec/onload/profiles/latency-best.opf", "if [ -e /sys ]; then\n");
   CdiSpec spec = Build(Parse(json), h, "/");
-  CHECK(spec.devices == std::vector<std::string>{"onload", "zf", "all", "onload-latency",
-                                                 "onload-throughput"});
+  CHECK(spec.devices ==
+        std::vector<std::string>{"onload", "zf", "all", "onload-latency", "onload-throughput"});
   auto j = nlohmann::json::parse(spec.json);
   CHECK(j["devices"][3]["containerEdits"]["env"] ==
         nlohmann::json::array({"LD_PRELOAD=/usr/lib64/libonload.so", "EF_POLL_USEC=100000"}));
@@ -394,13 +393,16 @@ TEST_CASE("cdi: one device per profile per feature that preloads, with the profi
   CHECK(Contains(spec.warnings[0], "latency-best.opf:1:"));
 }
 
-TEST_CASE("cdi: with a directory, a preloading device mounts its preload file at /etc/ld.so.preload") {
+TEST_CASE(
+    "cdi: with a directory, a preloading device mounts its preload file at /etc/ld.so.preload") {
   std::string json = kInventory;
   json.replace(json.find("\"activation_flag\""), 0,
                R"("profiles": {"latency": {"EF_POLL_USEC": "100000"}}, )");
   CdiSpec spec;
   Error err;
-  REQUIRE_MESSAGE(BuildCdiSpec(Parse(json), Host(), "/", "/etc/cdi/oci-decorator-onload.json", &spec, &err), err.Line());
+  REQUIRE_MESSAGE(
+      BuildCdiSpec(Parse(json), Host(), "/", "/etc/cdi/oci-decorator-onload.json", &spec, &err),
+      err.Line());
   CHECK_FALSE(spec.preload_in_env);
   CHECK_FALSE(Contains(spec.json, "LD_PRELOAD"));
   auto j = nlohmann::json::parse(spec.json);
@@ -486,7 +488,8 @@ TEST_CASE("cdi: a profile device never takes a feature's name: the spec names ea
 
 TEST_CASE("cdi: two inventories of one CDI kind: the second, in file-name order, is named") {
   ocid::InventorySet set;
-  std::string a = R"({"activation_flag": "OCI_A", "cdi_kind": "amd.com/onload", "driver_feature": ["f"],
+  std::string a =
+      R"({"activation_flag": "OCI_A", "cdi_kind": "amd.com/onload", "driver_feature": ["f"],
     "inventory": {"f": {"binaries": ["/usr/bin/onload"]}}})";
   std::string b = R"({"activation_flag": "OCI_B", "driver_feature": ["g"],
     "inventory": {"g": {"binaries": ["/usr/bin/onload"]}}})";
@@ -495,15 +498,16 @@ TEST_CASE("cdi: two inventories of one CDI kind: the second, in file-name order,
   auto conflicts = ocid::CdiKindConflicts(set);
   REQUIRE(conflicts.size() == 1);
   CHECK(conflicts.count("/etc/ocid.d/c.json") == 1);
-  CHECK(Contains(conflicts["/etc/ocid.d/c.json"], "CDI kind amd.com/onload is already inventory "
-                                                  "/etc/ocid.d/a.json's"));
+  CHECK(Contains(conflicts["/etc/ocid.d/c.json"],
+                 "CDI kind amd.com/onload is already inventory "
+                 "/etc/ocid.d/a.json's"));
 }
 
 TEST_CASE("cdi: a preload file's name gives back its spec's, and nothing else does") {
   using ocid::CdiPreloadFileName;
   using ocid::CdiSpecOfPreloadFile;
-  for (std::string spec : {"oci-decorator-onload.json", "oci-decorator-a.b.json", "oci-decorator-a%b.json",
-                           "my-spec.json"})
+  for (std::string spec : {"oci-decorator-onload.json", "oci-decorator-a.b.json",
+                           "oci-decorator-a%b.json", "my-spec.json"})
     for (std::string dev : {"onload", "b.c", "onload-latency", "x:y"}) {
       CAPTURE(spec);
       CAPTURE(dev);

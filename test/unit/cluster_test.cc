@@ -195,7 +195,8 @@ TEST_CASE("cluster: Kubernetes resource names") {
   CHECK_FALSE(CheckK8sResourceName("amd..com/a", &why));
 }
 
-TEST_CASE("cluster: a plugin-level profile goes to the preloading resources, and their CDI device") {
+TEST_CASE(
+    "cluster: a plugin-level profile goes to the preloading resources, and their CDI device") {
   std::string json = kOnload;
   json.replace(json.find("\"driver_feature\""), 0,
                R"("profiles": {"latency": {"EF_POLL_USEC": "100000"}}, )");
@@ -273,7 +274,8 @@ TEST_CASE("cluster: the CDI specs of a view are cdi.h's, from the same inventori
   CHECK(w.cdi_specs[1].why.find("no CDI device can be generated") != std::string::npos);
 }
 
-TEST_CASE("cluster: CDI specs: a second inventory of one kind gets none; a broken one keeps its last") {
+TEST_CASE(
+    "cluster: CDI specs: a second inventory of one kind gets none; a broken one keeps its last") {
   std::string rdma_as_onload = kRdma;
   rdma_as_onload.insert(rdma_as_onload.find('{') + 1, R"("cdi_kind": "amd.com/onload",)");
   InventorySet set = Load({{"/c/onload.json", kOnload}, {"/c/rdma.json", rdma_as_onload}});
@@ -338,7 +340,8 @@ ocid::HostNics Nics(const ocid::test::TempTree& t, const InventorySet& set) {
 }  // namespace
 
 TEST_CASE("cluster: a feature that needs a NIC is unhealthy without one, with check's line") {
-  InventorySet set = Load({{"/etc/ocid.d/onload.json", kOnloadNic}, {"/etc/ocid.d/rdma.json", kRdma}});
+  InventorySet set =
+      Load({{"/etc/ocid.d/onload.json", kOnloadNic}, {"/etc/ocid.d/rdma.json", kRdma}});
   REQUIRE(set.broken.empty());
   ocid::test::TempTree t;
   PciDevice(t, "0000:00:1f.6", "0x8086", "0", "eno1");  // an Intel NIC: not one of its vendors
@@ -353,10 +356,11 @@ TEST_CASE("cluster: a feature that needs a NIC is unhealthy without one, with ch
   CHECK_FALSE(onload->healthy);
   CHECK(onload->delivery.mounts.empty());
   CHECK(onload->why ==
-        "no NIC of PCI vendor 0x1924 or 0x10ee in /sys/bus/pci/devices (the inventory's \"needs_nic\")");
+        "no NIC of PCI vendor 0x1924 or 0x10ee in /sys/bus/pci/devices (the inventory's "
+        "\"needs_nic\")");
   CHECK_FALSE(Find(v, "onloadzf")->healthy);  // the group holds onload
-  CHECK(Find(v, "zf")->healthy);             // not named: needs none
-  CHECK(Find(v, "rdma")->healthy);           // no "needs_nic": needs none
+  CHECK(Find(v, "zf")->healthy);              // not named: needs none
+  CHECK(Find(v, "rdma")->healthy);            // no "needs_nic": needs none
 
   // `check` on the same node says the same line for the same feature.
   ocid::NodeFacts node;
@@ -409,7 +413,8 @@ TEST_CASE("cluster: resources of a version-locked inventory carry the versions r
   FakeHost h = Host();
   const std::string version = ocid_test::ReleaseVersion("9.2.0.43", "cloud");
   h.Content("/sys/module/onload/version", ocid_test::ModuleFile(version))
-      .Content("/usr/lib64/libonload.so", ocid_test::RealLibrary(ocid_test::Banner(version), 4096, 65536));
+      .Content("/usr/lib64/libonload.so",
+               ocid_test::RealLibrary(ocid_test::Banner(version), 4096, 65536));
   ClusterView v;
   BuildClusterView(set, h, {}, "/", nullptr, &v);
   const ClusterResource* onload = Find(v, "onload");

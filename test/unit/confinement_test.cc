@@ -60,8 +60,8 @@ TEST_CASE("a confined process can open an AF_UNIX datagram socket and no other s
     int sv[2];
     struct {
       int family, type;
-    } const refused[] = {{AF_INET, SOCK_STREAM},  {AF_INET6, SOCK_DGRAM},
-                         {AF_NETLINK, SOCK_RAW},  {AF_UNIX, SOCK_STREAM},
+    } const refused[] = {{AF_INET, SOCK_STREAM},    {AF_INET6, SOCK_DGRAM},
+                         {AF_NETLINK, SOCK_RAW},    {AF_UNIX, SOCK_STREAM},
                          {AF_UNIX, SOCK_SEQPACKET}, {AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC}};
     int code = 1;
     for (const auto& r : refused) {

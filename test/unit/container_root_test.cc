@@ -51,9 +51,9 @@ TEST_CASE("id maps: an empty map parses empty (a namespace whose map is not writ
 
 TEST_CASE("id maps: malformed lines are refused") {
   bool ok = true;
-  for (const char* bad : {"0 100000\n", "0 100000 65536 7\n", "x 1 1\n", "0 -1 1\n",
-                          "0 4294967296 1\n", "0 1 0\n", "\n", "0 1 1\n\n",
-                          "00000000000000 1 1\n"}) {
+  for (const char* bad :
+       {"0 100000\n", "0 100000 65536 7\n", "x 1 1\n", "0 -1 1\n", "0 4294967296 1\n", "0 1 0\n",
+        "\n", "0 1 1\n\n", "00000000000000 1 1\n"}) {
     Parse(bad, &ok);
     CHECK_MESSAGE(!ok, bad);
   }

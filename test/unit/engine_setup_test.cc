@@ -63,7 +63,8 @@ int Setup(const SetupOptions& s) {
 }  // namespace
 
 TEST_CASE("docker: merge keeps every key, every other runtime, and the order") {
-  DockerMerge m = Merge(R"({"log-level": "warn", "runtimes": {"nvidia": {"path": "/usr/bin/nvidia-container-runtime", "runtimeArgs": []}}, "data-root": "/srv/docker"})");
+  DockerMerge m = Merge(
+      R"({"log-level": "warn", "runtimes": {"nvidia": {"path": "/usr/bin/nvidia-container-runtime", "runtimeArgs": []}}, "data-root": "/srv/docker"})");
   CHECK(m.changed);
   CHECK(m.old_path.empty());
   CHECK(m.json == R"({
@@ -91,12 +92,15 @@ TEST_CASE("docker: merge is idempotent") {
 }
 
 TEST_CASE("docker: no file, or a blank one, starts from {}") {
-  CHECK(Merge("").json == "{\n  \"runtimes\": {\n    \"oci-decorator\": {\n      \"path\": \"/usr/bin/oci-decorator-runtime\"\n    }\n  }\n}\n");
+  CHECK(Merge("").json ==
+        "{\n  \"runtimes\": {\n    \"oci-decorator\": {\n      \"path\": "
+        "\"/usr/bin/oci-decorator-runtime\"\n    }\n  }\n}\n");
   CHECK(Merge(" \n").changed);
 }
 
 TEST_CASE("docker: a changed path replaces only the path of our entry") {
-  DockerMerge m = Merge(R"({"runtimes": {"oci-decorator": {"path": "/old", "runtimeArgs": ["--x"]}}})");
+  DockerMerge m =
+      Merge(R"({"runtimes": {"oci-decorator": {"path": "/old", "runtimeArgs": ["--x"]}}})");
   CHECK(m.changed);
   CHECK(m.old_path == "/old");
   CHECK(Contains(m.json, "\"--x\""));
@@ -108,9 +112,8 @@ TEST_CASE("docker: invalid input is an error naming the file") {
                           R"({"runtimes": {"oci-decorator": "x"}})"}) {
     DockerMerge m;
     Error err;
-    CHECK_MESSAGE(!MergeDockerRuntime(bad, "/etc/docker/daemon.json", "oci-decorator", kShim,
-                                      &m, &err),
-                  bad);
+    CHECK_MESSAGE(
+        !MergeDockerRuntime(bad, "/etc/docker/daemon.json", "oci-decorator", kShim, &m, &err), bad);
     CHECK(Contains(err.Line(), "/etc/docker/daemon.json"));
   }
 }
@@ -126,15 +129,17 @@ TEST_CASE("runtime names") {
 
 TEST_CASE("containerd: drop-in content") {
   std::string d = ocid::ContainerdDropIn("oci-decorator", kShim);
-  CHECK(Contains(d, "\nversion = 2\n\n"
-                    "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n"
-                    "  runtime_type = \"io.containerd.runc.v2\"\n\n"
-                    "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.oci-decorator]\n"
-                    "  runtime_type = \"io.containerd.runc.v2\"\n"
-                    "  pod_annotations = [\"oci-decorator/*\"]\n"
-                    "  container_annotations = [\"oci-decorator/*\"]\n"
-                    "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.oci-decorator.options]\n"
-                    "  BinaryName = \"/usr/bin/oci-decorator-runtime\"\n"));
+  CHECK(
+      Contains(d,
+               "\nversion = 2\n\n"
+               "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n"
+               "  runtime_type = \"io.containerd.runc.v2\"\n\n"
+               "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.oci-decorator]\n"
+               "  runtime_type = \"io.containerd.runc.v2\"\n"
+               "  pod_annotations = [\"oci-decorator/*\"]\n"
+               "  container_annotations = [\"oci-decorator/*\"]\n"
+               "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.oci-decorator.options]\n"
+               "  BinaryName = \"/usr/bin/oci-decorator-runtime\"\n"));
   CHECK(d.rfind("# Written by `oci-decorator setup containerd`", 0) == 0);
   CHECK(Contains(ocid::ContainerdDropIn("x", "/a \"b\"\\c"), "BinaryName = \"/a \\\"b\\\"\\\\c\""));
 }
@@ -157,13 +162,15 @@ TEST_CASE("containerd: version 3 drop-in (containerd 2.x)") {
   // BinaryName; containerd 2.1 loses version 2 runtime tables imported into
   // a version 3 main config that configures the CRI plugin (`config dump`).
   std::string d = ocid::ContainerdDropIn("oci-decorator", kShim, 3);
-  CHECK(Contains(d, "\nversion = 3\n\n"
-                    "[plugins.\"io.containerd.cri.v1.runtime\".containerd.runtimes.oci-decorator]\n"
-                    "  runtime_type = \"io.containerd.runc.v2\"\n"
-                    "  pod_annotations = [\"oci-decorator/*\"]\n"
-                    "  container_annotations = [\"oci-decorator/*\"]\n"
-                    "[plugins.\"io.containerd.cri.v1.runtime\".containerd.runtimes.oci-decorator.options]\n"
-                    "  BinaryName = \"/usr/bin/oci-decorator-runtime\"\n"));
+  CHECK(Contains(
+      d,
+      "\nversion = 3\n\n"
+      "[plugins.\"io.containerd.cri.v1.runtime\".containerd.runtimes.oci-decorator]\n"
+      "  runtime_type = \"io.containerd.runc.v2\"\n"
+      "  pod_annotations = [\"oci-decorator/*\"]\n"
+      "  container_annotations = [\"oci-decorator/*\"]\n"
+      "[plugins.\"io.containerd.cri.v1.runtime\".containerd.runtimes.oci-decorator.options]\n"
+      "  BinaryName = \"/usr/bin/oci-decorator-runtime\"\n"));
   CHECK(d.rfind("# Written by `oci-decorator setup containerd`", 0) == 0);
   CHECK_FALSE(Contains(d, "io.containerd.grpc.v1.cri"));
   // containerd 2.x merges imported tables key by key: runc stays as the
@@ -188,10 +195,12 @@ TEST_CASE("containerd: imports check") {
   CHECK(ocid::ContainerdImportsCover("version = 2\nimports = [\"/etc/containerd/conf.d/*.toml\"]\n",
                                      dropin, &has));
   CHECK(has);
-  CHECK(ocid::ContainerdImportsCover(
-      "version = 2\nimports = [\n  \"/x/a.toml\",  # comment\n  '/etc/containerd/conf.d/oci-decorator.toml',\n]\n",
-      dropin, &has));
-  CHECK_FALSE(ocid::ContainerdImportsCover("version = 2\nimports = [\"/x/*.toml\"]\n", dropin, &has));
+  CHECK(
+      ocid::ContainerdImportsCover("version = 2\nimports = [\n  \"/x/a.toml\",  # comment\n  "
+                                   "'/etc/containerd/conf.d/oci-decorator.toml',\n]\n",
+                                   dropin, &has));
+  CHECK_FALSE(
+      ocid::ContainerdImportsCover("version = 2\nimports = [\"/x/*.toml\"]\n", dropin, &has));
   CHECK(has);
   CHECK_FALSE(ocid::ContainerdImportsCover("version = 2\n", dropin, &has));
   CHECK_FALSE(has);
@@ -337,7 +346,8 @@ TEST_CASE("setup: bad names and paths are usage errors") {
   CHECK(Setup(s) == 2);
 }
 
-TEST_CASE("atomic write: exactly the stated mode, whatever was there or the umask; no temporary left") {
+TEST_CASE(
+    "atomic write: exactly the stated mode, whatever was there or the umask; no temporary left") {
   TempTree t;
   t.File("f.conf", "old");
   ::chmod((t / "f.conf").c_str(), 0640);
@@ -408,9 +418,8 @@ TEST_CASE("atomic write: names an unprivileged user made first in a sticky world
   ::chmod(t.path().c_str(), 0755);  // so that uid 65534 reaches cdi/
   const std::string spec = t / "cdi/oci-decorator-onload.json";
   const std::string preload = t / "cdi/oci-decorator-onload.onload.preload";
-  REQUIRE(AsNobody([&] {
-    return CreateFile(spec, "{}", 0666) && CreateFile(preload, "/tmp/evil.so\n", 0666);
-  }));
+  REQUIRE(AsNobody(
+      [&] { return CreateFile(spec, "{}", 0666) && CreateFile(preload, "/tmp/evil.so\n", 0666); }));
   Error err;
   CHECK_FALSE(ocid::WriteFileAtomic(preload, "/usr/lib64/libonload.so\n", 0644, &err));
   CHECK(err.Line() == "refusing to write " + preload + ": directory " + (t / "cdi") +
@@ -438,16 +447,19 @@ TEST_CASE("atomic write: names an unprivileged user made first in a sticky world
   ::chmod((t / "open").c_str(), 0777);
   CHECK_FALSE(ocid::WriteFileAtomic(t / "open/cdi/f.json", "x", 0644, &err));
   CHECK(err.Line() == "refusing to write " + (t / "open/cdi/f.json") + ": directory " +
-                          (t / "open") + " is writable by others and not sticky (owner 0, mode 0777)");
+                          (t / "open") +
+                          " is writable by others and not sticky (owner 0, mode 0777)");
   // A sticky ancestor is fine: /tmp/cdi, made by root, in /tmp.
   REQUIRE_MESSAGE(ocid::WriteFileAtomic(t / "cdi2/f.json", "x", 0644, &err), err.Line());
   // A symlink the user planted in the sticky dir is not followed, even to
   // a directory of root's (standing in for /etc).
   t.Dir("victim");
-  REQUIRE(AsNobody([&] { return ::symlink((t / "victim").c_str(), (t / "cdi/etc").c_str()) == 0; }));
+  REQUIRE(
+      AsNobody([&] { return ::symlink((t / "victim").c_str(), (t / "cdi/etc").c_str()) == 0; }));
   CHECK_FALSE(ocid::WriteFileAtomic(t / "cdi/etc/oci-decorator-x.json", "x", 0644, &err));
   CHECK_MESSAGE(Contains(err.Line(), "not following symbolic link " + (t / "cdi/etc") +
-                                          ": it belongs to another user (owner 65534)"), err.Line());
+                                         ": it belongs to another user (owner 65534)"),
+                err.Line());
   CHECK_FALSE(t.Exists("victim/oci-decorator-x.json"));
   // One root made in a directory only root can change is followed.
   t.Dir("real");

@@ -53,10 +53,11 @@ ProfileSources Src() {
   return s;
 }
 
-bool Resolve(const FakeHost& host, const ProfileSources& src, const std::string& name,
-             EnvList* env, Error* err) {
-  return ocid::ResolveProfile(src, name, ocid::HostProfileReader(host),
-                              [&] { return ocid::AvailableProfiles(src, host); }, env, err);
+bool Resolve(const FakeHost& host, const ProfileSources& src, const std::string& name, EnvList* env,
+             Error* err) {
+  return ocid::ResolveProfile(
+      src, name, ocid::HostProfileReader(host), [&] { return ocid::AvailableProfiles(src, host); },
+      env, err);
 }
 
 }  // namespace
@@ -111,7 +112,8 @@ TEST_CASE("ParseOpf: everything that is not straight-line is refused with file:l
   CHECK(Contains(ParseErr("onload_import a b\n"), "onload_import with 2 arguments"));
   CHECK(Contains(ParseErr("onload_import ../../etc/x\n"), "invalid name"));
   CHECK(Contains(ParseErr("onload_import .hidden\n"), "invalid name"));
-  CHECK(Contains(ParseErr("onload_set LD_PRELOAD /x.so\n"), "not a variable this inventory allows"));
+  CHECK(
+      Contains(ParseErr("onload_set LD_PRELOAD /x.so\n"), "not a variable this inventory allows"));
   CHECK(Contains(ParseErr("onload_set ef_lower 1\n"), "not a variable"));
   CHECK(Contains(ParseErr("onload_set EF_ 1\n"), "not a variable"));
   CHECK(Contains(ParseErr("onload_set EF_X a\x01z\n"), "control character"));
@@ -131,8 +133,9 @@ TEST_CASE("ParseOpf: other prefixes when the inventory declares them") {
 TEST_CASE("ResolveProfile: inline profiles win over files; imports; last set wins") {
   FakeHost h;
   h.Dir(kDir)
-      .Content(kDir + "/latency.opf", "onload_set EF_POLL_USEC 100000\nonload_import common\n"
-                                      "onload_set EF_POLL_USEC 5\n")
+      .Content(kDir + "/latency.opf",
+               "onload_set EF_POLL_USEC 100000\nonload_import common\n"
+               "onload_set EF_POLL_USEC 5\n")
       .Content(kDir + "/common.opf-fragment", "onload_set EF_A 1\n")
       .Content(kDir + "/inl.opf", "onload_set EF_FROM_FILE 1\n");
   ProfileSources src = Src();
@@ -164,7 +167,8 @@ TEST_CASE("ResolveProfile: unknown names, cycles, depth, missing imports") {
   EnvList env;
   Error err;
   CHECK_FALSE(Resolve(h, src, "nope", &env, &err));
-  CHECK(Contains(err.Line(), "unknown profile \"nope\" for inventory onload.json (available: a, b, best"));
+  CHECK(Contains(err.Line(),
+                 "unknown profile \"nope\" for inventory onload.json (available: a, b, best"));
   CHECK_FALSE(Resolve(h, src, "../a", &env, &err));
   CHECK(Contains(err.Line(), "unknown profile"));
   CHECK_FALSE(Resolve(h, src, "a", &env, &err));
@@ -231,18 +235,28 @@ TEST_CASE("Inventory: profiles, profile_dir and profile_prefixes") {
   REQUIRE(ocid::ParseInventory(InventoryJson(""), "onload.json", &inv, &err));
   CHECK_FALSE(inv.HasProfiles());
   REQUIRE_MESSAGE(ocid::ParseInventory(InventoryJson(R"("profiles": {"p": {"ZF_X": "1"}},
-      "profile_prefixes": ["ZF_"],)"), "onload.json", &inv, &err), err.Line());
+      "profile_prefixes": ["ZF_"],)"),
+                                       "onload.json", &inv, &err),
+                  err.Line());
 
-  CHECK(Contains(InventoryErr(R"("profiles": {"../x": {}},)"), "\"profiles.../x\" is not a valid profile name"));
-  CHECK(Contains(InventoryErr(R"("profiles": {"p": {"LD_PRELOAD": "/x"}},)"), "not a variable profiles may set"));
+  CHECK(Contains(InventoryErr(R"("profiles": {"../x": {}},)"),
+                 "\"profiles.../x\" is not a valid profile name"));
+  CHECK(Contains(InventoryErr(R"("profiles": {"p": {"LD_PRELOAD": "/x"}},)"),
+                 "not a variable profiles may set"));
   CHECK(Contains(InventoryErr(R"("profiles": {"p": {"EF_X": 1}},)"), "must be a string"));
-  CHECK(Contains(InventoryErr(R"("profiles": {"p": {"EF_X": "a\nb"}},)"), "without NUL or newline"));
+  CHECK(
+      Contains(InventoryErr(R"("profiles": {"p": {"EF_X": "a\nb"}},)"), "without NUL or newline"));
   CHECK(Contains(InventoryErr(R"("profiles": [],)"), "\"profiles\" must be an object"));
-  CHECK(Contains(InventoryErr(R"("profile_dir": "rel/dir",)"), "\"profile_dir\" is not an absolute path"));
-  CHECK(Contains(InventoryErr(R"("profile_dir": [],)"), "\"profile_dir\" must be a string or a non-empty list"));
-  CHECK(Contains(InventoryErr(R"("profile_dir": ["/a", 1],)"), "\"profile_dir\" must hold strings"));
-  CHECK(Contains(InventoryErr(R"("profile_dir": ["/a", "b"],)"), "\"profile_dir\" is not an absolute path"));
-  CHECK(Contains(InventoryErr(R"("profile_dir": "/a/../b",)"), "\"profile_dir\" has a \".\" or \"..\""));
+  CHECK(Contains(InventoryErr(R"("profile_dir": "rel/dir",)"),
+                 "\"profile_dir\" is not an absolute path"));
+  CHECK(Contains(InventoryErr(R"("profile_dir": [],)"),
+                 "\"profile_dir\" must be a string or a non-empty list"));
+  CHECK(
+      Contains(InventoryErr(R"("profile_dir": ["/a", 1],)"), "\"profile_dir\" must hold strings"));
+  CHECK(Contains(InventoryErr(R"("profile_dir": ["/a", "b"],)"),
+                 "\"profile_dir\" is not an absolute path"));
+  CHECK(Contains(InventoryErr(R"("profile_dir": "/a/../b",)"),
+                 "\"profile_dir\" has a \".\" or \"..\""));
   CHECK(Contains(InventoryErr(R"("profile_prefixes": ["LD_"],)"), "invalid prefix \"LD_\""));
   CHECK(Contains(InventoryErr(R"("profile_prefixes": ["L"],)"), "invalid prefix \"L\""));
   CHECK(Contains(InventoryErr(R"("profile_prefixes": ["ef_"],)"), "invalid prefix"));
@@ -261,7 +275,8 @@ struct ProfileRun {
   FakeHost host;
   Error err;
 
-  explicit ProfileRun(const std::string& extra = R"("profiles": {"latency": {"EF_POLL_USEC": "100000",
+  explicit ProfileRun(
+      const std::string& extra = R"("profiles": {"latency": {"EF_POLL_USEC": "100000",
       "EF_TCP_FASTSTART_INIT": "0"}}, "profile_dir": "/usr/libexec/onload/profiles",)") {
     state.id = "c1";
     state.pid = 42;
@@ -314,8 +329,9 @@ TEST_CASE("BuildPlan: profile errors fail only a container that asked") {
   ProfileRun r;
   r.config.env = {"OCI_ONLOAD=all", "OCI_ONLOAD_PROFILE=nope"};
   CHECK_FALSE(r.Go());
-  CHECK(Contains(r.err.Line(), "unknown profile \"nope\" for inventory onload.json (available: "
-                               "latency, latency-best, throughput)"));
+  CHECK(Contains(r.err.Line(),
+                 "unknown profile \"nope\" for inventory onload.json (available: "
+                 "latency, latency-best, throughput)"));
 
   ProfileRun b;
   b.config.env = {"OCI_ONLOAD=all", "OCI_ONLOAD_PROFILE=latency-best"};
@@ -367,9 +383,9 @@ TEST_CASE("Inventory: profile_dir alternatives, the first that is a directory wi
   const std::string kOpt = "/opt/onload/usr/libexec/onload/profiles";
   ocid::Inventory inv;
   Error err;
-  REQUIRE_MESSAGE(ocid::ParseInventory(InventoryJson(R"("profile_dir": [")" + kDir + R"(", ")" +
-                                                     kOpt + R"("],)"),
-                                       "onload.json", &inv, &err),
+  REQUIRE_MESSAGE(ocid::ParseInventory(
+                      InventoryJson(R"("profile_dir": [")" + kDir + R"(", ")" + kOpt + R"("],)"),
+                      "onload.json", &inv, &err),
                   err.Line());
   CHECK(inv.HasProfiles());
   CHECK(inv.profile_dirs == std::vector<std::string>{kDir, kOpt});

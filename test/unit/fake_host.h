@@ -81,8 +81,7 @@ class FakeHost : public ocid::HostView {
     }
     return true;
   }
-  ocid::HostRead ReadLink(const std::string& path, std::string* out,
-                          Error*) const override {
+  ocid::HostRead ReadLink(const std::string& path, std::string* out, Error*) const override {
     auto it = links_.find(path);
     if (it == links_.end()) return ocid::HostRead::kMissing;  // absent, or not a link
     *out = it->second;
@@ -104,15 +103,13 @@ class FakeHost : public ocid::HostView {
     names->erase(std::unique(names->begin(), names->end()), names->end());
     return ocid::HostRead::kOk;
   }
-  ocid::HostRead Identity(const std::string& path, ocid::FileIdentity* out,
-                          Error*) const override {
+  ocid::HostRead Identity(const std::string& path, ocid::FileIdentity* out, Error*) const override {
     auto it = tree_.find(path);
     if (it == tree_.end()) return ocid::HostRead::kMissing;
     *out = ocid::FileIdentity{it->second.dev, it->second.ino};
     return ocid::HostRead::kOk;
   }
-  ocid::HostRead Owner(const std::string& path, ocid::FileOwner* out,
-                       Error*) const override {
+  ocid::HostRead Owner(const std::string& path, ocid::FileOwner* out, Error*) const override {
     auto it = tree_.find(path);
     if (it == tree_.end()) {
       if (!IsDir(path)) return ocid::HostRead::kMissing;
@@ -122,11 +119,8 @@ class FakeHost : public ocid::HostView {
     *out = ocid::FileOwner{it->second.uid, it->second.mode & 07777};
     return ocid::HostRead::kOk;
   }
-  bool Exists(const std::string& path) const override {
-    return tree_.count(path) || IsDir(path);
-  }
-  bool Match(const std::string& pattern, std::vector<HostMatch>* out,
-             Error*) const override {
+  bool Exists(const std::string& path) const override { return tree_.count(path) || IsDir(path); }
+  bool Match(const std::string& pattern, std::vector<HostMatch>* out, Error*) const override {
     out->clear();
     size_t slash = pattern.rfind('/');
     std::string dir = pattern.substr(0, slash), leaf = pattern.substr(slash + 1);
@@ -139,8 +133,8 @@ class FakeHost : public ocid::HostView {
   }
 
  private:
-  FakeHost& Add(const std::string& path, const std::string& resolved, FileType t,
-                uint32_t mode, uint64_t rdev) {
+  FakeHost& Add(const std::string& path, const std::string& resolved, FileType t, uint32_t mode,
+                uint64_t rdev) {
     HostMatch m;
     m.path = path;
     m.resolved = resolved.empty() ? path : resolved;

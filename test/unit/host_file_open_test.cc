@@ -113,172 +113,175 @@ std::string LineOf(bool ok, const ocid::Error& err) { return ok ? "" : err.Line(
 }  // namespace
 
 TEST_SUITE("host files") {
-
-TEST_CASE("a profile .opf that is a FIFO or a device: refused in one line, never opened") {
-  if (::geteuid() != 0) {
-    MESSAGE("skipped: mknod of a character device needs root");
-    return;
-  }
-  ocid::test::TempTree t;
-  t.File("host/usr/libexec/onload/profiles/latency.opf", "onload_set EF_POLL_USEC 100000\n");
-  const std::string rel = "/usr/libexec/onload/profiles/evil.opf";
-  for (const Node& n : kNodes) {
-    Plant(n, t / ("host" + rel));
-    Outcome o = TryRead(t / ("host" + rel), [&] {
-      std::unique_ptr<ocid::HostRootView> view;
-      ocid::Error err;
-      if (!ocid::HostRootView::Open(t / "host", &view, &err)) return err.Line();
-      std::string bytes;
-      return LineOf(ocid::HostProfileReader(*view)(rel, &bytes, &err), err);
-    });
-    Expect(n, rel, o, t / ("host" + rel));
-  }
-}
-
-TEST_CASE("the version lock's library and module version as a FIFO or a device: unknown, never opened") {
-  if (::geteuid() != 0) {
-    MESSAGE("skipped: mknod of a character device needs root");
-    return;
-  }
-  ocid::test::TempTree t;
-  t.File("host/sys/module/onload/version", "9.2.0.43\n");
-  t.Dir("host/usr/lib64");
-  ocid::Inventory inv;
-  ocid::Error perr;
-  REQUIRE(ocid::ParseInventory(
-      R"({"activation_flag": "OCI_ONLOAD", "driver_feature": ["onload"],
-          "version_lock": {"enforce": true, "module_version": "/sys/module/onload/version",
-                           "library": "/usr/lib64/libonload.so"},
-          "inventory": {"onload": {"devices": ["onload"]}}})",
-      "onload.json", &inv, &perr));
-  auto check = [&] {
-    std::unique_ptr<ocid::HostRootView> view;
-    ocid::Error err;
-    if (!ocid::HostRootView::Open(t / "host", &view, &err)) return err.Line();
-    return ocid::CheckVersions(inv, *view).why;
-  };
-  for (const Node& n : kNodes) {
-    CAPTURE(n.kind);
-    Plant(n, t / "host/usr/lib64/libonload.so");
-    Outcome o = TryRead(t / "host/usr/lib64/libonload.so", check);
-    CHECK(o.finished);
-    CHECK_FALSE(o.opened);
-    CHECK(o.line.find(std::string("not a regular file (a ") + n.kind + "): " +
-                      (t / "host/usr/lib64/libonload.so")) != std::string::npos);
-  }
-  t.File("host/usr/lib64/libonload.so", "no banner");
-  for (const Node& n : kNodes) {
-    CAPTURE(n.kind);
-    Plant(n, t / "host/sys/module/onload/version");
-    Outcome o = TryRead(t / "host/sys/module/onload/version", check);
-    CHECK(o.finished);
-    CHECK_FALSE(o.opened);
-    CHECK(o.line.find(std::string("not a regular file (a ") + n.kind + "): " +
-                      (t / "host/sys/module/onload/version")) != std::string::npos);
-  }
-}
-
-TEST_CASE("every reader of a named file: a FIFO or a device is refused, never opened") {
-  if (::geteuid() != 0) {
-    MESSAGE("skipped: mknod of a character device needs root");
-    return;
-  }
-  ocid::test::TempTree t;
-  t.Dir("host/etc/docker");
-  t.Dir("conf");
-  const std::string file = t / "node";
-  using Reader = std::function<std::string()>;
-  const std::pair<const char*, Reader> readers[] = {
-      {"ReadFileAt",
-       [&] {
-         std::string out;
-         ocid::Error err;
-         return LineOf(ocid::ReadFileAt(AT_FDCWD, file, 1 << 20, &out, &err), err);
-       }},
-      {"ReadFileIfExists",
-       [&] {
-         std::string out;
-         bool exists = false;
-         ocid::Error err;
-         return LineOf(ocid::ReadFileIfExists(file, 1 << 20, &out, &exists, &err), err);
-       }},
-      {"ScanFileForFlags",
-       [&] {
-         ocid::FlagScanner scanner({"OCI_ONLOAD"});
-         ocid::Error err;
-         return LineOf(ocid::ScanFileForFlags(file, &scanner, nullptr, &err), err);
-       }},
-  };
-  for (const auto& reader : readers) {
-    const char* name = reader.first;  // CAPTURE cannot take a structured binding (clang)
-    CAPTURE(name);
+  TEST_CASE("a profile .opf that is a FIFO or a device: refused in one line, never opened") {
+    if (::geteuid() != 0) {
+      MESSAGE("skipped: mknod of a character device needs root");
+      return;
+    }
+    ocid::test::TempTree t;
+    t.File("host/usr/libexec/onload/profiles/latency.opf", "onload_set EF_POLL_USEC 100000\n");
+    const std::string rel = "/usr/libexec/onload/profiles/evil.opf";
     for (const Node& n : kNodes) {
-      Plant(n, file);
-      Expect(n, file, TryRead(file, reader.second), file);
+      Plant(n, t / ("host" + rel));
+      Outcome o = TryRead(t / ("host" + rel), [&] {
+        std::unique_ptr<ocid::HostRootView> view;
+        ocid::Error err;
+        if (!ocid::HostRootView::Open(t / "host", &view, &err)) return err.Line();
+        std::string bytes;
+        return LineOf(ocid::HostProfileReader(*view)(rel, &bytes, &err), err);
+      });
+      Expect(n, rel, o, t / ("host" + rel));
     }
   }
 
-  // FileIsCurrent (the CDI writers' "already written?"): a node at the name
-  // is not current, and is never opened to find out.
-  for (const Node& n : kNodes) {
-    Plant(n, file);
-    Outcome o = TryRead(file, [&] {
-      return std::string(ocid::FileIsCurrent(file, "", n.mode & 07777) ? "current" : "");
-    });
-    CAPTURE(n.kind);
-    CHECK(o.finished);
-    CHECK_FALSE(o.opened);
-    CHECK(o.line.empty());
-  }
-
-  // HostView::Read (engine configs, CDI files, sysfs attributes): named inside the host root.
-  for (const Node& n : kNodes) {
-    Plant(n, t / "host/etc/docker/daemon.json");
-    Outcome o = TryRead(t / "host/etc/docker/daemon.json", [&] {
-      std::unique_ptr<ocid::HostRootView> files;
+  TEST_CASE(
+      "the version lock's library and module version as a FIFO or a device: unknown, never "
+      "opened") {
+    if (::geteuid() != 0) {
+      MESSAGE("skipped: mknod of a character device needs root");
+      return;
+    }
+    ocid::test::TempTree t;
+    t.File("host/sys/module/onload/version", "9.2.0.43\n");
+    t.Dir("host/usr/lib64");
+    ocid::Inventory inv;
+    ocid::Error perr;
+    REQUIRE(ocid::ParseInventory(
+        R"({"activation_flag": "OCI_ONLOAD", "driver_feature": ["onload"],
+          "version_lock": {"enforce": true, "module_version": "/sys/module/onload/version",
+                           "library": "/usr/lib64/libonload.so"},
+          "inventory": {"onload": {"devices": ["onload"]}}})",
+        "onload.json", &inv, &perr));
+    auto check = [&] {
+      std::unique_ptr<ocid::HostRootView> view;
       ocid::Error err;
-      if (!ocid::HostRootView::Open(t / "host", &files, &err)) return err.Line();
-      std::string out;
-      return LineOf(files->Read("/etc/docker/daemon.json", 1 << 20, &out, &err) ==
-                        ocid::HostRead::kOk,
-                    err);
-    });
-    Expect(n, "", o, t / "host/etc/docker/daemon.json");
+      if (!ocid::HostRootView::Open(t / "host", &view, &err)) return err.Line();
+      return ocid::CheckVersions(inv, *view).why;
+    };
+    for (const Node& n : kNodes) {
+      CAPTURE(n.kind);
+      Plant(n, t / "host/usr/lib64/libonload.so");
+      Outcome o = TryRead(t / "host/usr/lib64/libonload.so", check);
+      CHECK(o.finished);
+      CHECK_FALSE(o.opened);
+      CHECK(o.line.find(std::string("not a regular file (a ") + n.kind +
+                        "): " + (t / "host/usr/lib64/libonload.so")) != std::string::npos);
+    }
+    t.File("host/usr/lib64/libonload.so", "no banner");
+    for (const Node& n : kNodes) {
+      CAPTURE(n.kind);
+      Plant(n, t / "host/sys/module/onload/version");
+      Outcome o = TryRead(t / "host/sys/module/onload/version", check);
+      CHECK(o.finished);
+      CHECK_FALSE(o.opened);
+      CHECK(o.line.find(std::string("not a regular file (a ") + n.kind +
+                        "): " + (t / "host/sys/module/onload/version")) != std::string::npos);
+    }
   }
 
-  // Inventories: each file's own error, the others still read.
-  for (const Node& n : kNodes) {
-    Plant(n, t / "conf/evil.json");
-    Outcome o = TryRead(t / "conf/evil.json", [&] {
-      std::vector<ocid::InventoryFile> files;
-      ocid::Error err;
-      if (!ocid::ReadInventoryDir(t / "conf", &files, &err)) return err.Line();
-      return files.size() == 1 ? files[0].read_error.Line() : std::string("wrong count");
-    });
-    Expect(n, "", o, t / "conf/evil.json");
-  }
-}
+  TEST_CASE("every reader of a named file: a FIFO or a device is refused, never opened") {
+    if (::geteuid() != 0) {
+      MESSAGE("skipped: mknod of a character device needs root");
+      return;
+    }
+    ocid::test::TempTree t;
+    t.Dir("host/etc/docker");
+    t.Dir("conf");
+    const std::string file = t / "node";
+    using Reader = std::function<std::string()>;
+    const std::pair<const char*, Reader> readers[] = {
+        {"ReadFileAt",
+         [&] {
+           std::string out;
+           ocid::Error err;
+           return LineOf(ocid::ReadFileAt(AT_FDCWD, file, 1 << 20, &out, &err), err);
+         }},
+        {"ReadFileIfExists",
+         [&] {
+           std::string out;
+           bool exists = false;
+           ocid::Error err;
+           return LineOf(ocid::ReadFileIfExists(file, 1 << 20, &out, &exists, &err), err);
+         }},
+        {"ScanFileForFlags",
+         [&] {
+           ocid::FlagScanner scanner({"OCI_ONLOAD"});
+           ocid::Error err;
+           return LineOf(ocid::ScanFileForFlags(file, &scanner, nullptr, &err), err);
+         }},
+    };
+    for (const auto& reader : readers) {
+      const char* name = reader.first;  // CAPTURE cannot take a structured binding (clang)
+      CAPTURE(name);
+      for (const Node& n : kNodes) {
+        Plant(n, file);
+        Expect(n, file, TryRead(file, reader.second), file);
+      }
+    }
 
-TEST_CASE("the opener keeps each caller's symlink rule, and reads regular files") {
-  ocid::test::TempTree t;
-  t.File("real", "bytes");
-  t.Link("link", "real");
-  std::string out;
-  ocid::Error err;
-  CHECK_FALSE(ocid::ReadFileAt(AT_FDCWD, t / "link", 100, &out, &err));
-  CHECK(err.Line() == "refusing to read through a symbolic link: " + (t / "link"));
-  REQUIRE(ocid::ReadFileAt(AT_FDCWD, t / "real", 100, &out, &err));
-  CHECK(out == "bytes");
-  ocid::FlagScanner scanner({"byt"});
-  REQUIRE(ocid::ScanFileForFlags(t / "link", &scanner, nullptr, &err));  // followed, as runc follows it
-  CHECK(scanner.mentioned());
-  ocid::UniqueFd fd;
-  REQUIRE(ocid::OpenRegularFileAt(AT_FDCWD, t / "link", ocid::LastSymlink::kFollow, &fd, &err));
-  CHECK_FALSE(ocid::OpenRegularFileAt(AT_FDCWD, t / "gone", ocid::LastSymlink::kFollow, &fd, &err));
-  CHECK(err.errnum == ENOENT);
-  bool exists = true;
-  REQUIRE(ocid::ReadFileIfExists(t / "gone", 100, &out, &exists, &err));
-  CHECK_FALSE(exists);
-}
+    // FileIsCurrent (the CDI writers' "already written?"): a node at the name
+    // is not current, and is never opened to find out.
+    for (const Node& n : kNodes) {
+      Plant(n, file);
+      Outcome o = TryRead(file, [&] {
+        return std::string(ocid::FileIsCurrent(file, "", n.mode & 07777) ? "current" : "");
+      });
+      CAPTURE(n.kind);
+      CHECK(o.finished);
+      CHECK_FALSE(o.opened);
+      CHECK(o.line.empty());
+    }
+
+    // HostView::Read (engine configs, CDI files, sysfs attributes): named inside the host root.
+    for (const Node& n : kNodes) {
+      Plant(n, t / "host/etc/docker/daemon.json");
+      Outcome o = TryRead(t / "host/etc/docker/daemon.json", [&] {
+        std::unique_ptr<ocid::HostRootView> files;
+        ocid::Error err;
+        if (!ocid::HostRootView::Open(t / "host", &files, &err)) return err.Line();
+        std::string out;
+        return LineOf(
+            files->Read("/etc/docker/daemon.json", 1 << 20, &out, &err) == ocid::HostRead::kOk,
+            err);
+      });
+      Expect(n, "", o, t / "host/etc/docker/daemon.json");
+    }
+
+    // Inventories: each file's own error, the others still read.
+    for (const Node& n : kNodes) {
+      Plant(n, t / "conf/evil.json");
+      Outcome o = TryRead(t / "conf/evil.json", [&] {
+        std::vector<ocid::InventoryFile> files;
+        ocid::Error err;
+        if (!ocid::ReadInventoryDir(t / "conf", &files, &err)) return err.Line();
+        return files.size() == 1 ? files[0].read_error.Line() : std::string("wrong count");
+      });
+      Expect(n, "", o, t / "conf/evil.json");
+    }
+  }
+
+  TEST_CASE("the opener keeps each caller's symlink rule, and reads regular files") {
+    ocid::test::TempTree t;
+    t.File("real", "bytes");
+    t.Link("link", "real");
+    std::string out;
+    ocid::Error err;
+    CHECK_FALSE(ocid::ReadFileAt(AT_FDCWD, t / "link", 100, &out, &err));
+    CHECK(err.Line() == "refusing to read through a symbolic link: " + (t / "link"));
+    REQUIRE(ocid::ReadFileAt(AT_FDCWD, t / "real", 100, &out, &err));
+    CHECK(out == "bytes");
+    ocid::FlagScanner scanner({"byt"});
+    REQUIRE(ocid::ScanFileForFlags(t / "link", &scanner, nullptr,
+                                   &err));  // followed, as runc follows it
+    CHECK(scanner.mentioned());
+    ocid::UniqueFd fd;
+    REQUIRE(ocid::OpenRegularFileAt(AT_FDCWD, t / "link", ocid::LastSymlink::kFollow, &fd, &err));
+    CHECK_FALSE(
+        ocid::OpenRegularFileAt(AT_FDCWD, t / "gone", ocid::LastSymlink::kFollow, &fd, &err));
+    CHECK(err.errnum == ENOENT);
+    bool exists = true;
+    REQUIRE(ocid::ReadFileIfExists(t / "gone", 100, &out, &exists, &err));
+    CHECK_FALSE(exists);
+  }
 
 }  // TEST_SUITE

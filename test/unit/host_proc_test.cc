@@ -32,8 +32,7 @@ int InChild(F body) {
 bool CoverProc() {
   if (::unshare(CLONE_NEWNS) != 0 ||
       ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
-      ::mount("none", "/proc", "tmpfs", 0, nullptr) != 0 ||
-      ::mkdir("/proc/thread-self", 0755) != 0)
+      ::mount("none", "/proc", "tmpfs", 0, nullptr) != 0 || ::mkdir("/proc/thread-self", 0755) != 0)
     return false;
   UniqueFd f(::open("/proc/thread-self/mountinfo", O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
   return f.valid() && ::write(f.get(), "FAKE\n", 5) == 5;

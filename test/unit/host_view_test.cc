@@ -126,8 +126,7 @@ TEST_CASE("HostRootView without openat2 (seccomp ENOSYS) matches exactly what it
   int rc = test::InLegacyKernelChild([&] {
     std::string without;
     if (!describe(&without) || !kernel::Openat2Missing()) return 1;
-    return ::write(fds[1], without.data(), without.size()) ==
-                   static_cast<ssize_t>(without.size())
+    return ::write(fds[1], without.data(), without.size()) == static_cast<ssize_t>(without.size())
                ? 0
                : 2;
   });
@@ -181,16 +180,17 @@ TEST_CASE("HostRootView: Read and ReadChunks say the same of the same file") {
   REQUIRE(HostRootView::Open(host.path(), &v, &err));
   std::string whole, chunks;
   REQUIRE(v->Read("/sys/module/onload/version", 64, &whole, &err) == HostRead::kOk);
-  REQUIRE(v->ReadChunks("/sys/module/onload/version", 64,
-                        [&](std::string_view c) {
-                          chunks.append(c);
-                          return true;
-                        },
-                        &err));
+  REQUIRE(v->ReadChunks(
+      "/sys/module/onload/version", 64,
+      [&](std::string_view c) {
+        chunks.append(c);
+        return true;
+      },
+      &err));
   CHECK(whole == "9.0.1\n");
   CHECK(chunks == whole);
-  CHECK_FALSE(v->ReadChunks("/sys/module/onload/gone", 64, [](std::string_view) { return true; },
-                            &err));
+  CHECK_FALSE(v->ReadChunks(
+      "/sys/module/onload/gone", 64, [](std::string_view) { return true; }, &err));
   CHECK(err.errnum == ENOENT);
   CHECK(err.path == host.path() + "/sys/module/onload/gone");
 }
@@ -218,8 +218,8 @@ TEST_CASE("HostView: node facts read through a fake host") {
   h.File("/sys/fs/cgroup/cgroup.controllers");
   CHECK(ReadCgroupLayout(h) == CgroupLayout::kV2);
 
-  h.Content("/etc/cdi/oci-decorator-onload.json", "{}").Perm("/etc/cdi/oci-decorator-onload.json",
-                                                             0666, 1000);
+  h.Content("/etc/cdi/oci-decorator-onload.json", "{}")
+      .Perm("/etc/cdi/oci-decorator-onload.json", 0666, 1000);
   h.Content("/etc/cdi/other.json", "{}");
   std::vector<CdiFile> cdi;
   REQUIRE(ReadCdiFiles(h, &cdi, &err));
@@ -246,7 +246,8 @@ TEST_CASE("HostView: a view of names only cannot read, and finds nothing") {
   std::vector<std::string> names;
   FileIdentity id;
   FileOwner owner;
-  CHECK_FALSE(v.ReadChunks("/x", 10, [](std::string_view) { return true; }, &err));
+  CHECK_FALSE(v.ReadChunks(
+      "/x", 10, [](std::string_view) { return true; }, &err));
   CHECK(err.errnum == ENOTSUP);
   err = Error{};
   CHECK(v.Read("/x", 10, &s, &err) == HostRead::kError);

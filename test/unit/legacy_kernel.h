@@ -19,9 +19,9 @@ inline bool InstallEnosysFilter() {
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (!ctx) return false;
   bool ok = true;
-  for (int sc : {SCMP_SYS(openat2), SCMP_SYS(open_tree), SCMP_SYS(move_mount),
-                 SCMP_SYS(mount_setattr), SCMP_SYS(fsopen), SCMP_SYS(fsmount),
-                 SCMP_SYS(fsconfig), SCMP_SYS(fspick), SCMP_SYS(statx)})
+  for (int sc :
+       {SCMP_SYS(openat2), SCMP_SYS(open_tree), SCMP_SYS(move_mount), SCMP_SYS(mount_setattr),
+        SCMP_SYS(fsopen), SCMP_SYS(fsmount), SCMP_SYS(fsconfig), SCMP_SYS(fspick), SCMP_SYS(statx)})
     ok = ok && seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), sc, 0) == 0;
   ok = ok && seccomp_load(ctx) == 0;
   seccomp_release(ctx);

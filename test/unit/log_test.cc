@@ -4,8 +4,8 @@
 #include "log.h"
 #include "log_config.h"
 
-#include <doctest/doctest.h>
 #include <dirent.h>
+#include <doctest/doctest.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -124,7 +124,8 @@ TEST_CASE("log config: missing is normal, huge or broken is a warning and nothin
   CHECK(warning.find("absent.conf") != std::string::npos);
   warning.clear();
 
-  t.File("huge.conf", "{\"log_level\": \"debug\"" + std::string(ocid::kMaxLogConfigBytes, ' ') + "}");
+  t.File("huge.conf",
+         "{\"log_level\": \"debug\"" + std::string(ocid::kMaxLogConfigBytes, ' ') + "}");
   ocid::ReadLogConfig(t / "huge.conf", false, &s, &warning);
   CHECK(warning.find("ignoring the log config") != std::string::npos);
   CHECK_FALSE(s.level);
@@ -184,8 +185,8 @@ TEST_CASE("json line: one object per line with the fields that are set") {
   ocid::log::Fields f;
   f.container_id = "c\"1";
   f.decision = "applied";
-  std::string line = ocid::log::JsonLine(Level::kInfo, "oci-decorator", "x\ny\x01", f,
-                                         "2026-01-01T00:00:00.000Z");
+  std::string line =
+      ocid::log::JsonLine(Level::kInfo, "oci-decorator", "x\ny\x01", f, "2026-01-01T00:00:00.000Z");
   REQUIRE(line.back() == '\n');
   CHECK(line.find('\n') == line.size() - 1);
   nlohmann::json j = nlohmann::json::parse(line);

@@ -95,8 +95,7 @@ NodeFacts Node() {
 
 const std::string kFile = "/etc/ocid.d/onload.json";
 
-CheckReport Report(const FakeHost& host, const NodeFacts& node,
-                   std::vector<Inventory> invs = {}) {
+CheckReport Report(const FakeHost& host, const NodeFacts& node, std::vector<Inventory> invs = {}) {
   if (invs.empty()) invs.push_back(Parse(kOnload, kFile));
   return ocid::BuildCheckReport("/etc/ocid.d", Set(std::move(invs)), host, "/", node);
 }
@@ -165,7 +164,9 @@ TEST_CASE("check: a library only root can read is a warning naming it") {
   CHECK(onload.state == CheckState::kWarn);
   CHECK(onload.reasons.empty());
   REQUIRE(!onload.warnings.empty());
-  CHECK(Contains(onload.warnings[0], "/usr/lib64/libonload.so: only its owner or group can read it (mode 0600, owner 0:0)"));
+  CHECK(Contains(
+      onload.warnings[0],
+      "/usr/lib64/libonload.so: only its owner or group can read it (mode 0600, owner 0:0)"));
   CHECK(r.ready);
   CHECK(Contains(ocid::CheckTable(r), "WARN  libraries"));
 }
@@ -186,7 +187,8 @@ TEST_CASE("check: every missing required entry is named, with the paths tried") 
       REQUIRE(e.tried.size() == 2);
       CHECK(e.tried[1] == "/usr/lib/x86_64-linux-gnu/libonload.so*");
       CHECK(Contains(e.reason, "required libraries entry of feature \"onload\" not found"));
-      CHECK(Contains(e.reason, "/usr/lib64/libonload.so* or /usr/lib/x86_64-linux-gnu/libonload.so*"));
+      CHECK(Contains(e.reason,
+                     "/usr/lib64/libonload.so* or /usr/lib/x86_64-linux-gnu/libonload.so*"));
     }
   }
   CHECK(failed == 2);  // binaries and libraries, not only the first
@@ -216,7 +218,8 @@ TEST_CASE("check: no Solarflare/Xilinx NIC: Onload features fail, others do not"
   CHECK(Feature(r, "onload").state == CheckState::kFail);
   CHECK(Feature(r, "zf").state == CheckState::kFail);
   CHECK(Feature(r, "onload").reasons.back() ==
-        "no NIC of PCI vendor 0x1924 or 0x10ee in /sys/bus/pci/devices (the inventory's \"needs_nic\")");
+        "no NIC of PCI vendor 0x1924 or 0x10ee in /sys/bus/pci/devices (the inventory's "
+        "\"needs_nic\")");
   CHECK_FALSE(Feature(r, "rdma").needs_nic);
   CHECK(Feature(r, "rdma").state == CheckState::kOk);
   CHECK(Contains(ocid::CheckTable(r), "FAIL  nic"));
@@ -332,7 +335,8 @@ TEST_CASE("check: delivery modes") {
     n.cdi_files.push_back({"/etc/cdi", "oci-decorator-onload.json", spec.json, {}});
     for (const auto& f : spec.preload_files)
       n.cdi_preload_files.push_back({"/etc/cdi", f.name, f.bytes, {}});
-    n.cdi_dirs.push_back({"/etc/cdi", {{"/etc/cdi", {0, 0755}}, {"/etc", {0, 0755}}, {"/", {0, 0755}}}});
+    n.cdi_dirs.push_back(
+        {"/etc/cdi", {{"/etc/cdi", {0, 0755}}, {"/etc", {0, 0755}}, {"/", {0, 0755}}}});
     CheckReport r = Report(h, n);
     REQUIRE(r.inventories[0].cdi.size() == 1);
     REQUIRE(r.inventories[0].cdi[0].state == "current");
@@ -354,10 +358,14 @@ TEST_CASE("check: delivery modes") {
            " belongs to another user (owner 65534, mode 0644)");
     n.cdi_preload_files[0].owner.uid = 0;
     n.cdi_dirs[0].chain[0].second.mode = 01777;
-    unsafe("directory /etc/cdi is writable by others (owner 0, mode 1777): others can replace its specs");
+    unsafe(
+        "directory /etc/cdi is writable by others (owner 0, mode 1777): others can replace its "
+        "specs");
     n.cdi_dirs[0].chain[0].second.mode = 0755;
     n.cdi_dirs[0].chain[1].second.mode = 0777;
-    unsafe("directory /etc is writable by others and not sticky (owner 0, mode 0777): others can replace its specs");
+    unsafe(
+        "directory /etc is writable by others and not sticky (owner 0, mode 0777): others can "
+        "replace its specs");
     n.cdi_dirs[0].chain[1].second.mode = 01777;  // sticky, as /tmp: fine above
     CHECK(Report(h, n).inventories[0].cdi[0].state == "current");
   }
@@ -374,8 +382,8 @@ TEST_CASE("check: delivery modes") {
 
 TEST_CASE("check: broken inventories and an empty config directory are not ready") {
   InventorySet set = Set({Parse(kOnload, kFile)});
-  set.broken.push_back({"/etc/ocid.d/bad.json", "OCI_BAD",
-                        Error{"invalid inventory /etc/ocid.d/bad.json", "", 0}});
+  set.broken.push_back(
+      {"/etc/ocid.d/bad.json", "OCI_BAD", Error{"invalid inventory /etc/ocid.d/bad.json", "", 0}});
   CheckReport r = ocid::BuildCheckReport("/etc/ocid.d", set, Host(), "/", Node());
   CHECK_FALSE(r.ready);
   REQUIRE(r.inventories.size() == 2);
@@ -459,7 +467,8 @@ TEST_CASE("check table: aligned columns, one line per row, the verdict last") {
     if (l.rfind("NOT READY", 0) == 0) break;
     std::string state = l.substr(0, 4);
     CHECK_MESSAGE((state == "STAT" || state == "OK  " || state == "INFO" || state == "WARN" ||
-                   state == "FAIL"), l);
+                   state == "FAIL"),
+                  l);
     CHECK_MESSAGE(l[subject - 1] == ' ', l);
     CHECK_MESSAGE(l[detail - 1] == ' ', l);
   }
@@ -478,11 +487,11 @@ TEST_CASE("node facts: NICs from sysfs, filtered by vendor") {
   t.Dir(d + "0000:01:00.0/net/eth1");
   t.Dir(d + "0000:01:00.0/net/eth0");
   t.File(d + "0000:01:00.0/numa_node", "1\n");
-  t.File(d + "0000:02:00.0/numa_node", "-1\n");    // the platform gives none
-  t.File(d + "0000:02:00.0/vendor", "0x10ee\n");   // Xilinx, no driver bound
+  t.File(d + "0000:02:00.0/numa_node", "-1\n");   // the platform gives none
+  t.File(d + "0000:02:00.0/vendor", "0x10ee\n");  // Xilinx, no driver bound
   t.File(d + "0000:02:00.0/device", "0x5084\n");
-  t.File(d + "0000:03:00.0/vendor", "0x8086\n");   // Intel: not listed
-  t.Dir(d + "0000:04:00.0");                       // no vendor file: skipped
+  t.File(d + "0000:03:00.0/vendor", "0x8086\n");  // Intel: not listed
+  t.Dir(d + "0000:04:00.0");                      // no vendor file: skipped
   std::unique_ptr<ocid::HostRootView> files;
   Error err;
   REQUIRE(ocid::HostRootView::Open(t.path(), &files, &err));
@@ -571,10 +580,11 @@ TEST_CASE("engine check: parsers") {
   CHECK_FALSE(ocid::ParseDockerRuntimes("{", "daemon.json", &rt, &err));
   CHECK(Contains(err.Line(), "daemon.json"));
 
-  CHECK(ocid::ContainerdBinaryNames(
-            "# BinaryName = \"/no\"\n[a.options]\n  BinaryName = \"/usr/bin/oci-decorator-runtime\"\n"
-            "BinaryName='/lit'\nBinaryNameX = \"/no\"\n") ==
-        std::vector<std::string>{"/usr/bin/oci-decorator-runtime", "/lit"});
+  CHECK(
+      ocid::ContainerdBinaryNames(
+          "# BinaryName = \"/no\"\n[a.options]\n  BinaryName = \"/usr/bin/oci-decorator-runtime\"\n"
+          "BinaryName='/lit'\nBinaryNameX = \"/no\"\n") ==
+      std::vector<std::string>{"/usr/bin/oci-decorator-runtime", "/lit"});
 }
 
 TEST_CASE("engine check: hooks.d, docker and containerd under a host root") {
@@ -589,11 +599,13 @@ TEST_CASE("engine check: hooks.d, docker and containerd under a host root") {
            R"(},"when":{"always":true},"stages":[")" + stage + R"("]})";
   };
   t.File(hooks + "oci-decorator-prestart.json",
-         entry("/usr/libexec/oci/hooks.d/oci-decorator", R"(["oci-decorator","hook","prestart"])", "prestart"));
+         entry("/usr/libexec/oci/hooks.d/oci-decorator", R"(["oci-decorator","hook","prestart"])",
+               "prestart"));
   t.File(hooks + "oci-decorator-poststop.json",
-         entry("/usr/libexec/oci/hooks.d/oci-decorator", R"(["oci-decorator","hook","poststop"])", "poststop"));
-  t.File(hooks + "wrong-args.json",
-         entry("/usr/libexec/oci/hooks.d/oci-decorator", R"(["oci-decorator","plan"])", "prestart"));
+         entry("/usr/libexec/oci/hooks.d/oci-decorator", R"(["oci-decorator","hook","poststop"])",
+               "poststop"));
+  t.File(hooks + "wrong-args.json", entry("/usr/libexec/oci/hooks.d/oci-decorator",
+                                          R"(["oci-decorator","plan"])", "prestart"));
   t.File(hooks + "nvidia.json", entry("/usr/bin/nvidia-container-toolkit", "[]", "prestart"));
   t.File("etc/containers/oci/hooks.d/old.json",
          entry("/opt/oci-decorator", R"(["oci-decorator","hook"])", "prestart"));
@@ -650,7 +662,7 @@ TEST_CASE("engine check: hooks.d, docker and containerd under a host root") {
 TEST_CASE("host files: reads stay inside the host root and never wait on a FIFO") {
   ocid::test::TempTree t;
   t.File("etc/real.json", "inside");
-  t.Link("etc/abs.json", "/etc/real.json");       // absolute: inside the root
+  t.Link("etc/abs.json", "/etc/real.json");               // absolute: inside the root
   t.Link("etc/out.json", "../../../../../etc/hostname");  // climbs: stays in the root
   REQUIRE(::mkfifo((t / "etc/fifo.json").c_str(), 0644) == 0);
   std::unique_ptr<ocid::HostRootView> files;
@@ -678,7 +690,8 @@ Inventory Locked(bool enforce, const std::string& features = "[]") {
   json.insert(json.find("\"driver_feature\""),
               std::string(R"("version_lock": {"enforce": )") + (enforce ? "true" : "false") +
                   R"(, "module_version": "/sys/module/onload/version", )"
-                  R"("library": ["/usr/lib64/libonload.so"], "features": )" + features + "},\n  ");
+                  R"("library": ["/usr/lib64/libonload.so"], "features": )" +
+                  features + "},\n  ");
   return Parse(json, kFile);
 }
 
@@ -687,11 +700,13 @@ Inventory Locked(bool enforce, const std::string& features = "[]") {
 FakeHost VersionHost(const std::string& module, const std::string& library) {
   FakeHost h = Host();
   if (!module.empty())
-    h.Content("/sys/module/onload/version", ocid_test::ModuleFile(ocid_test::ReleaseVersion(module)));
+    h.Content("/sys/module/onload/version",
+              ocid_test::ModuleFile(ocid_test::ReleaseVersion(module)));
   h.Content("/usr/lib64/libonload.so",
             library.empty() ? std::string("no banner")
-                            : std::string("\x7f" "ELF...") + '\0' +
-                                  ocid_test::Banner(ocid_test::ReleaseVersion(library)));
+                            : std::string("\x7f"
+                                          "ELF...") +
+                                  '\0' + ocid_test::Banner(ocid_test::ReleaseVersion(library)));
   return h;
 }
 
@@ -707,8 +722,9 @@ TEST_CASE("check: the version lock") {
     CHECK(i.version_features == std::vector<std::string>{"onload", "zf"});
     std::string t = ocid::CheckTable(r);
     CHECK(Contains(t, "version"));
-    CHECK(Contains(t, "module \"8.1.2.26\", library \"8.1.2.26\" (/usr/lib64/libonload.so): match, "
-                      "enforced"));
+    CHECK(Contains(t,
+                   "module \"8.1.2.26\", library \"8.1.2.26\" (/usr/lib64/libonload.so): match, "
+                   "enforced"));
     nlohmann::json j = nlohmann::json::parse(ocid::CheckJson(r));
     const auto& v = j["inventories"][0]["version_lock"];
     CHECK(v["state"] == "match");
@@ -719,7 +735,8 @@ TEST_CASE("check: the version lock") {
     CHECK(v["library_path"] == "/usr/lib64/libonload.so");
   }
   SUBCASE("mismatch, enforced: the guarded features fail, naming both versions") {
-    CheckReport r = Report(VersionHost("8.1.0.15", "8.1.2.26"), Node(), {Locked(true, R"(["onload"])")});
+    CheckReport r =
+        Report(VersionHost("8.1.0.15", "8.1.2.26"), Node(), {Locked(true, R"(["onload"])")});
     CHECK_FALSE(r.ready);
     CHECK(Feature(r, "onload").state == CheckState::kFail);
     CHECK(Feature(r, "zf").state == CheckState::kOk);  // not guarded
@@ -750,7 +767,8 @@ TEST_CASE("check: the version lock") {
     CHECK(j["inventories"][0]["version_lock"]["state"] == "unknown");
     CHECK(j["inventories"][0]["features"][0]["warnings"].size() == 1);
   }
-  SUBCASE("unknown on a feature that fails for another reason: the verdict names only the failure") {
+  SUBCASE(
+      "unknown on a feature that fails for another reason: the verdict names only the failure") {
     NodeFacts n = Node();
     n.nics.clear();
     CheckReport r = Report(VersionHost("", "8.1.2.26"), n, {Locked(true)});

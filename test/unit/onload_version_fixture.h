@@ -63,7 +63,9 @@ inline std::string ModuleFile(const std::string& onload_version) { return onload
 // NUL) at `at`, after the real neighbours and decoys that start "Onload ".
 inline std::string RealLibrary(const std::string& banner, size_t at = 589896,
                                size_t size = 6639008) {
-  std::string s = "\x7f" "ELF\x02\x01\x01";
+  std::string s =
+      "\x7f"
+      "ELF\x02\x01\x01";
   for (size_t i = 0; s.size() < size; ++i) s.push_back(static_cast<char>((i * 131) % 251));
   static const char kBefore[] =
       "Onload does not support TCP disconnect via connect(addr->sa_family==AF_UNSPEC)\0"

@@ -64,8 +64,7 @@ class FakeHost : public ocid::HostView {
   void FailOn(const std::string& pattern) { fail_on_ = pattern; }
   int calls() const { return calls_; }
 
-  bool Match(const std::string& pattern, std::vector<HostMatch>* out,
-             Error* err) const override {
+  bool Match(const std::string& pattern, std::vector<HostMatch>* out, Error* err) const override {
     ++calls_;
     out->clear();
     if (pattern == fail_on_) return ocid::Fail(err, "cannot list host directory", pattern, EIO);
@@ -87,8 +86,7 @@ class FakeHost : public ocid::HostView {
   std::string Display(const std::string& path) const override { return prefix_ + path; }
 
  private:
-  FakeHost& Add(const std::string& path, const std::string& resolved, FileType t,
-                uint64_t rdev) {
+  FakeHost& Add(const std::string& path, const std::string& resolved, FileType t, uint64_t rdev) {
     HostMatch m;
     m.path = path;
     m.resolved = resolved.empty() ? path : resolved;
@@ -206,514 +204,512 @@ size_t CountTarget(const Plan& p, const std::string& target) {
 }  // namespace
 
 TEST_SUITE("planner") {
-
-TEST_CASE("not activated: empty plan, no error, host not even looked at") {
-  FakeHost empty;  // nothing exists: a requested inventory would fail
-  Run r;
-  r.config.env = {"PATH=/bin", "XOCI_ONLOAD=all", "OCI_ONLOAD_X=all", "OCI_RDMA=none"};
-  r.set.inventories = {Shipped("nvidia.json"), Shipped("onload.json"), Shipped("rdma.json")};
-  REQUIRE_MESSAGE(r.Go(empty), r.err.Line());
-  CHECK_FALSE(r.plan.Active());
-  CHECK(r.plan.activated.empty());
-  CHECK(r.plan.mounts.empty());
-  CHECK(r.plan.device_rules.empty());
-  CHECK(r.plan.preload.empty());
-  CHECK(r.plan.skipped.empty());
-  CHECK(r.plan.container_id == "ctr1");
-  CHECK(r.plan.pid == 4242);
-  CHECK(r.plan.rootfs == "/run/bundles/ctr1/rootfs");
-  CHECK(empty.calls() == 0);
-}
-
-TEST_CASE("OCI_ONLOAD=all with the shipped onload.json") {
-  FakeHost host = OnloadHost();
-  Run r;
-  r.config.env = {"PATH=/bin", "OCI_ONLOAD=all"};
-  r.set.inventories = {Shipped("onload.json")};
-  REQUIRE_MESSAGE(r.Go(host), r.err.Line());
-  CHECK(r.plan.Active());
-  REQUIRE(r.plan.activated.size() == 1);
-  CHECK(r.plan.activated[0].file == kDir + "onload.json");
-  CHECK(r.plan.activated[0].activation_flag == "OCI_ONLOAD");
-  CHECK(r.plan.activated[0].features == Strings{"onload", "zf"});
-  CHECK(Contains(r.plan.activated[0].requested_by, "OCI_ONLOAD=all"));
-
-  CHECK(Targets(r.plan) == Strings{
-                               "/dev/onload",
-                               "/dev/onload_epoll",
-                               "/dev/sfc_char",
-                               "/usr/bin/onload",
-                               "/usr/bin/onload_stackdump",
-                               "/usr/bin/zf_debug",
-                               "/usr/bin/zf_stackdump",
-                               "/usr/lib64/libonload.so",
-                               "/usr/lib64/libonload_ext.so",
-                               "/usr/lib64/libonload_ext.so.1",
-                               "/usr/lib64/libonload_ext.so.1.1.0",
-                               "/usr/lib64/libonload_zf.so",
-                               "/usr/lib64/libonload_zf.so.1.1.1",
-                               "/usr/libexec/onload/profiles",
-                               "/usr/sbin/onload_tool",
-                           });
-  // sfc_char is in both features: one mount, one rule.
-  CHECK(CountTarget(r.plan, "/dev/sfc_char") == 1);
-  CHECK(Rules(r.plan) == Strings{"c 300:0 rw", "c 301:0 rw", "c 302:0 rw"});
-  CHECK(r.plan.preload == Strings{"/usr/lib64/libonload.so"});
-  CHECK(r.plan.skipped.empty());
-
-  const MountOp* dev = Mount(r.plan, "/dev/onload");
-  REQUIRE(dev);
-  CHECK(dev->type == FileType::kCharDevice);
-  CHECK(dev->source == "/dev/onload");
-  CHECK(dev->rdev == makedev(300, 0));
-  CHECK_FALSE(dev->nodev);
-  CHECK(dev->nosuid);
-  CHECK(dev->readonly);
-  CHECK(dev->inventory == kDir + "onload.json");
-  CHECK(dev->feature == "onload");
-
-  const MountOp* bin = Mount(r.plan, "/usr/bin/zf_debug");
-  REQUIRE(bin);
-  CHECK(bin->type == FileType::kRegular);
-  CHECK(bin->nodev);
-  CHECK(bin->nosuid);
-  CHECK(bin->readonly);
-  CHECK(bin->feature == "zf");
-
-  const MountOp* dir = Mount(r.plan, "/usr/libexec/onload/profiles");
-  REQUIRE(dir);
-  CHECK(dir->type == FileType::kDirectory);
-  CHECK(dir->nodev);
-}
-
-TEST_CASE("OCI_ONLOAD=zf: only the zf entries, no preload") {
-  FakeHost host = OnloadHost();
-  Run r;
-  r.config.env = {"OCI_ONLOAD=zf"};
-  r.set.inventories = {Shipped("onload.json")};
-  REQUIRE_MESSAGE(r.Go(host), r.err.Line());
-  REQUIRE(r.plan.activated.size() == 1);
-  CHECK(r.plan.activated[0].features == Strings{"zf"});
-  CHECK(Targets(r.plan) == Strings{"/dev/sfc_char", "/usr/bin/zf_debug", "/usr/bin/zf_stackdump",
-                                   "/usr/lib64/libonload_zf.so",
-                                   "/usr/lib64/libonload_zf.so.1.1.1"});
-  for (const auto& m : r.plan.mounts) CHECK(m.feature == "zf");
-  CHECK(Rules(r.plan) == Strings{"c 302:0 rw"});
-  CHECK(r.plan.preload.empty());
-}
-
-TEST_CASE("library alternatives: Debian layout") {
-  FakeHost host;
-  host.Chr("/dev/onload", 240, 0)
-      .Chr("/dev/onload_epoll", 241, 0)
-      .Chr("/dev/sfc_char", 242, 0)
-      .File("/usr/bin/onload")
-      .File("/usr/bin/onload_stackdump")
-      .File("/sbin/onload_tool")
-      .File("/usr/lib/x86_64-linux-gnu/libonload.so")
-      .File("/usr/lib/x86_64-linux-gnu/libonload_ext.so",
-            "/usr/lib/x86_64-linux-gnu/libonload_ext.so.1.1.0")
-      .File("/usr/lib/x86_64-linux-gnu/libonload_ext.so.1.1.0")
-      .Dir("/usr/libexec/onload/profiles");
-  Run r;
-  r.config.env = {"OCI_ONLOAD=onload"};
-  r.set.inventories = {Shipped("onload.json")};
-  REQUIRE_MESSAGE(r.Go(host), r.err.Line());
-  CHECK(Targets(r.plan) == Strings{"/dev/onload", "/dev/onload_epoll", "/dev/sfc_char",
-                                   "/sbin/onload_tool", "/usr/bin/onload",
-                                   "/usr/bin/onload_stackdump",
-                                   "/usr/lib/x86_64-linux-gnu/libonload.so",
-                                   "/usr/lib/x86_64-linux-gnu/libonload_ext.so",
-                                   "/usr/lib/x86_64-linux-gnu/libonload_ext.so.1.1.0",
-                                   "/usr/libexec/onload/profiles"});
-  CHECK(r.plan.preload == Strings{"/usr/lib/x86_64-linux-gnu/libonload.so"});
-  CHECK(Rules(r.plan) == Strings{"c 240:0 rw", "c 241:0 rw", "c 242:0 rw"});
-}
-
-TEST_CASE("first matching alternative wins over later ones") {
-  FakeHost host = OnloadHost();  // has /usr/lib64 and /usr/lib/x86_64-linux-gnu libonload.so
-  Run r;
-  r.config.env = {"OCI_ONLOAD=onload"};
-  r.set.inventories = {Shipped("onload.json")};
-  REQUIRE_MESSAGE(r.Go(host), r.err.Line());
-  CHECK(Mount(r.plan, "/usr/lib64/libonload.so") != nullptr);
-  CHECK(Mount(r.plan, "/usr/lib/x86_64-linux-gnu/libonload.so") == nullptr);
-}
-
-TEST_CASE("version symlinks: each name its own mount of the resolved file") {
-  FakeHost host = OnloadHost();
-  Run r;
-  r.config.env = {"OCI_ONLOAD=onload"};
-  r.set.inventories = {Shipped("onload.json")};
-  REQUIRE_MESSAGE(r.Go(host), r.err.Line());
-  const std::string real = "/usr/lib64/libonload_ext.so.1.1.0";
-  for (const char* name : {"/usr/lib64/libonload_ext.so", "/usr/lib64/libonload_ext.so.1",
-                           "/usr/lib64/libonload_ext.so.1.1.0"}) {
-    CAPTURE(name);
-    const MountOp* m = Mount(r.plan, name);
-    REQUIRE(m);
-    CHECK(m->source == name);
-    CHECK(m->resolved == real);
-    CHECK(m->type == FileType::kRegular);
+  TEST_CASE("not activated: empty plan, no error, host not even looked at") {
+    FakeHost empty;  // nothing exists: a requested inventory would fail
+    Run r;
+    r.config.env = {"PATH=/bin", "XOCI_ONLOAD=all", "OCI_ONLOAD_X=all", "OCI_RDMA=none"};
+    r.set.inventories = {Shipped("nvidia.json"), Shipped("onload.json"), Shipped("rdma.json")};
+    REQUIRE_MESSAGE(r.Go(empty), r.err.Line());
+    CHECK_FALSE(r.plan.Active());
+    CHECK(r.plan.activated.empty());
+    CHECK(r.plan.mounts.empty());
+    CHECK(r.plan.device_rules.empty());
+    CHECK(r.plan.preload.empty());
+    CHECK(r.plan.skipped.empty());
+    CHECK(r.plan.container_id == "ctr1");
+    CHECK(r.plan.pid == 4242);
+    CHECK(r.plan.rootfs == "/run/bundles/ctr1/rootfs");
+    CHECK(empty.calls() == 0);
   }
-  CHECK(Mount(r.plan, "/usr/lib64/libonload_ext.so")->ino ==
-        Mount(r.plan, "/usr/lib64/libonload_ext.so.1.1.0")->ino);
-}
 
-TEST_CASE("missing required entry: error names the path and the inventory") {
-  FakeHost host = OnloadHost();
-  host.Remove("/usr/bin/onload_stackdump");
-  Run r;
-  r.config.env = {"OCI_ONLOAD=onload"};
-  r.set.inventories = {Shipped("onload.json")};
-  CHECK_FALSE(r.Go(host));
-  const std::string line = r.err.Line();
-  CAPTURE(line);
-  CHECK(Contains(line, "/usr/bin/onload_stackdump"));
-  CHECK(Contains(line, kDir + "onload.json"));
-  CHECK(Contains(line, "onload"));
-}
+  TEST_CASE("OCI_ONLOAD=all with the shipped onload.json") {
+    FakeHost host = OnloadHost();
+    Run r;
+    r.config.env = {"PATH=/bin", "OCI_ONLOAD=all"};
+    r.set.inventories = {Shipped("onload.json")};
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    CHECK(r.plan.Active());
+    REQUIRE(r.plan.activated.size() == 1);
+    CHECK(r.plan.activated[0].file == kDir + "onload.json");
+    CHECK(r.plan.activated[0].activation_flag == "OCI_ONLOAD");
+    CHECK(r.plan.activated[0].features == Strings{"onload", "zf"});
+    CHECK(Contains(r.plan.activated[0].requested_by, "OCI_ONLOAD=all"));
 
-TEST_CASE("missing required entry with alternatives names every alternative") {
-  FakeHost host = OnloadHost();
-  host.Remove("/usr/sbin/onload_tool");
-  host.SetDisplayPrefix("/srv/hostroot");
-  Run r;
-  r.config.env = {"OCI_ONLOAD=onload"};
-  r.set.inventories = {Shipped("onload.json")};
-  CHECK_FALSE(r.Go(host));
-  const std::string line = r.err.Line();
-  CAPTURE(line);
-  CHECK(Contains(line, "/srv/hostroot/usr/sbin/onload_tool"));
-  CHECK(Contains(line, "/srv/hostroot/sbin/onload_tool"));
-  CHECK(Contains(line, kDir + "onload.json"));
-}
+    CHECK(Targets(r.plan) == Strings{
+                                 "/dev/onload",
+                                 "/dev/onload_epoll",
+                                 "/dev/sfc_char",
+                                 "/usr/bin/onload",
+                                 "/usr/bin/onload_stackdump",
+                                 "/usr/bin/zf_debug",
+                                 "/usr/bin/zf_stackdump",
+                                 "/usr/lib64/libonload.so",
+                                 "/usr/lib64/libonload_ext.so",
+                                 "/usr/lib64/libonload_ext.so.1",
+                                 "/usr/lib64/libonload_ext.so.1.1.0",
+                                 "/usr/lib64/libonload_zf.so",
+                                 "/usr/lib64/libonload_zf.so.1.1.1",
+                                 "/usr/libexec/onload/profiles",
+                                 "/usr/sbin/onload_tool",
+                             });
+    // sfc_char is in both features: one mount, one rule.
+    CHECK(CountTarget(r.plan, "/dev/sfc_char") == 1);
+    CHECK(Rules(r.plan) == Strings{"c 300:0 rw", "c 301:0 rw", "c 302:0 rw"});
+    CHECK(r.plan.preload == Strings{"/usr/lib64/libonload.so"});
+    CHECK(r.plan.skipped.empty());
 
-TEST_CASE("missing required device: error names /dev/<name>") {
-  FakeHost host = OnloadHost();
-  host.Remove("/dev/onload_epoll");
-  Run r;
-  r.config.env = {"OCI_ONLOAD=all"};
-  r.set.inventories = {Shipped("onload.json")};
-  CHECK_FALSE(r.Go(host));
-  CHECK(Contains(r.err.Line(), "/dev/onload_epoll"));
-  CHECK(Contains(r.err.Line(), kDir + "onload.json"));
-}
+    const MountOp* dev = Mount(r.plan, "/dev/onload");
+    REQUIRE(dev);
+    CHECK(dev->type == FileType::kCharDevice);
+    CHECK(dev->source == "/dev/onload");
+    CHECK(dev->rdev == makedev(300, 0));
+    CHECK_FALSE(dev->nodev);
+    CHECK(dev->nosuid);
+    CHECK(dev->readonly);
+    CHECK(dev->inventory == kDir + "onload.json");
+    CHECK(dev->feature == "onload");
 
-TEST_CASE("missing optional entries are skipped and listed; globs and big device numbers") {
-  FakeHost host;
-  host.Chr("/dev/infiniband/uverbs1", 4000, 70001)
-      .Chr("/dev/infiniband/uverbs0", 1000, 70000)
-      .Chr("/dev/infiniband/umad0", 231, 0);  // not matched by uverbs*
-  Run r;
-  r.config.env = {"OCI_RDMA=verbs"};
-  r.set.inventories = {Shipped("rdma.json")};
-  REQUIRE_MESSAGE(r.Go(host), r.err.Line());
-  CHECK(Targets(r.plan) == Strings{"/dev/infiniband/uverbs0", "/dev/infiniband/uverbs1"});
-  CHECK(r.plan.skipped == Strings{"/dev/infiniband/rdma_cm", "/dev/knem"});
-  // No 8-bit truncation of majors or minors.
-  CHECK(Rules(r.plan) == Strings{"c 1000:70000 rw", "c 4000:70001 rw"});
-  REQUIRE(r.plan.device_rules.size() == 2);
-  CHECK(r.plan.device_rules[0].major == 1000);
-  CHECK(r.plan.device_rules[0].minor == 70000);
-  CHECK(r.plan.mounts[1].rdev == makedev(4000, 70001));
-}
+    const MountOp* bin = Mount(r.plan, "/usr/bin/zf_debug");
+    REQUIRE(bin);
+    CHECK(bin->type == FileType::kRegular);
+    CHECK(bin->nodev);
+    CHECK(bin->nosuid);
+    CHECK(bin->readonly);
+    CHECK(bin->feature == "zf");
 
-TEST_CASE("block devices give b rules") {
-  FakeHost host;
-  host.Blk("/dev/nvme0n1", 259, 300);
-  Run r;
-  r.config.env = {"OCI_T=all"};
-  r.set.inventories = {Parse(
-      R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":{"devices":["nvme0n1"]}}})",
-      kDir + "t.json")};
-  REQUIRE_MESSAGE(r.Go(host), r.err.Line());
-  REQUIRE(r.plan.mounts.size() == 1);
-  CHECK(r.plan.mounts[0].type == FileType::kBlockDevice);
-  CHECK(Rules(r.plan) == Strings{"b 259:300 rw"});
-}
+    const MountOp* dir = Mount(r.plan, "/usr/libexec/onload/profiles");
+    REQUIRE(dir);
+    CHECK(dir->type == FileType::kDirectory);
+    CHECK(dir->nodev);
+  }
 
-TEST_CASE("a required glob that matches nothing is missing") {
-  FakeHost host;
-  host.Chr("/dev/infiniband/umad0", 231, 0);
-  Run r;
-  r.config.env = {"OCI_RDMA=all"};
-  r.set.inventories = {Shipped("rdma.json")};
-  CHECK_FALSE(r.Go(host));
-  CHECK(Contains(r.err.Line(), "/dev/infiniband/uverbs*"));
-  CHECK(Contains(r.err.Line(), kDir + "rdma.json"));
-}
+  TEST_CASE("OCI_ONLOAD=zf: only the zf entries, no preload") {
+    FakeHost host = OnloadHost();
+    Run r;
+    r.config.env = {"OCI_ONLOAD=zf"};
+    r.set.inventories = {Shipped("onload.json")};
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    REQUIRE(r.plan.activated.size() == 1);
+    CHECK(r.plan.activated[0].features == Strings{"zf"});
+    CHECK(Targets(r.plan) == Strings{"/dev/sfc_char", "/usr/bin/zf_debug", "/usr/bin/zf_stackdump",
+                                     "/usr/lib64/libonload_zf.so",
+                                     "/usr/lib64/libonload_zf.so.1.1.1"});
+    for (const auto& m : r.plan.mounts) CHECK(m.feature == "zf");
+    CHECK(Rules(r.plan) == Strings{"c 302:0 rw"});
+    CHECK(r.plan.preload.empty());
+  }
 
-TEST_CASE("wrong type: regular file where a directory is needed") {
-  FakeHost host = OnloadHost();
-  host.Remove("/usr/libexec/onload/profiles").File("/usr/libexec/onload/profiles");
-  Run r;
-  r.config.env = {"OCI_ONLOAD=onload"};
-  r.set.inventories = {Shipped("onload.json")};
-  CHECK_FALSE(r.Go(host));
-  const std::string line = r.err.Line();
-  CAPTURE(line);
-  CHECK(Contains(line, "/usr/libexec/onload/profiles"));
-  CHECK(Contains(line, "directory"));
-  CHECK(Contains(line, kDir + "onload.json"));
-}
+  TEST_CASE("library alternatives: Debian layout") {
+    FakeHost host;
+    host.Chr("/dev/onload", 240, 0)
+        .Chr("/dev/onload_epoll", 241, 0)
+        .Chr("/dev/sfc_char", 242, 0)
+        .File("/usr/bin/onload")
+        .File("/usr/bin/onload_stackdump")
+        .File("/sbin/onload_tool")
+        .File("/usr/lib/x86_64-linux-gnu/libonload.so")
+        .File("/usr/lib/x86_64-linux-gnu/libonload_ext.so",
+              "/usr/lib/x86_64-linux-gnu/libonload_ext.so.1.1.0")
+        .File("/usr/lib/x86_64-linux-gnu/libonload_ext.so.1.1.0")
+        .Dir("/usr/libexec/onload/profiles");
+    Run r;
+    r.config.env = {"OCI_ONLOAD=onload"};
+    r.set.inventories = {Shipped("onload.json")};
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    CHECK(Targets(r.plan) == Strings{"/dev/onload", "/dev/onload_epoll", "/dev/sfc_char",
+                                     "/sbin/onload_tool", "/usr/bin/onload",
+                                     "/usr/bin/onload_stackdump",
+                                     "/usr/lib/x86_64-linux-gnu/libonload.so",
+                                     "/usr/lib/x86_64-linux-gnu/libonload_ext.so",
+                                     "/usr/lib/x86_64-linux-gnu/libonload_ext.so.1.1.0",
+                                     "/usr/libexec/onload/profiles"});
+    CHECK(r.plan.preload == Strings{"/usr/lib/x86_64-linux-gnu/libonload.so"});
+    CHECK(Rules(r.plan) == Strings{"c 240:0 rw", "c 241:0 rw", "c 242:0 rw"});
+  }
 
-TEST_CASE("wrong type: regular file where a device is needed") {
-  FakeHost host = OnloadHost();
-  host.Remove("/dev/onload").File("/dev/onload");
-  Run r;
-  r.config.env = {"OCI_ONLOAD=onload"};
-  r.set.inventories = {Shipped("onload.json")};
-  CHECK_FALSE(r.Go(host));
-  CHECK(Contains(r.err.Line(), "/dev/onload"));
-  CHECK(Contains(r.err.Line(), "device"));
-}
+  TEST_CASE("first matching alternative wins over later ones") {
+    FakeHost host = OnloadHost();  // has /usr/lib64 and /usr/lib/x86_64-linux-gnu libonload.so
+    Run r;
+    r.config.env = {"OCI_ONLOAD=onload"};
+    r.set.inventories = {Shipped("onload.json")};
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    CHECK(Mount(r.plan, "/usr/lib64/libonload.so") != nullptr);
+    CHECK(Mount(r.plan, "/usr/lib/x86_64-linux-gnu/libonload.so") == nullptr);
+  }
 
-TEST_CASE("wrong type: directory where a file is needed") {
-  FakeHost host = OnloadHost();
-  host.Remove("/usr/bin/onload").Dir("/usr/bin/onload");
-  Run r;
-  r.config.env = {"OCI_ONLOAD=onload"};
-  r.set.inventories = {Shipped("onload.json")};
-  CHECK_FALSE(r.Go(host));
-  CHECK(Contains(r.err.Line(), "/usr/bin/onload"));
-  CHECK(Contains(r.err.Line(), "regular file"));
-}
+  TEST_CASE("version symlinks: each name its own mount of the resolved file") {
+    FakeHost host = OnloadHost();
+    Run r;
+    r.config.env = {"OCI_ONLOAD=onload"};
+    r.set.inventories = {Shipped("onload.json")};
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    const std::string real = "/usr/lib64/libonload_ext.so.1.1.0";
+    for (const char* name : {"/usr/lib64/libonload_ext.so", "/usr/lib64/libonload_ext.so.1",
+                             "/usr/lib64/libonload_ext.so.1.1.0"}) {
+      CAPTURE(name);
+      const MountOp* m = Mount(r.plan, name);
+      REQUIRE(m);
+      CHECK(m->source == name);
+      CHECK(m->resolved == real);
+      CHECK(m->type == FileType::kRegular);
+    }
+    CHECK(Mount(r.plan, "/usr/lib64/libonload_ext.so")->ino ==
+          Mount(r.plan, "/usr/lib64/libonload_ext.so.1.1.0")->ino);
+  }
 
-TEST_CASE("two inventories activated independently; one not asked is not applied") {
-  FakeHost host = OnloadHost();
-  host.Chr("/dev/infiniband/uverbs0", 231, 192).Chr("/dev/knem", 10, 57);
-  Run r;
-  r.config.env = {"OCI_ONLOAD=onload"};
-  r.config.annotations = {{"oci-decorator/OCI_RDMA", "all"}};
-  // No NVIDIA files on this host: nvidia.json must not cause an error.
-  r.set.inventories = {Shipped("nvidia.json"), Shipped("onload.json"), Shipped("rdma.json")};
-  REQUIRE_MESSAGE(r.Go(host), r.err.Line());
-  REQUIRE(r.plan.activated.size() == 2);
-  CHECK(r.plan.activated[0].file == kDir + "onload.json");
-  CHECK(r.plan.activated[0].features == Strings{"onload"});
-  CHECK(Contains(r.plan.activated[0].requested_by, "env"));
-  CHECK(r.plan.activated[1].file == kDir + "rdma.json");
-  CHECK(r.plan.activated[1].features == Strings{"verbs"});
-  CHECK(Contains(r.plan.activated[1].requested_by, "annotation"));
-  for (const auto& m : r.plan.mounts) CHECK(m.inventory != kDir + "nvidia.json");
-  CHECK(Mount(r.plan, "/dev/infiniband/uverbs0") != nullptr);
-  CHECK(Mount(r.plan, "/dev/knem") != nullptr);
-  CHECK(Mount(r.plan, "/usr/bin/zf_debug") == nullptr);  // zf not asked
-  CHECK(r.plan.skipped == Strings{"/dev/infiniband/rdma_cm"});
-  CHECK(Rules(r.plan) == Strings{"c 231:192 rw", "c 10:57 rw", "c 300:0 rw", "c 301:0 rw",
-                                 "c 302:0 rw"});
-}
+  TEST_CASE("missing required entry: error names the path and the inventory") {
+    FakeHost host = OnloadHost();
+    host.Remove("/usr/bin/onload_stackdump");
+    Run r;
+    r.config.env = {"OCI_ONLOAD=onload"};
+    r.set.inventories = {Shipped("onload.json")};
+    CHECK_FALSE(r.Go(host));
+    const std::string line = r.err.Line();
+    CAPTURE(line);
+    CHECK(Contains(line, "/usr/bin/onload_stackdump"));
+    CHECK(Contains(line, kDir + "onload.json"));
+    CHECK(Contains(line, "onload"));
+  }
 
-TEST_CASE("annotations in the OCI state request too") {
-  FakeHost host;
-  host.Chr("/dev/infiniband/uverbs0", 231, 192);
-  Run r;
-  r.state.annotations = {{"oci-decorator/OCI_RDMA", "verbs"}};
-  r.set.inventories = {Shipped("rdma.json")};
-  REQUIRE_MESSAGE(r.Go(host), r.err.Line());
-  CHECK(r.plan.Active());
-  CHECK(Targets(r.plan) == Strings{"/dev/infiniband/uverbs0"});
-}
+  TEST_CASE("missing required entry with alternatives names every alternative") {
+    FakeHost host = OnloadHost();
+    host.Remove("/usr/sbin/onload_tool");
+    host.SetDisplayPrefix("/srv/hostroot");
+    Run r;
+    r.config.env = {"OCI_ONLOAD=onload"};
+    r.set.inventories = {Shipped("onload.json")};
+    CHECK_FALSE(r.Go(host));
+    const std::string line = r.err.Line();
+    CAPTURE(line);
+    CHECK(Contains(line, "/srv/hostroot/usr/sbin/onload_tool"));
+    CHECK(Contains(line, "/srv/hostroot/sbin/onload_tool"));
+    CHECK(Contains(line, kDir + "onload.json"));
+  }
 
-TEST_CASE("same target and same source across inventories: merged") {
-  FakeHost host;
-  host.Chr("/dev/sfc_char", 302, 0).File("/usr/lib64/libshared.so");
-  const std::string a =
-      R"({"activation_flag":"OCI_A","driver_feature":["f"],"inventory":{"f":{"devices":["sfc_char"],"libraries":["/usr/lib64/libshared.so"]}}})";
-  const std::string b =
-      R"({"activation_flag":"OCI_B","driver_feature":["g"],"inventory":{"g":{"devices":["/dev/sfc_char"],"libraries":["/usr/lib64/libshared.so"]}}})";
-  Run r;
-  r.config.env = {"OCI_A=all", "OCI_B=g"};
-  r.set.inventories = {Parse(a, kDir + "a.json"), Parse(b, kDir + "b.json")};
-  REQUIRE_MESSAGE(r.Go(host), r.err.Line());
-  CHECK(r.plan.activated.size() == 2);
-  CHECK(Targets(r.plan) == Strings{"/dev/sfc_char", "/usr/lib64/libshared.so"});
-  CHECK(Rules(r.plan) == Strings{"c 302:0 rw"});
-}
+  TEST_CASE("missing required device: error names /dev/<name>") {
+    FakeHost host = OnloadHost();
+    host.Remove("/dev/onload_epoll");
+    Run r;
+    r.config.env = {"OCI_ONLOAD=all"};
+    r.set.inventories = {Shipped("onload.json")};
+    CHECK_FALSE(r.Go(host));
+    CHECK(Contains(r.err.Line(), "/dev/onload_epoll"));
+    CHECK(Contains(r.err.Line(), kDir + "onload.json"));
+  }
 
-TEST_CASE("same target with different sources: error") {
-  FakeHost host;
-  host.File("/opt/a/libx.so").File("/opt/b/libx.so");
-  const std::string a =
-      R"({"activation_flag":"OCI_A","driver_feature":["f"],"inventory":{"f":{"libraries":[{"source":"/opt/a/libx.so","target":"/usr/lib/libx.so"}]}}})";
-  const std::string b =
-      R"({"activation_flag":"OCI_B","driver_feature":["f"],"inventory":{"f":{"libraries":[{"source":"/opt/b/libx.so","target":"/usr/lib/libx.so"}]}}})";
-  Run r;
-  r.config.env = {"OCI_A=all", "OCI_B=all"};
-  r.set.inventories = {Parse(a, kDir + "a.json"), Parse(b, kDir + "b.json")};
-  CHECK_FALSE(r.Go(host));
-  const std::string line = r.err.Line();
-  CAPTURE(line);
-  CHECK(Contains(line, "/usr/lib/libx.so"));
-  CHECK(Contains(line, "/opt/a/libx.so"));
-  CHECK(Contains(line, "/opt/b/libx.so"));
-  CHECK(Contains(line, kDir + "a.json"));
-  CHECK(Contains(line, kDir + "b.json"));
+  TEST_CASE("missing optional entries are skipped and listed; globs and big device numbers") {
+    FakeHost host;
+    host.Chr("/dev/infiniband/uverbs1", 4000, 70001)
+        .Chr("/dev/infiniband/uverbs0", 1000, 70000)
+        .Chr("/dev/infiniband/umad0", 231, 0);  // not matched by uverbs*
+    Run r;
+    r.config.env = {"OCI_RDMA=verbs"};
+    r.set.inventories = {Shipped("rdma.json")};
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    CHECK(Targets(r.plan) == Strings{"/dev/infiniband/uverbs0", "/dev/infiniband/uverbs1"});
+    CHECK(r.plan.skipped == Strings{"/dev/infiniband/rdma_cm", "/dev/knem"});
+    // No 8-bit truncation of majors or minors.
+    CHECK(Rules(r.plan) == Strings{"c 1000:70000 rw", "c 4000:70001 rw"});
+    REQUIRE(r.plan.device_rules.size() == 2);
+    CHECK(r.plan.device_rules[0].major == 1000);
+    CHECK(r.plan.device_rules[0].minor == 70000);
+    CHECK(r.plan.mounts[1].rdev == makedev(4000, 70001));
+  }
 
-  // Only one of them asked: fine.
-  Run r2;
-  r2.config.env = {"OCI_B=all"};
-  r2.set.inventories = r.set.inventories;
-  REQUIRE_MESSAGE(r2.Go(host), r2.err.Line());
-  REQUIRE(r2.plan.mounts.size() == 1);
-  CHECK(r2.plan.mounts[0].source == "/opt/b/libx.so");
-  CHECK(r2.plan.mounts[0].target == "/usr/lib/libx.so");
-}
+  TEST_CASE("block devices give b rules") {
+    FakeHost host;
+    host.Blk("/dev/nvme0n1", 259, 300);
+    Run r;
+    r.config.env = {"OCI_T=all"};
+    r.set.inventories = {Parse(
+        R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":{"devices":["nvme0n1"]}}})",
+        kDir + "t.json")};
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    REQUIRE(r.plan.mounts.size() == 1);
+    CHECK(r.plan.mounts[0].type == FileType::kBlockDevice);
+    CHECK(Rules(r.plan) == Strings{"b 259:300 rw"});
+  }
 
-TEST_CASE("target and target_dir place mounts") {
-  FakeHost host = OnloadHost();
-  const std::string inv = R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":{
+  TEST_CASE("a required glob that matches nothing is missing") {
+    FakeHost host;
+    host.Chr("/dev/infiniband/umad0", 231, 0);
+    Run r;
+    r.config.env = {"OCI_RDMA=all"};
+    r.set.inventories = {Shipped("rdma.json")};
+    CHECK_FALSE(r.Go(host));
+    CHECK(Contains(r.err.Line(), "/dev/infiniband/uverbs*"));
+    CHECK(Contains(r.err.Line(), kDir + "rdma.json"));
+  }
+
+  TEST_CASE("wrong type: regular file where a directory is needed") {
+    FakeHost host = OnloadHost();
+    host.Remove("/usr/libexec/onload/profiles").File("/usr/libexec/onload/profiles");
+    Run r;
+    r.config.env = {"OCI_ONLOAD=onload"};
+    r.set.inventories = {Shipped("onload.json")};
+    CHECK_FALSE(r.Go(host));
+    const std::string line = r.err.Line();
+    CAPTURE(line);
+    CHECK(Contains(line, "/usr/libexec/onload/profiles"));
+    CHECK(Contains(line, "directory"));
+    CHECK(Contains(line, kDir + "onload.json"));
+  }
+
+  TEST_CASE("wrong type: regular file where a device is needed") {
+    FakeHost host = OnloadHost();
+    host.Remove("/dev/onload").File("/dev/onload");
+    Run r;
+    r.config.env = {"OCI_ONLOAD=onload"};
+    r.set.inventories = {Shipped("onload.json")};
+    CHECK_FALSE(r.Go(host));
+    CHECK(Contains(r.err.Line(), "/dev/onload"));
+    CHECK(Contains(r.err.Line(), "device"));
+  }
+
+  TEST_CASE("wrong type: directory where a file is needed") {
+    FakeHost host = OnloadHost();
+    host.Remove("/usr/bin/onload").Dir("/usr/bin/onload");
+    Run r;
+    r.config.env = {"OCI_ONLOAD=onload"};
+    r.set.inventories = {Shipped("onload.json")};
+    CHECK_FALSE(r.Go(host));
+    CHECK(Contains(r.err.Line(), "/usr/bin/onload"));
+    CHECK(Contains(r.err.Line(), "regular file"));
+  }
+
+  TEST_CASE("two inventories activated independently; one not asked is not applied") {
+    FakeHost host = OnloadHost();
+    host.Chr("/dev/infiniband/uverbs0", 231, 192).Chr("/dev/knem", 10, 57);
+    Run r;
+    r.config.env = {"OCI_ONLOAD=onload"};
+    r.config.annotations = {{"oci-decorator/OCI_RDMA", "all"}};
+    // No NVIDIA files on this host: nvidia.json must not cause an error.
+    r.set.inventories = {Shipped("nvidia.json"), Shipped("onload.json"), Shipped("rdma.json")};
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    REQUIRE(r.plan.activated.size() == 2);
+    CHECK(r.plan.activated[0].file == kDir + "onload.json");
+    CHECK(r.plan.activated[0].features == Strings{"onload"});
+    CHECK(Contains(r.plan.activated[0].requested_by, "env"));
+    CHECK(r.plan.activated[1].file == kDir + "rdma.json");
+    CHECK(r.plan.activated[1].features == Strings{"verbs"});
+    CHECK(Contains(r.plan.activated[1].requested_by, "annotation"));
+    for (const auto& m : r.plan.mounts) CHECK(m.inventory != kDir + "nvidia.json");
+    CHECK(Mount(r.plan, "/dev/infiniband/uverbs0") != nullptr);
+    CHECK(Mount(r.plan, "/dev/knem") != nullptr);
+    CHECK(Mount(r.plan, "/usr/bin/zf_debug") == nullptr);  // zf not asked
+    CHECK(r.plan.skipped == Strings{"/dev/infiniband/rdma_cm"});
+    CHECK(Rules(r.plan) ==
+          Strings{"c 231:192 rw", "c 10:57 rw", "c 300:0 rw", "c 301:0 rw", "c 302:0 rw"});
+  }
+
+  TEST_CASE("annotations in the OCI state request too") {
+    FakeHost host;
+    host.Chr("/dev/infiniband/uverbs0", 231, 192);
+    Run r;
+    r.state.annotations = {{"oci-decorator/OCI_RDMA", "verbs"}};
+    r.set.inventories = {Shipped("rdma.json")};
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    CHECK(r.plan.Active());
+    CHECK(Targets(r.plan) == Strings{"/dev/infiniband/uverbs0"});
+  }
+
+  TEST_CASE("same target and same source across inventories: merged") {
+    FakeHost host;
+    host.Chr("/dev/sfc_char", 302, 0).File("/usr/lib64/libshared.so");
+    const std::string a =
+        R"({"activation_flag":"OCI_A","driver_feature":["f"],"inventory":{"f":{"devices":["sfc_char"],"libraries":["/usr/lib64/libshared.so"]}}})";
+    const std::string b =
+        R"({"activation_flag":"OCI_B","driver_feature":["g"],"inventory":{"g":{"devices":["/dev/sfc_char"],"libraries":["/usr/lib64/libshared.so"]}}})";
+    Run r;
+    r.config.env = {"OCI_A=all", "OCI_B=g"};
+    r.set.inventories = {Parse(a, kDir + "a.json"), Parse(b, kDir + "b.json")};
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    CHECK(r.plan.activated.size() == 2);
+    CHECK(Targets(r.plan) == Strings{"/dev/sfc_char", "/usr/lib64/libshared.so"});
+    CHECK(Rules(r.plan) == Strings{"c 302:0 rw"});
+  }
+
+  TEST_CASE("same target with different sources: error") {
+    FakeHost host;
+    host.File("/opt/a/libx.so").File("/opt/b/libx.so");
+    const std::string a =
+        R"({"activation_flag":"OCI_A","driver_feature":["f"],"inventory":{"f":{"libraries":[{"source":"/opt/a/libx.so","target":"/usr/lib/libx.so"}]}}})";
+    const std::string b =
+        R"({"activation_flag":"OCI_B","driver_feature":["f"],"inventory":{"f":{"libraries":[{"source":"/opt/b/libx.so","target":"/usr/lib/libx.so"}]}}})";
+    Run r;
+    r.config.env = {"OCI_A=all", "OCI_B=all"};
+    r.set.inventories = {Parse(a, kDir + "a.json"), Parse(b, kDir + "b.json")};
+    CHECK_FALSE(r.Go(host));
+    const std::string line = r.err.Line();
+    CAPTURE(line);
+    CHECK(Contains(line, "/usr/lib/libx.so"));
+    CHECK(Contains(line, "/opt/a/libx.so"));
+    CHECK(Contains(line, "/opt/b/libx.so"));
+    CHECK(Contains(line, kDir + "a.json"));
+    CHECK(Contains(line, kDir + "b.json"));
+
+    // Only one of them asked: fine.
+    Run r2;
+    r2.config.env = {"OCI_B=all"};
+    r2.set.inventories = r.set.inventories;
+    REQUIRE_MESSAGE(r2.Go(host), r2.err.Line());
+    REQUIRE(r2.plan.mounts.size() == 1);
+    CHECK(r2.plan.mounts[0].source == "/opt/b/libx.so");
+    CHECK(r2.plan.mounts[0].target == "/usr/lib/libx.so");
+  }
+
+  TEST_CASE("target and target_dir place mounts") {
+    FakeHost host = OnloadHost();
+    const std::string inv = R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":{
       "libraries":[{"source":"/usr/lib64/libonload_ext.so*","target_dir":"/opt/onload/lib"},
                    {"source":"/usr/lib64/libonload.so","target":"/opt/onload/preload.so"}],
       "preload":["/opt/onload/preload.so"]}}})";
-  Run r;
-  r.config.env = {"OCI_T=f"};
-  r.set.inventories = {Parse(inv, kDir + "t.json")};
-  REQUIRE_MESSAGE(r.Go(host), r.err.Line());
-  CHECK(Targets(r.plan) == Strings{"/opt/onload/lib/libonload_ext.so",
-                                   "/opt/onload/lib/libonload_ext.so.1",
-                                   "/opt/onload/lib/libonload_ext.so.1.1.0",
-                                   "/opt/onload/preload.so"});
-  const MountOp* m = Mount(r.plan, "/opt/onload/lib/libonload_ext.so.1");
-  REQUIRE(m);
-  CHECK(m->source == "/usr/lib64/libonload_ext.so.1");
-  CHECK(Mount(r.plan, "/opt/onload/preload.so")->source == "/usr/lib64/libonload.so");
-  CHECK(r.plan.preload == Strings{"/opt/onload/preload.so"});
-}
+    Run r;
+    r.config.env = {"OCI_T=f"};
+    r.set.inventories = {Parse(inv, kDir + "t.json")};
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    CHECK(Targets(r.plan) ==
+          Strings{"/opt/onload/lib/libonload_ext.so", "/opt/onload/lib/libonload_ext.so.1",
+                  "/opt/onload/lib/libonload_ext.so.1.1.0", "/opt/onload/preload.so"});
+    const MountOp* m = Mount(r.plan, "/opt/onload/lib/libonload_ext.so.1");
+    REQUIRE(m);
+    CHECK(m->source == "/usr/lib64/libonload_ext.so.1");
+    CHECK(Mount(r.plan, "/opt/onload/preload.so")->source == "/usr/lib64/libonload.so");
+    CHECK(r.plan.preload == Strings{"/opt/onload/preload.so"});
+  }
 
-TEST_CASE("preload naming no mounted file is an error") {
-  FakeHost host = OnloadHost();
-  const std::string inv = R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":{
+  TEST_CASE("preload naming no mounted file is an error") {
+    FakeHost host = OnloadHost();
+    const std::string inv = R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":{
       "libraries":["/usr/lib64/libonload.so"], "preload":["libnothere.so"]}}})";
-  Run r;
-  r.config.env = {"OCI_T=f"};
-  r.set.inventories = {Parse(inv, kDir + "t.json")};
-  CHECK_FALSE(r.Go(host));
-  CHECK(Contains(r.err.Line(), "libnothere.so"));
-  CHECK(Contains(r.err.Line(), kDir + "t.json"));
-}
+    Run r;
+    r.config.env = {"OCI_T=f"};
+    r.set.inventories = {Parse(inv, kDir + "t.json")};
+    CHECK_FALSE(r.Go(host));
+    CHECK(Contains(r.err.Line(), "libnothere.so"));
+    CHECK(Contains(r.err.Line(), kDir + "t.json"));
+  }
 
-TEST_CASE("parents are sorted before children") {
-  FakeHost host;
-  host.Dir("/opt/vendor")
-      .File("/etc/vendor/custom.conf")
-      .File("/opt/vendor-tools/x")
-      .Dir("/opt/vendor/share", "/srv/share");  // not what /opt/vendor shows there
-  // Children listed in an earlier feature than their parents.
-  const std::string inv = R"({"activation_flag":"OCI_T","driver_feature":["files","dirs"],
+  TEST_CASE("parents are sorted before children") {
+    FakeHost host;
+    host.Dir("/opt/vendor")
+        .File("/etc/vendor/custom.conf")
+        .File("/opt/vendor-tools/x")
+        .Dir("/opt/vendor/share", "/srv/share");  // not what /opt/vendor shows there
+    // Children listed in an earlier feature than their parents.
+    const std::string inv = R"({"activation_flag":"OCI_T","driver_feature":["files","dirs"],
     "inventory":{
       "files":{"miscellaneous":[{"source":"/etc/vendor/custom.conf","target":"/opt/vendor/share/custom.conf"},
                                 "/opt/vendor-tools/x"]},
       "dirs":{"directories":["/opt/vendor/share","/opt/vendor"]}}})";
-  Run r;
-  r.config.env = {"OCI_T=all"};
-  r.set.inventories = {Parse(inv, kDir + "t.json")};
-  REQUIRE_MESSAGE(r.Go(host), r.err.Line());
-  Strings t = Targets(r.plan);
-  REQUIRE(t.size() == 4);
-  auto pos = [&](const std::string& s) {
-    return std::find(t.begin(), t.end(), s) - t.begin();
-  };
-  CHECK(pos("/opt/vendor") < pos("/opt/vendor/share"));
-  CHECK(pos("/opt/vendor/share") < pos("/opt/vendor/share/custom.conf"));
-  for (size_t i = 0; i < t.size(); ++i)
-    for (size_t j = i + 1; j < t.size(); ++j) {
-      CAPTURE(t[i]);
-      CAPTURE(t[j]);
-      CHECK_FALSE(t[i].rfind(t[j] + "/", 0) == 0);  // no child before its parent
-    }
-}
+    Run r;
+    r.config.env = {"OCI_T=all"};
+    r.set.inventories = {Parse(inv, kDir + "t.json")};
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    Strings t = Targets(r.plan);
+    REQUIRE(t.size() == 4);
+    auto pos = [&](const std::string& s) { return std::find(t.begin(), t.end(), s) - t.begin(); };
+    CHECK(pos("/opt/vendor") < pos("/opt/vendor/share"));
+    CHECK(pos("/opt/vendor/share") < pos("/opt/vendor/share/custom.conf"));
+    for (size_t i = 0; i < t.size(); ++i)
+      for (size_t j = i + 1; j < t.size(); ++j) {
+        CAPTURE(t[i]);
+        CAPTURE(t[j]);
+        CHECK_FALSE(t[i].rfind(t[j] + "/", 0) == 0);  // no child before its parent
+      }
+  }
 
-TEST_CASE("a file a directory entry already provides is elided") {
-  FakeHost host = OnloadHost();
-  host.File("/usr/libexec/onload/profiles/latency-best.opf");
-  const std::string inv = R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":{
+  TEST_CASE("a file a directory entry already provides is elided") {
+    FakeHost host = OnloadHost();
+    host.File("/usr/libexec/onload/profiles/latency-best.opf");
+    const std::string inv = R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":{
       "directories":["/usr/libexec/onload/profiles"],
       "miscellaneous":["/usr/libexec/onload/profiles/latency.opf",
                        "/usr/libexec/onload/profiles/latency-best.opf"]}}})";
-  Run r;
-  r.config.env = {"OCI_T=all"};
-  r.set.inventories = {Parse(inv, kDir + "t.json")};
-  REQUIRE_MESSAGE(r.Go(host), r.err.Line());
-  CHECK(Targets(r.plan) == Strings{"/usr/libexec/onload/profiles"});
-}
+    Run r;
+    r.config.env = {"OCI_T=all"};
+    r.set.inventories = {Parse(inv, kDir + "t.json")};
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    CHECK(Targets(r.plan) == Strings{"/usr/libexec/onload/profiles"});
+  }
 
-TEST_CASE("a file whose resolved path is outside the directory is not elided") {
-  FakeHost host;
-  host.Dir("/usr/lib64/vendor")
-      .File("/usr/lib64/vendor/libv.so", "/opt/vendor/lib/libv.so.1")
-      .File("/usr/lib64/vendor/libw.so");
-  const std::string inv = R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":{
+  TEST_CASE("a file whose resolved path is outside the directory is not elided") {
+    FakeHost host;
+    host.Dir("/usr/lib64/vendor")
+        .File("/usr/lib64/vendor/libv.so", "/opt/vendor/lib/libv.so.1")
+        .File("/usr/lib64/vendor/libw.so");
+    const std::string inv = R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":{
       "directories":["/usr/lib64/vendor"],
       "libraries":["/usr/lib64/vendor/libv.so", "/usr/lib64/vendor/libw.so"]}}})";
-  Run r;
-  r.config.env = {"OCI_T=all"};
-  r.set.inventories = {Parse(inv, kDir + "t.json")};
-  REQUIRE_MESSAGE(r.Go(host), r.err.Line());
-  CHECK(Targets(r.plan) == Strings{"/usr/lib64/vendor", "/usr/lib64/vendor/libv.so"});
-  CHECK(Mount(r.plan, "/usr/lib64/vendor/libv.so")->resolved == "/opt/vendor/lib/libv.so.1");
-}
+    Run r;
+    r.config.env = {"OCI_T=all"};
+    r.set.inventories = {Parse(inv, kDir + "t.json")};
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    CHECK(Targets(r.plan) == Strings{"/usr/lib64/vendor", "/usr/lib64/vendor/libv.so"});
+    CHECK(Mount(r.plan, "/usr/lib64/vendor/libv.so")->resolved == "/opt/vendor/lib/libv.so.1");
+  }
 
-TEST_CASE("a file placed inside a directory mount from elsewhere is kept") {
-  FakeHost host = OnloadHost();
-  host.File("/etc/custom.opf");
-  const std::string inv = R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":{
+  TEST_CASE("a file placed inside a directory mount from elsewhere is kept") {
+    FakeHost host = OnloadHost();
+    host.File("/etc/custom.opf");
+    const std::string inv = R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":{
       "directories":["/usr/libexec/onload/profiles"],
       "miscellaneous":[{"source":"/etc/custom.opf","target":"/usr/libexec/onload/profiles/custom.opf"}]}}})";
-  Run r;
-  r.config.env = {"OCI_T=all"};
-  r.set.inventories = {Parse(inv, kDir + "t.json")};
-  REQUIRE_MESSAGE(r.Go(host), r.err.Line());
-  CHECK(Targets(r.plan) == Strings{"/usr/libexec/onload/profiles",
-                                   "/usr/libexec/onload/profiles/custom.opf"});
-}
+    Run r;
+    r.config.env = {"OCI_T=all"};
+    r.set.inventories = {Parse(inv, kDir + "t.json")};
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    CHECK(Targets(r.plan) ==
+          Strings{"/usr/libexec/onload/profiles", "/usr/libexec/onload/profiles/custom.opf"});
+  }
 
-// oci-decorator.json(5): "different files for one target are an error". That
-// must hold whatever the entry order, also when one of the two is a file the
-// directory mount already provides.
-TEST_CASE("conflicting target is an error even when one side is elided by a directory") {
-  FakeHost host;
-  host.Dir("/opt/d").File("/opt/d/x").File("/etc/other-x");
-  SUBCASE("elided entry first") {
-    const std::string inv = R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":{
+  // oci-decorator.json(5): "different files for one target are an error". That
+  // must hold whatever the entry order, also when one of the two is a file the
+  // directory mount already provides.
+  TEST_CASE("conflicting target is an error even when one side is elided by a directory") {
+    FakeHost host;
+    host.Dir("/opt/d").File("/opt/d/x").File("/etc/other-x");
+    SUBCASE("elided entry first") {
+      const std::string inv =
+          R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":{
         "directories":["/opt/d"],
         "miscellaneous":["/opt/d/x", {"source":"/etc/other-x","target":"/opt/d/x"}]}}})";
-    Run r;
-    r.config.env = {"OCI_T=all"};
-    r.set.inventories = {Parse(inv, kDir + "t.json")};
-    CHECK_FALSE(r.Go(host));
-    CHECK(Contains(r.err.Line(), "/opt/d/x"));
-  }
-  SUBCASE("elided entry second") {
-    const std::string inv = R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":{
+      Run r;
+      r.config.env = {"OCI_T=all"};
+      r.set.inventories = {Parse(inv, kDir + "t.json")};
+      CHECK_FALSE(r.Go(host));
+      CHECK(Contains(r.err.Line(), "/opt/d/x"));
+    }
+    SUBCASE("elided entry second") {
+      const std::string inv =
+          R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":{
         "directories":["/opt/d"],
         "miscellaneous":[{"source":"/etc/other-x","target":"/opt/d/x"}, "/opt/d/x"]}}})";
-    Run r;
-    r.config.env = {"OCI_T=all"};
-    r.set.inventories = {Parse(inv, kDir + "t.json")};
-    CHECK_FALSE(r.Go(host));
-    CHECK(Contains(r.err.Line(), "/opt/d/x"));
+      Run r;
+      r.config.env = {"OCI_T=all"};
+      r.set.inventories = {Parse(inv, kDir + "t.json")};
+      CHECK_FALSE(r.Go(host));
+      CHECK(Contains(r.err.Line(), "/opt/d/x"));
+    }
   }
-}
 
-TEST_CASE("seed NVIDIA inventory: libraries under the directory mounted once, with it") {
-  FakeHost host;
-  host.Chr("/dev/nvidia0", 195, 0)
-      .Chr("/dev/nvidiactl", 195, 255)
-      .Chr("/dev/nvidia-uvm", 507, 0)
-      .Chr("/dev/nvidia-uvm-tools", 507, 1)
-      .File("/usr/bin/nvidia-cuda-mps-control")
-      .File("/usr/bin/nvidia-cuda-ms-server")
-      .Dir("/usr/lib64/nvidia")
-      .File("/usr/lib64/nvidia/libcuda.so")
-      .File("/usr/lib64/nvidia/libcuda.so.396.26")
-      .File("/usr/lib64/nvidia/libnvidia-opencl.so.396.26")
-      .File("/usr/lib64/nvidia/libnvidia-ptxjitcompiler.so.396.26")
-      .File("/usr/lib64/nvidia/libnvidia-fatbinaryloader.so.396.26")
-      .File("/usr/lib64/nvidia/libnvidia-compiler.so.396.26")
-      .File("/etc/ld.so.conf.d/nvidia-lib64.conf");
-  const std::string seed = R"({
+  TEST_CASE("seed NVIDIA inventory: libraries under the directory mounted once, with it") {
+    FakeHost host;
+    host.Chr("/dev/nvidia0", 195, 0)
+        .Chr("/dev/nvidiactl", 195, 255)
+        .Chr("/dev/nvidia-uvm", 507, 0)
+        .Chr("/dev/nvidia-uvm-tools", 507, 1)
+        .File("/usr/bin/nvidia-cuda-mps-control")
+        .File("/usr/bin/nvidia-cuda-ms-server")
+        .Dir("/usr/lib64/nvidia")
+        .File("/usr/lib64/nvidia/libcuda.so")
+        .File("/usr/lib64/nvidia/libcuda.so.396.26")
+        .File("/usr/lib64/nvidia/libnvidia-opencl.so.396.26")
+        .File("/usr/lib64/nvidia/libnvidia-ptxjitcompiler.so.396.26")
+        .File("/usr/lib64/nvidia/libnvidia-fatbinaryloader.so.396.26")
+        .File("/usr/lib64/nvidia/libnvidia-compiler.so.396.26")
+        .File("/etc/ld.so.conf.d/nvidia-lib64.conf");
+    const std::string seed = R"({
     "version": "396.26", "log_level": "LOG_DEBUG", "activation_flag": "OCI_NVIDIA",
     "driver_feature": ["compute"],
     "inventory": {"compute": {
@@ -726,127 +722,127 @@ TEST_CASE("seed NVIDIA inventory: libraries under the directory mounted once, wi
                     "/usr/lib64/nvidia/libnvidia-compiler.so.396.26"],
       "directories": ["/usr/lib64/nvidia"],
       "miscellaneous": ["/etc/ld.so.conf.d/nvidia-lib64.conf"]}}})";
-  Run r;
-  r.config.env = {"OCI_NVIDIA=all"};
-  r.set.inventories = {Parse(seed, kDir + "oci-nvidia.json")};
-  REQUIRE_MESSAGE(r.Go(host), r.err.Line());
-  CHECK(Targets(r.plan) == Strings{"/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia0",
-                                   "/dev/nvidiactl", "/etc/ld.so.conf.d/nvidia-lib64.conf",
-                                   "/usr/bin/nvidia-cuda-mps-control",
-                                   "/usr/bin/nvidia-cuda-ms-server", "/usr/lib64/nvidia"});
-  CHECK(Rules(r.plan) == Strings{"c 507:0 rw", "c 507:1 rw", "c 195:0 rw", "c 195:255 rw"});
-}
-
-TEST_CASE("broken inventory: fails only containers that request it") {
-  FakeHost host = OnloadHost();
-  ocid::BrokenInventory broken;
-  broken.file = kDir + "broken.json";
-  broken.activation_flag = "OCI_BROKEN";
-  ocid::Fail(&broken.error, "invalid inventory " + broken.file, "\"inventory.f.x\" unknown key");
-
-  SUBCASE("requested by env") {
     Run r;
-    r.config.env = {"OCI_BROKEN=all", "OCI_ONLOAD=zf"};
+    r.config.env = {"OCI_NVIDIA=all"};
+    r.set.inventories = {Parse(seed, kDir + "oci-nvidia.json")};
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    CHECK(Targets(r.plan) == Strings{"/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia0",
+                                     "/dev/nvidiactl", "/etc/ld.so.conf.d/nvidia-lib64.conf",
+                                     "/usr/bin/nvidia-cuda-mps-control",
+                                     "/usr/bin/nvidia-cuda-ms-server", "/usr/lib64/nvidia"});
+    CHECK(Rules(r.plan) == Strings{"c 507:0 rw", "c 507:1 rw", "c 195:0 rw", "c 195:255 rw"});
+  }
+
+  TEST_CASE("broken inventory: fails only containers that request it") {
+    FakeHost host = OnloadHost();
+    ocid::BrokenInventory broken;
+    broken.file = kDir + "broken.json";
+    broken.activation_flag = "OCI_BROKEN";
+    ocid::Fail(&broken.error, "invalid inventory " + broken.file, "\"inventory.f.x\" unknown key");
+
+    SUBCASE("requested by env") {
+      Run r;
+      r.config.env = {"OCI_BROKEN=all", "OCI_ONLOAD=zf"};
+      r.set.inventories = {Shipped("onload.json")};
+      r.set.broken = {broken};
+      CHECK_FALSE(r.Go(host));
+      CHECK(r.err.Line() == broken.error.Line());
+    }
+    SUBCASE("requested by annotation") {
+      Run r;
+      r.config.annotations = {{"oci-decorator/OCI_BROKEN", "f"}};
+      r.set.broken = {broken};
+      CHECK_FALSE(r.Go(host));
+      CHECK(Contains(r.err.Line(), kDir + "broken.json"));
+    }
+    SUBCASE("not requested") {
+      Run r;
+      r.config.env = {"OCI_ONLOAD=zf", "XOCI_BROKEN=all"};
+      r.set.inventories = {Shipped("onload.json")};
+      r.set.broken = {broken};
+      REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+      CHECK(r.plan.activated.size() == 1);
+    }
+    SUBCASE("explicitly off") {
+      Run r;
+      r.config.env = {"OCI_BROKEN=none"};
+      r.config.annotations = {{"oci-decorator/OCI_BROKEN", "false"}};
+      r.set.broken = {broken};
+      REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+      CHECK_FALSE(r.plan.Active());
+    }
+    SUBCASE("flag could not be salvaged: never fails anyone") {
+      ocid::BrokenInventory anon = broken;
+      anon.activation_flag.clear();
+      Run r;
+      r.config.env = {"OCI_BROKEN=all"};
+      r.set.broken = {anon};
+      REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+      CHECK_FALSE(r.plan.Active());
+    }
+  }
+
+  TEST_CASE("unknown feature requested: error naming it and the inventory") {
+    FakeHost host = OnloadHost();
+    Run r;
+    r.config.env = {"OCI_ONLOAD=onload,tcpdirect"};
     r.set.inventories = {Shipped("onload.json")};
-    r.set.broken = {broken};
     CHECK_FALSE(r.Go(host));
-    CHECK(r.err.Line() == broken.error.Line());
+    CHECK(Contains(r.err.Line(), "\"tcpdirect\""));
+    CHECK(Contains(r.err.Line(), kDir + "onload.json"));
+    CHECK(Contains(r.err.Line(), "zf"));
   }
-  SUBCASE("requested by annotation") {
+
+  TEST_CASE("a host I/O failure is reported, not treated as missing") {
+    FakeHost host = OnloadHost();
+    host.FailOn("/usr/lib64/libonload.so*");
     Run r;
-    r.config.annotations = {{"oci-decorator/OCI_BROKEN", "f"}};
-    r.set.broken = {broken};
-    CHECK_FALSE(r.Go(host));
-    CHECK(Contains(r.err.Line(), kDir + "broken.json"));
-  }
-  SUBCASE("not requested") {
-    Run r;
-    r.config.env = {"OCI_ONLOAD=zf", "XOCI_BROKEN=all"};
+    r.config.env = {"OCI_ONLOAD=onload"};
     r.set.inventories = {Shipped("onload.json")};
-    r.set.broken = {broken};
-    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
-    CHECK(r.plan.activated.size() == 1);
+    CHECK_FALSE(r.Go(host));
+    CHECK(r.err.errnum == EIO);
+    CHECK(r.err.path == "/usr/lib64/libonload.so*");
   }
-  SUBCASE("explicitly off") {
+
+  TEST_CASE("rootfs from crun's state root") {
+    FakeHost host;
     Run r;
-    r.config.env = {"OCI_BROKEN=none"};
-    r.config.annotations = {{"oci-decorator/OCI_BROKEN", "false"}};
-    r.set.broken = {broken};
-    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
-    CHECK_FALSE(r.plan.Active());
+    r.state.root = "/var/lib/crun/ctr1/merged";
+    REQUIRE(r.Go(host));
+    CHECK(r.plan.rootfs == "/var/lib/crun/ctr1/merged");
   }
-  SUBCASE("flag could not be salvaged: never fails anyone") {
-    ocid::BrokenInventory anon = broken;
-    anon.activation_flag.clear();
-    Run r;
-    r.config.env = {"OCI_BROKEN=all"};
-    r.set.broken = {anon};
-    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
-    CHECK_FALSE(r.plan.Active());
+
+  TEST_CASE("ProcessOnHost: process.user through the id mappings") {
+    using ocid::HostCredentials;
+    using ocid::ProcessOnHost;
+    const uint32_t kNone = HostCredentials::kUnmapped;
+    BundleConfig cfg;
+    cfg.uid = 1000;
+    cfg.gid = 100;
+    cfg.additional_gids = {27, 5};
+    // No user namespace: the ids are the host's.
+    HostCredentials c = ProcessOnHost(cfg);
+    CHECK(c.uid == 1000);
+    CHECK(c.gid == 100);
+    CHECK(c.groups == std::vector<uint32_t>{27, 5});
+    // A new user namespace: mapped; ids no mapping covers are no one's.
+    cfg.namespaces = {{"user", ""}, {"mount", ""}};
+    cfg.uid_mappings = {{0, 100000, 65536}};
+    cfg.gid_mappings = {{0, 100000, 50}};
+    c = ProcessOnHost(cfg);
+    CHECK(c.uid == 101000);
+    CHECK(c.gid == kNone);
+    CHECK(c.groups == std::vector<uint32_t>{100027, 100005});
+    cfg.uid = 0;
+    CHECK(ProcessOnHost(cfg).uid == 100000);  // container root is not host root
+    // A joined user namespace: config.json gives no mappings, ids unknown.
+    cfg.namespaces = {{"user", "/proc/42/ns/user"}};
+    cfg.uid_mappings.clear();
+    cfg.gid_mappings.clear();
+    c = ProcessOnHost(cfg);
+    CHECK(c.uid == kNone);
+    CHECK(c.gid == kNone);
+    CHECK(c.groups.empty());
   }
-}
-
-TEST_CASE("unknown feature requested: error naming it and the inventory") {
-  FakeHost host = OnloadHost();
-  Run r;
-  r.config.env = {"OCI_ONLOAD=onload,tcpdirect"};
-  r.set.inventories = {Shipped("onload.json")};
-  CHECK_FALSE(r.Go(host));
-  CHECK(Contains(r.err.Line(), "\"tcpdirect\""));
-  CHECK(Contains(r.err.Line(), kDir + "onload.json"));
-  CHECK(Contains(r.err.Line(), "zf"));
-}
-
-TEST_CASE("a host I/O failure is reported, not treated as missing") {
-  FakeHost host = OnloadHost();
-  host.FailOn("/usr/lib64/libonload.so*");
-  Run r;
-  r.config.env = {"OCI_ONLOAD=onload"};
-  r.set.inventories = {Shipped("onload.json")};
-  CHECK_FALSE(r.Go(host));
-  CHECK(r.err.errnum == EIO);
-  CHECK(r.err.path == "/usr/lib64/libonload.so*");
-}
-
-TEST_CASE("rootfs from crun's state root") {
-  FakeHost host;
-  Run r;
-  r.state.root = "/var/lib/crun/ctr1/merged";
-  REQUIRE(r.Go(host));
-  CHECK(r.plan.rootfs == "/var/lib/crun/ctr1/merged");
-}
-
-TEST_CASE("ProcessOnHost: process.user through the id mappings") {
-  using ocid::HostCredentials;
-  using ocid::ProcessOnHost;
-  const uint32_t kNone = HostCredentials::kUnmapped;
-  BundleConfig cfg;
-  cfg.uid = 1000;
-  cfg.gid = 100;
-  cfg.additional_gids = {27, 5};
-  // No user namespace: the ids are the host's.
-  HostCredentials c = ProcessOnHost(cfg);
-  CHECK(c.uid == 1000);
-  CHECK(c.gid == 100);
-  CHECK(c.groups == std::vector<uint32_t>{27, 5});
-  // A new user namespace: mapped; ids no mapping covers are no one's.
-  cfg.namespaces = {{"user", ""}, {"mount", ""}};
-  cfg.uid_mappings = {{0, 100000, 65536}};
-  cfg.gid_mappings = {{0, 100000, 50}};
-  c = ProcessOnHost(cfg);
-  CHECK(c.uid == 101000);
-  CHECK(c.gid == kNone);
-  CHECK(c.groups == std::vector<uint32_t>{100027, 100005});
-  cfg.uid = 0;
-  CHECK(ProcessOnHost(cfg).uid == 100000);  // container root is not host root
-  // A joined user namespace: config.json gives no mappings, ids unknown.
-  cfg.namespaces = {{"user", "/proc/42/ns/user"}};
-  cfg.uid_mappings.clear();
-  cfg.gid_mappings.clear();
-  c = ProcessOnHost(cfg);
-  CHECK(c.uid == kNone);
-  CHECK(c.gid == kNone);
-  CHECK(c.groups.empty());
-}
 
 }  // TEST_SUITE

@@ -39,8 +39,8 @@ uint32_t Rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 void Block(std::array<uint32_t, 8>& h, const unsigned char* p) {
   uint32_t w[64];
   for (int i = 0; i < 16; ++i)
-    w[i] =
-        uint32_t(p[4 * i]) << 24 | uint32_t(p[4 * i + 1]) << 16 | uint32_t(p[4 * i + 2]) << 8 | p[4 * i + 3];
+    w[i] = uint32_t(p[4 * i]) << 24 | uint32_t(p[4 * i + 1]) << 16 | uint32_t(p[4 * i + 2]) << 8 |
+           p[4 * i + 3];
   for (int i = 16; i < 64; ++i) {
     uint32_t s0 = Rotr(w[i - 15], 7) ^ Rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
     uint32_t s1 = Rotr(w[i - 2], 17) ^ Rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
@@ -48,7 +48,8 @@ void Block(std::array<uint32_t, 8>& h, const unsigned char* p) {
   }
   uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
   for (int i = 0; i < 64; ++i) {
-    uint32_t t1 = k + (Rotr(e, 6) ^ Rotr(e, 11) ^ Rotr(e, 25)) + ((e & f) ^ (~e & g)) + kK[i] + w[i];
+    uint32_t t1 =
+        k + (Rotr(e, 6) ^ Rotr(e, 11) ^ Rotr(e, 25)) + ((e & f) ^ (~e & g)) + kK[i] + w[i];
     uint32_t t2 = (Rotr(a, 2) ^ Rotr(a, 13) ^ Rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
     k = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
   }
@@ -64,7 +65,8 @@ std::string Sha256(const std::string& data) {
   m += '\x80';
   while (m.size() % 64 != 56) m += '\0';
   for (int i = 7; i >= 0; --i) m += char((bits >> (8 * i)) & 0xff);
-  for (size_t i = 0; i < m.size(); i += 64) Block(h, reinterpret_cast<const unsigned char*>(m.data() + i));
+  for (size_t i = 0; i < m.size(); i += 64)
+    Block(h, reinterpret_cast<const unsigned char*>(m.data() + i));
   static const char* hex = "0123456789abcdef";
   std::string out;
   for (uint32_t v : h)
@@ -101,10 +103,10 @@ std::vector<std::string> ProvenanceProblems(const std::string& name, const fs::p
     std::string sha, path, repo, upstream, commit, extra;
     fields >> sha >> path >> repo >> upstream >> commit;
     const std::string where = name + ":" + std::to_string(n) + ": ";
-    if (!IsHex(sha, 64) || path.empty() || repo.find('/') == std::string::npos || upstream.empty() ||
-        !IsHex(commit, 40) || (fields >> extra)) {
-      problems.push_back(where +
-                         "not \"<sha256>  <path>  <owner/repo>  <upstream path>  <commit>\": " + line);
+    if (!IsHex(sha, 64) || path.empty() || repo.find('/') == std::string::npos ||
+        upstream.empty() || !IsHex(commit, 40) || (fields >> extra)) {
+      problems.push_back(
+          where + "not \"<sha256>  <path>  <owner/repo>  <upstream path>  <commit>\": " + line);
       continue;
     }
     if (path[0] == '/' || path.find("..") != std::string::npos) {
@@ -119,8 +121,9 @@ std::vector<std::string> ProvenanceProblems(const std::string& name, const fs::p
     }
     std::string got = Sha256(text);
     if (got != sha)
-      problems.push_back(where + path + ": sha256 is " + got + ", PROVENANCE lists " + sha + " (" + repo +
-                         " " + upstream + " at " + commit + "); vendored files must be byte-identical");
+      problems.push_back(where + path + ": sha256 is " + got + ", PROVENANCE lists " + sha + " (" +
+                         repo + " " + upstream + " at " + commit +
+                         "); vendored files must be byte-identical");
   }
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
     if (!e.is_regular_file() || e.path().extension() != ".proto") continue;
@@ -161,9 +164,10 @@ TEST_CASE("every vendored protocol file is byte-identical to the upstream its PR
     CHECK_MESSAGE(problems.empty(), name);
     // Not vacuous: the plugin's list holds the files the build compiles.
     if (name == "src/plugin/proto/PROVENANCE")
-      for (const char* f : {"plugins/shared/structs/proto/stats.proto", "deviceplugin/v1beta1/api.proto",
-                            "go-plugin/grpc_controller.proto"})
-        CHECK_MESSAGE(text.find(std::string("  ") + f + "  ") != std::string::npos, (name + " lists " + f));
+      for (const char* f : {"plugins/shared/structs/proto/stats.proto",
+                            "deviceplugin/v1beta1/api.proto", "go-plugin/grpc_controller.proto"})
+        CHECK_MESSAGE(text.find(std::string("  ") + f + "  ") != std::string::npos,
+                      (name + " lists " + f));
   }
 }
 
@@ -175,17 +179,18 @@ TEST_CASE("the PROVENANCE check names a changed file with both hashes, and an un
   d.File("b/y.proto", orig);
   d.File("b/notes.txt", "not a proto");
   const std::string commit(40, 'a');
-  std::string prov = "# header\n" + Sha256(orig) + "  a/x.proto  owner/repo  up/x.proto  " + commit + "\n";
+  std::string prov =
+      "# header\n" + Sha256(orig) + "  a/x.proto  owner/repo  up/x.proto  " + commit + "\n";
   std::vector<std::string> p = ProvenanceProblems("PROVENANCE", d.path(), prov);
   REQUIRE(p.size() == 2);
-  CHECK(p[0] == "PROVENANCE:2: a/x.proto: sha256 is " + Sha256(orig + "// edited\n") + ", PROVENANCE lists " +
-                    Sha256(orig) + " (owner/repo up/x.proto at " + commit +
+  CHECK(p[0] == "PROVENANCE:2: a/x.proto: sha256 is " + Sha256(orig + "// edited\n") +
+                    ", PROVENANCE lists " + Sha256(orig) + " (owner/repo up/x.proto at " + commit +
                     "); vendored files must be byte-identical");
   CHECK(p[1] == "PROVENANCE: b/y.proto is not listed (every .proto needs its upstream)");
 
   // A listed file that is missing, a malformed line, a path out of the directory.
-  prov = Sha256(orig) + "  gone.proto  o/r  gone.proto  " + commit + "\n" + "deadbeef  b/y.proto\n" +
-         Sha256(orig) + "  ../y.proto  o/r  y.proto  " + commit + "\n";
+  prov = Sha256(orig) + "  gone.proto  o/r  gone.proto  " + commit + "\n" +
+         "deadbeef  b/y.proto\n" + Sha256(orig) + "  ../y.proto  o/r  y.proto  " + commit + "\n";
   p = ProvenanceProblems("P", d.path(), prov);
   REQUIRE(p.size() == 5);
   CHECK(p[0] == "P:1: gone.proto: listed but cannot be read");

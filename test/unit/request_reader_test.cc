@@ -59,7 +59,8 @@ bool Unreadable(const std::string& json) { return Read(json) == Verdict::kUnread
 }  // namespace
 
 TEST_CASE("a mention outside process.env and annotations does not ask") {
-  CHECK(NotAsked(R"({"process": {"args": ["sh", "-c", "OCI_ONLOAD=all run"], "env": ["PATH=/bin"]}})"));
+  CHECK(NotAsked(
+      R"({"process": {"args": ["sh", "-c", "OCI_ONLOAD=all run"], "env": ["PATH=/bin"]}})"));
   CHECK(NotAsked(R"({"process": {"env": ["NOTE=set OCI_ONLOAD=all to accelerate", "XOCI_ONLOAD=all",
                    "OCI_ONLOAD_X=all", "oci_onload=all", "OCI_ONLOADX"]}})"));
   CHECK(NotAsked(R"({"mounts": [{"destination": "/OCI_ONLOAD"}], "hostname": "OCI_ONLOAD",
@@ -106,7 +107,8 @@ TEST_CASE("keys match fields as Go does: exactly, or by case folding") {
   CHECK(NotAsked(R"({"annotations": {"OCI-DECORATOR/OCI_ONLOAD": "all"}})"));
   CHECK(NotAsked(R"({"annotations": {"oci-decorator/oci_onload": "all"}})"));
   // A key that only resembles a field is another key.
-  CHECK(NotAsked(R"({"process ": {"env": ["OCI_ONLOAD=all"]}, "processes": {"env": ["OCI_ONLOAD"]}})"));
+  CHECK(NotAsked(
+      R"({"process ": {"env": ["OCI_ONLOAD=all"]}, "processes": {"env": ["OCI_ONLOAD"]}})"));
 }
 
 TEST_CASE("duplicate keys are decoded in order") {
@@ -118,7 +120,8 @@ TEST_CASE("duplicate keys are decoded in order") {
   CHECK(NotAsked(R"({"process": {"env": ["OCI_ONLOAD=all"]}, "Process": {"env": ["A=1"]}})"));
   CHECK(Asked(R"({"process": {"env": ["OCI_ONLOAD=all"]}, "process": {"args": ["x"]}})"));
   // Annotation maps accumulate.
-  CHECK(Asked(R"({"annotations": {"oci-decorator/OCI_ONLOAD": "all"}, "annotations": {"a": "b"}})"));
+  CHECK(
+      Asked(R"({"annotations": {"oci-decorator/OCI_ONLOAD": "all"}, "annotations": {"a": "b"}})"));
 }
 
 TEST_CASE("null resets what it is decoded into") {
@@ -144,7 +147,8 @@ TEST_CASE("annotations ask; in the state too, where process means nothing") {
 }
 
 TEST_CASE("invalid UTF-8 is replaced, never an error") {
-  CHECK(NotAsked("{\"process\": {\"args\": [\"OCI_ONLOAD\"], \"env\": [\"LANG=caf\xe9\", \"X=\xff\xfe\"]}}"));
+  CHECK(NotAsked(
+      "{\"process\": {\"args\": [\"OCI_ONLOAD\"], \"env\": [\"LANG=caf\xe9\", \"X=\xff\xfe\"]}}"));
   CHECK(Asked("{\"process\": {\"env\": [\"LANG=\xff\", \"OCI_ONLOAD=\xc0\xaf\"]}}"));
   // Keys with invalid bytes match nothing (U+FFFD is no letter) ...
   CHECK(NotAsked("{\"proce\xffss\": {\"env\": [\"OCI_ONLOAD=all\"]}}"));
@@ -162,24 +166,24 @@ TEST_CASE("only the first JSON value counts, as runc's Decoder reads it") {
 }
 
 TEST_CASE("what runc cannot decode is unreadable, never a verdict") {
-  for (const char* bad : {
-           "", "   ", "{", R"({"process": {"env": ["OCI_ONLOAD=all"])", "[]", "null", "\"x\"", "12",
-           R"({"a": 1,})", R"({"a" 1})", R"({a: 1})", R"({"a": [1,]})", R"({"a": 01})",
-           R"({"a": -})", R"({"a": 1.})", R"({"a": 1e})", R"({"a": tru})", R"({"a": nulll})",
-           R"({"a": "\x"})", R"({"a": "\u12G4"})", "{\"a\": \"tab\there\"}", "\xEF\xBB\xBF{}",
-           R"({"a": [}})",
-           // The request paths with a type runc's decoding refuses.
-           R"({"process": "OCI_ONLOAD=all"})", R"({"process": {"env": "OCI_ONLOAD=all"}})",
-           R"({"process": {"env": [["OCI_ONLOAD=all"]]}})", R"({"process": {"env": [1]}})",
-           R"({"annotations": ["oci-decorator/OCI_ONLOAD"]})",
-           R"({"annotations": {"oci-decorator/OCI_ONLOAD": true}})", R"({"process": []})"}) {
+  for (const char* bad :
+       {"", "   ", "{", R"({"process": {"env": ["OCI_ONLOAD=all"])", "[]", "null", "\"x\"", "12",
+        R"({"a": 1,})", R"({"a" 1})", R"({a: 1})", R"({"a": [1,]})", R"({"a": 01})", R"({"a": -})",
+        R"({"a": 1.})", R"({"a": 1e})", R"({"a": tru})", R"({"a": nulll})", R"({"a": "\x"})",
+        R"({"a": "\u12G4"})", "{\"a\": \"tab\there\"}", "\xEF\xBB\xBF{}", R"({"a": [}})",
+        // The request paths with a type runc's decoding refuses.
+        R"({"process": "OCI_ONLOAD=all"})", R"({"process": {"env": "OCI_ONLOAD=all"}})",
+        R"({"process": {"env": [["OCI_ONLOAD=all"]]}})", R"({"process": {"env": [1]}})",
+        R"({"annotations": ["oci-decorator/OCI_ONLOAD"]})",
+        R"({"annotations": {"oci-decorator/OCI_ONLOAD": true}})", R"({"process": []})"}) {
     CHECK(Unreadable(bad));
   }
   RequestReader r(kFlags, RequestReader::Document::kConfig);
   r.Feed(R"({"a": 1,})");
   CHECK(r.Detail().find("at byte 8") != std::string::npos);
   // Numbers and literals the grammar allows are fine anywhere else.
-  CHECK(NotAsked(R"({"a": [0, -1, 1.5e+3, 2E-2, -0.0, true, false, null, {}, [], "\"\\\/\b\f\n\r\t"]})"));
+  CHECK(NotAsked(
+      R"({"a": [0, -1, 1.5e+3, 2E-2, -0.0, true, false, null, {}, [], "\"\\\/\b\f\n\r\t"]})"));
 }
 
 TEST_CASE("nesting: Go's 10000 levels read, one more unreadable; memory stays bounded") {

@@ -26,8 +26,8 @@ namespace {
 using test::TempTree;
 
 struct Hostile {
-  TempTree outside;   // stands for the host: must never change
-  TempTree rootfs;    // the image
+  TempTree outside;  // stands for the host: must never change
+  TempTree rootfs;   // the image
   UniqueFd root;
   std::string before;
   Hostile() {
@@ -51,18 +51,16 @@ bool SameFile(int fd, const std::string& path) {
 // The resolvers under test: OpenInRoot (openat2 on this kernel) and the
 // userspace walk it falls back to. Every OpenInRoot case runs with both.
 using Resolver = bool (*)(int, const std::string&, int, UniqueFd*, Error*);
-#define EACH_RESOLVER(r)                                   \
-  Resolver r = OpenInRoot;                                 \
-  SUBCASE("openat2") { r = OpenInRoot; }                   \
+#define EACH_RESOLVER(r)                 \
+  Resolver r = OpenInRoot;               \
+  SUBCASE("openat2") { r = OpenInRoot; } \
   SUBCASE("userspace walk") { r = OpenInRootWalk; }
 
 // What one resolution gave: the file reached, or the errno.
 struct Outcome {
   int err = 0;
   uint64_t dev = 0, ino = 0;
-  bool operator==(const Outcome& o) const {
-    return err == o.err && dev == o.dev && ino == o.ino;
-  }
+  bool operator==(const Outcome& o) const { return err == o.err && dev == o.dev && ino == o.ino; }
   bool operator!=(const Outcome& o) const { return !(*this == o); }
 };
 
@@ -118,8 +116,11 @@ std::set<std::pair<uint64_t, uint64_t>> InodesUnder(const std::string& dir) {
 // The flag sets the hook resolves with, plus the ones the walk handles
 // separately (no follow of the last component, a real open). O_NONBLOCK:
 // a FIFO in the tree must not hang either resolver.
-const int kFlagSets[] = {O_PATH, O_PATH | O_NOFOLLOW, O_PATH | O_DIRECTORY,
-                         O_RDONLY | O_DIRECTORY, O_RDONLY | O_NONBLOCK,
+const int kFlagSets[] = {O_PATH,
+                         O_PATH | O_NOFOLLOW,
+                         O_PATH | O_DIRECTORY,
+                         O_RDONLY | O_DIRECTORY,
+                         O_RDONLY | O_NONBLOCK,
                          O_PATH | O_NOFOLLOW | O_DIRECTORY};
 
 // Both resolvers give the same outcome for `path` under every flag set,
@@ -208,8 +209,8 @@ TEST_CASE("PrepareMountpoint creates missing parents and an empty file inside th
   UniqueFd mp;
   std::vector<CreatedPath> created;
   Error err;
-  REQUIRE(PrepareMountpoint(h.root.get(), "/usr/lib64/libonload.so", MountpointType::kFile,
-                            false, &mp, &created, &err));
+  REQUIRE(PrepareMountpoint(h.root.get(), "/usr/lib64/libonload.so", MountpointType::kFile, false,
+                            &mp, &created, &err));
   CHECK(SameFile(mp.get(), h.rootfs / "usr/lib64/libonload.so"));
   REQUIRE(created.size() == 2);
   CHECK(created[0].path == "/usr/lib64");
@@ -226,8 +227,8 @@ TEST_CASE("PrepareMountpoint follows a symlinked parent only inside the root") {
   UniqueFd mp;
   std::vector<CreatedPath> created;
   Error err;
-  REQUIRE(PrepareMountpoint(h.root.get(), "/usr/lib64/libonload.so", MountpointType::kFile,
-                            false, &mp, &created, &err));
+  REQUIRE(PrepareMountpoint(h.root.get(), "/usr/lib64/libonload.so", MountpointType::kFile, false,
+                            &mp, &created, &err));
   CHECK(h.rootfs.Exists("usr/lib/libonload.so"));
   CHECK(h.OutsideUnchanged());
 }
@@ -238,8 +239,8 @@ TEST_CASE("PrepareMountpoint: a parent that is an absolute symlink to a host dir
   UniqueFd mp;
   std::vector<CreatedPath> created;
   Error err;
-  CHECK_FALSE(PrepareMountpoint(h.root.get(), "/usr/lib64/libonload.so",
-                                MountpointType::kFile, false, &mp, &created, &err));
+  CHECK_FALSE(PrepareMountpoint(h.root.get(), "/usr/lib64/libonload.so", MountpointType::kFile,
+                                false, &mp, &created, &err));
   CHECK(err.Line().find("/usr/lib64") != std::string::npos);
   CHECK(h.OutsideUnchanged());
   CHECK_FALSE(h.outside.Exists("marker/usr/lib64/libonload.so"));
@@ -247,7 +248,9 @@ TEST_CASE("PrepareMountpoint: a parent that is an absolute symlink to a host dir
 
 TEST_CASE("PrepareMountpoint refuses a symlink as the last component") {
   Hostile h;
-  SUBCASE("absolute, to a host file") { h.rootfs.Link("etc/ld.so.preload", h.outside / "marker/file"); }
+  SUBCASE("absolute, to a host file") {
+    h.rootfs.Link("etc/ld.so.preload", h.outside / "marker/file");
+  }
   SUBCASE("relative, inside the root") {
     h.rootfs.File("etc/real", "x");
     h.rootfs.Link("etc/ld.so.preload", "real");
@@ -256,8 +259,8 @@ TEST_CASE("PrepareMountpoint refuses a symlink as the last component") {
   UniqueFd mp;
   std::vector<CreatedPath> created;
   Error err;
-  CHECK_FALSE(PrepareMountpoint(h.root.get(), "/etc/ld.so.preload", MountpointType::kFile,
-                                false, &mp, &created, &err));
+  CHECK_FALSE(PrepareMountpoint(h.root.get(), "/etc/ld.so.preload", MountpointType::kFile, false,
+                                &mp, &created, &err));
   CHECK(err.Line().find("symlink") != std::string::npos);
   CHECK(created.empty());
   CHECK(h.outside.Read("marker/file") == "host data");
@@ -271,8 +274,8 @@ TEST_CASE("PrepareMountpoint refuses the wrong type of object") {
   Error err;
   SUBCASE("a directory where a file is needed") {
     h.rootfs.Dir("usr/bin/onload");
-    CHECK_FALSE(PrepareMountpoint(h.root.get(), "/usr/bin/onload", MountpointType::kFile,
-                                  false, &mp, &created, &err));
+    CHECK_FALSE(PrepareMountpoint(h.root.get(), "/usr/bin/onload", MountpointType::kFile, false,
+                                  &mp, &created, &err));
     CHECK(err.Line().find("directory where a file") != std::string::npos);
   }
   SUBCASE("a file where a directory is needed") {
@@ -284,14 +287,14 @@ TEST_CASE("PrepareMountpoint refuses the wrong type of object") {
   SUBCASE("a FIFO where a file is needed (and no hang opening it)") {
     h.rootfs.Dir("usr/bin");
     REQUIRE(::mkfifo((h.rootfs / "usr/bin/onload").c_str(), 0644) == 0);
-    CHECK_FALSE(PrepareMountpoint(h.root.get(), "/usr/bin/onload", MountpointType::kFile,
-                                  false, &mp, &created, &err));
+    CHECK_FALSE(PrepareMountpoint(h.root.get(), "/usr/bin/onload", MountpointType::kFile, false,
+                                  &mp, &created, &err));
     CHECK(err.Line().find("FIFO") != std::string::npos);
   }
   SUBCASE("a file in place of a parent directory") {
     h.rootfs.File("usr/lib64", "x");
-    CHECK_FALSE(PrepareMountpoint(h.root.get(), "/usr/lib64/libonload.so",
-                                  MountpointType::kFile, false, &mp, &created, &err));
+    CHECK_FALSE(PrepareMountpoint(h.root.get(), "/usr/lib64/libonload.so", MountpointType::kFile,
+                                  false, &mp, &created, &err));
     CHECK(err.errnum == ENOTDIR);
   }
   CHECK(h.OutsideUnchanged());
@@ -304,8 +307,8 @@ TEST_CASE("PrepareMountpoint accepts an existing file and directory as they are"
   UniqueFd mp;
   std::vector<CreatedPath> created;
   Error err;
-  REQUIRE(PrepareMountpoint(h.root.get(), "/usr/bin/onload", MountpointType::kFile, false,
-                            &mp, &created, &err));
+  REQUIRE(PrepareMountpoint(h.root.get(), "/usr/bin/onload", MountpointType::kFile, false, &mp,
+                            &created, &err));
   REQUIRE(PrepareMountpoint(h.root.get(), "/usr/libexec/onload/profiles",
                             MountpointType::kDirectory, false, &mp, &created, &err));
   CHECK(created.empty());
@@ -323,10 +326,10 @@ TEST_CASE("PrepareMountpoint accepts a device node only for device mounts") {
   UniqueFd mp;
   std::vector<CreatedPath> created;
   Error err;
-  CHECK_FALSE(PrepareMountpoint(h.root.get(), "/dev/onload", MountpointType::kFile, false,
-                                &mp, &created, &err));
-  CHECK(PrepareMountpoint(h.root.get(), "/dev/onload", MountpointType::kFile, true, &mp,
-                          &created, &err));
+  CHECK_FALSE(PrepareMountpoint(h.root.get(), "/dev/onload", MountpointType::kFile, false, &mp,
+                                &created, &err));
+  CHECK(PrepareMountpoint(h.root.get(), "/dev/onload", MountpointType::kFile, true, &mp, &created,
+                          &err));
 }
 
 TEST_CASE("PrepareMountpoint takes an entry another hook created first") {
@@ -359,10 +362,10 @@ struct Maze {
     h.outside.File("mirrored/file", "host");
     r.File("etc/passwd", "inside");
     r.File("usr/lib/libx.so", "x");
-    r.Link("usr/lib64", "/usr/lib");                                  // merged-usr style
+    r.Link("usr/lib64", "/usr/lib");                                      // merged-usr style
     r.Link("usr/bin", "../../../../../../../../" + out_rel + "/marker");  // relative escape
-    r.Link("usr/sbin", h.outside / "marker");                          // absolute escape
-    r.Dir(out_rel + "/mirrored/dir");                                  // exists inside too
+    r.Link("usr/sbin", h.outside / "marker");                             // absolute escape
+    r.Dir(out_rel + "/mirrored/dir");                                     // exists inside too
     r.File(out_rel + "/mirrored/file", "inside copy");
     r.Link("opt/m", h.outside / "mirrored");                           // absolute, mirrored
     r.Link("opt/mrel", "../../../../../../" + out_rel + "/mirrored");  // relative, mirrored
@@ -381,16 +384,15 @@ struct Maze {
     r.Link("procroot", "/proc/self/root" + h.outside.path());
     REQUIRE(::mkfifo((r / "fifo").c_str(), 0644) == 0);
     // A chain: chain/lK follows 46-K links to reach etc/passwd.
-    for (int i = 0; i < 45; ++i)
-      r.Link("chain/l" + std::to_string(i), "l" + std::to_string(i + 1));
+    for (int i = 0; i < 45; ++i) r.Link("chain/l" + std::to_string(i), "l" + std::to_string(i + 1));
     r.Link("chain/l45", "../etc/passwd");
     // Escapes at every depth: relative ones with just enough ".." to
     // reach the real "/" from the rootfs, and more; absolute ones.
     std::string deep = "deep";
     for (int d = 0; d < 6; ++d) {
       r.Dir(deep);
-      int to_real_root = d + 1 + static_cast<int>(std::count(h.rootfs.path().begin(),
-                                                              h.rootfs.path().end(), '/'));
+      int to_real_root =
+          d + 1 + static_cast<int>(std::count(h.rootfs.path().begin(), h.rootfs.path().end(), '/'));
       std::string up;
       for (int i = 0; i < to_real_root; ++i) up += "../";
       r.Link(deep + "/rel", up + out_rel + "/marker");
@@ -400,27 +402,82 @@ struct Maze {
       for (const char* leaf : {"rel", "rel/file", "relmore", "relmore/file", "abs", "abs/file",
                                "absm/file", "absm/dir/..", "absm/dir/../../../etc/passwd"})
         paths.push_back(deep + "/" + leaf);
-      paths.push_back(deep + "/" + up + out_rel + "/marker/file");      // literal ".."
+      paths.push_back(deep + "/" + up + out_rel + "/marker/file");  // literal ".."
       paths.push_back("/" + deep + "/" + up + out_rel + "/mirrored/file");
       deep += "/d" + std::to_string(d);
     }
-    for (const char* p :
-         {"", ".", "/", "..", "/..", "../../..", "/../../etc/passwd", "etc", "etc/", "etc/.",
-          "etc/..", "etc/passwd", "etc/passwd/", "etc/passwd/.", "etc/passwd/..", "etc//passwd",
-          "//etc///passwd", "usr/lib64", "usr/lib64/", "usr/lib64/libx.so", "usr/lib64/..",
-          "usr/lib64/../lib64/libx.so", "usr/bin", "usr/bin/file", "usr/sbin", "usr/sbin/file",
-          "opt/m", "opt/m/file", "opt/m/dir", "opt/mrel/file", "opt/m/dir/../file", "a", "a/x",
-          "b/", "s", "s/y", "dang", "dang/x", "dot/dot/etc/passwd", "dotdot", "dotdot/dotdot/etc",
-          "root", "root/etc/passwd", "root/..", "up/etc/passwd", "up/..", "fl", "fl2", "fl2/",
-          "dirslash", "dirslash/libx.so", "fdlink", "procroot", "procroot/marker", "fifo",
-          "fifo/", "missing", "missing/x", "etc/missing", "chain/l0", "chain/l4", "chain/l5",
-          "chain/l6", "chain/l7", "chain/l45", "chain/l45/"})
+    for (const char* p : {"",
+                          ".",
+                          "/",
+                          "..",
+                          "/..",
+                          "../../..",
+                          "/../../etc/passwd",
+                          "etc",
+                          "etc/",
+                          "etc/.",
+                          "etc/..",
+                          "etc/passwd",
+                          "etc/passwd/",
+                          "etc/passwd/.",
+                          "etc/passwd/..",
+                          "etc//passwd",
+                          "//etc///passwd",
+                          "usr/lib64",
+                          "usr/lib64/",
+                          "usr/lib64/libx.so",
+                          "usr/lib64/..",
+                          "usr/lib64/../lib64/libx.so",
+                          "usr/bin",
+                          "usr/bin/file",
+                          "usr/sbin",
+                          "usr/sbin/file",
+                          "opt/m",
+                          "opt/m/file",
+                          "opt/m/dir",
+                          "opt/mrel/file",
+                          "opt/m/dir/../file",
+                          "a",
+                          "a/x",
+                          "b/",
+                          "s",
+                          "s/y",
+                          "dang",
+                          "dang/x",
+                          "dot/dot/etc/passwd",
+                          "dotdot",
+                          "dotdot/dotdot/etc",
+                          "root",
+                          "root/etc/passwd",
+                          "root/..",
+                          "up/etc/passwd",
+                          "up/..",
+                          "fl",
+                          "fl2",
+                          "fl2/",
+                          "dirslash",
+                          "dirslash/libx.so",
+                          "fdlink",
+                          "procroot",
+                          "procroot/marker",
+                          "fifo",
+                          "fifo/",
+                          "missing",
+                          "missing/x",
+                          "etc/missing",
+                          "chain/l0",
+                          "chain/l4",
+                          "chain/l5",
+                          "chain/l6",
+                          "chain/l7",
+                          "chain/l45",
+                          "chain/l45/"})
       paths.push_back(p);
-    paths.push_back(std::string(300, 'n'));                       // name too long
-    paths.push_back("etc/" + std::string(255, 'n'));              // longest name
+    paths.push_back(std::string(300, 'n'));           // name too long
+    paths.push_back("etc/" + std::string(255, 'n'));  // longest name
     std::string long_path;
     while (long_path.size() < 4100) long_path += "./";
-    paths.push_back(long_path);                                   // path too long
+    paths.push_back(long_path);  // path too long
     paths.push_back(long_path.substr(0, 4094) + "etc/passwd");
     h.before = h.outside.Fingerprint();
   }
@@ -438,8 +495,8 @@ TEST_CASE("OpenInRootWalk: symlink limits, .. at the root, escapes") {
   int root = m.h.root.get();
   SUBCASE("39 and 40 links resolve, 41 fail with ELOOP, as in the kernel") {
     // chain/lK follows 46-K links.
-    CHECK(ByWalk(root, "chain/l7", O_PATH).err == 0);   // 39
-    CHECK(ByWalk(root, "chain/l6", O_PATH).err == 0);   // 40
+    CHECK(ByWalk(root, "chain/l7", O_PATH).err == 0);      // 39
+    CHECK(ByWalk(root, "chain/l6", O_PATH).err == 0);      // 40
     CHECK(ByWalk(root, "chain/l5", O_PATH).err == ELOOP);  // 41
     CHECK(ByWalk(root, "chain/l6", O_PATH) == ByOpenat2(root, "chain/l6", O_PATH));
     CHECK(ByWalk(root, "chain/l5", O_PATH) == ByOpenat2(root, "chain/l5", O_PATH));
@@ -490,8 +547,8 @@ TEST_CASE("OpenInRootWalk refuses procfs magic links but follows procfs's plain 
   std::string fd = std::to_string(held.get());
   for (const std::string& p : std::vector<std::string>{
            "self/fd/" + fd, "self/fd/" + fd + "/dir/file", "thread-self/fd/" + fd + "/dir",
-        "self/cwd", "self/root/etc", "self/exe", "self/ns/mnt", "self/task",
-        "self", "self/", "thread-self", "self/status", "mounts", "self/fd", "1/root"}) {
+           "self/cwd", "self/root/etc", "self/exe", "self/ns/mnt", "self/task", "self", "self/",
+           "thread-self", "self/status", "mounts", "self/fd", "1/root"}) {
     CAPTURE(p);
     for (int flags : {O_PATH, O_RDONLY | O_NONBLOCK, O_PATH | O_DIRECTORY}) {
       CAPTURE(flags);
@@ -576,8 +633,10 @@ TEST_CASE("without openat2 (seccomp ENOSYS), OpenInRoot takes the walk and refus
     if (!kernel::Openat2Missing()) return 4;  // detected once, remembered
     for (size_t i = 0; i < m.paths.size(); ++i) {
       Outcome o;
-      if (OpenInRoot(root, m.paths[i], O_PATH, &fd, &err)) o = OfFd(fd.release(), 0);
-      else o.err = err.errnum;
+      if (OpenInRoot(root, m.paths[i], O_PATH, &fd, &err))
+        o = OfFd(fd.release(), 0);
+      else
+        o.err = err.errnum;
       if (o != expected[i]) return 10;
       if (outside.count({o.dev, o.ino})) return 11;
     }
@@ -594,8 +653,8 @@ TEST_CASE("without openat2 (seccomp ENOSYS), OpenInRoot takes the walk and refus
       return 22;
     // A missing parent is created inside the root; a symlinked final
     // component is refused.
-    if (!PrepareMountpoint(root, "/usr/lib64/new/libonload.so", MountpointType::kFile, false,
-                           &fd, &created, &err) ||
+    if (!PrepareMountpoint(root, "/usr/lib64/new/libonload.so", MountpointType::kFile, false, &fd,
+                           &created, &err) ||
         !SameFile(fd.get(), m.h.rootfs / "usr/lib/new/libonload.so"))
       return 23;
     if (PrepareMountpoint(root, "/opt/m", MountpointType::kDirectory, false, &fd, &created, &err))

@@ -34,9 +34,9 @@ TEST_CASE("ParseRuntimeArgs: docker/containerd's create") {
 }
 
 TEST_CASE("ParseRuntimeArgs: global flags in every form") {
-  RuntimeInvocation r = ParseRuntimeArgs({"--debug", "--systemd-cgroup", "--root=/r", "-log", "/l",
-                                          "--log-format=text", "--criu", "/c", "--rootless=false",
-                                          "create", "id"});
+  RuntimeInvocation r =
+      ParseRuntimeArgs({"--debug", "--systemd-cgroup", "--root=/r", "-log", "/l",
+                        "--log-format=text", "--criu", "/c", "--rootless=false", "create", "id"});
   CHECK(r.command == "create");
   CHECK(r.log_file == "/l");
   CHECK(r.log_format == "text");
@@ -50,11 +50,12 @@ TEST_CASE("ParseRuntimeArgs: global flags in every form") {
 }
 
 TEST_CASE("ParseRuntimeArgs: the bundle in every form, anywhere") {
-  for (const Args& a : {Args{"create", "--bundle", "/b", "id"}, Args{"create", "--bundle=/b", "id"},
-                        Args{"create", "-b", "/b", "id"}, Args{"create", "-b=/b", "id"},
-                        Args{"create", "-bundle", "/b", "id"}, Args{"create", "id", "--bundle", "/b"},
-                        Args{"create", "--no-pivot", "--console-socket", "/s", "-b", "/x", "--bundle",
-                             "/b", "--preserve-fds", "2", "--no-new-keyring", "id"}}) {
+  for (const Args& a :
+       {Args{"create", "--bundle", "/b", "id"}, Args{"create", "--bundle=/b", "id"},
+        Args{"create", "-b", "/b", "id"}, Args{"create", "-b=/b", "id"},
+        Args{"create", "-bundle", "/b", "id"}, Args{"create", "id", "--bundle", "/b"},
+        Args{"create", "--no-pivot", "--console-socket", "/s", "-b", "/x", "--bundle", "/b",
+             "--preserve-fds", "2", "--no-new-keyring", "id"}}) {
     CAPTURE(a);
     RuntimeInvocation r = ParseRuntimeArgs(a);
     CHECK(r.bundle == "/b");
@@ -91,9 +92,22 @@ TEST_CASE("ParseRuntimeArgs: every other command passes through") {
 }
 
 TEST_CASE("TakeShimOptions: leading --ocid-* options only, both forms") {
-  Args a = {"--ocid-host-root", "/h", "--ocid-config-dir=/c", "--ocid-runtime", "/usr/bin/crun",
-            "--ocid-config", "/etc/x.json", "--ocid-log-level=debug", "--ocid-log-file", "/l",
-            "--root", "/r", "--ocid-host-root", "/late", "create", "id"};
+  Args a = {"--ocid-host-root",
+            "/h",
+            "--ocid-config-dir=/c",
+            "--ocid-runtime",
+            "/usr/bin/crun",
+            "--ocid-config",
+            "/etc/x.json",
+            "--ocid-log-level=debug",
+            "--ocid-log-file",
+            "/l",
+            "--root",
+            "/r",
+            "--ocid-host-root",
+            "/late",
+            "create",
+            "id"};
   ShimOptions o;
   Error err;
   REQUIRE(ocid::TakeShimOptions(&a, &o, &err));
@@ -113,8 +127,8 @@ TEST_CASE("TakeShimOptions: leading --ocid-* options only, both forms") {
 }
 
 TEST_CASE("TakeShimOptions: errors") {
-  for (const Args& bad : {Args{"--ocid-bogus", "x", "start"}, Args{"--ocid-runtime"},
-                          Args{"--ocid-runtime="}}) {
+  for (const Args& bad :
+       {Args{"--ocid-bogus", "x", "start"}, Args{"--ocid-runtime"}, Args{"--ocid-runtime="}}) {
     CAPTURE(bad);
     Args a = bad;
     ShimOptions o;
@@ -137,7 +151,8 @@ TEST_CASE("ResolveShimSettings: defaults < config file < options") {
     CHECK(s.log_file.empty());
   }
   SUBCASE("the file overrides the defaults, options override the file") {
-    t.File("runtime.json", R"({"runtime": "/usr/bin/crun", "host_root": "/srv/h", "log_level": "debug"})");
+    t.File("runtime.json",
+           R"({"runtime": "/usr/bin/crun", "host_root": "/srv/h", "log_level": "debug"})");
     REQUIRE(ocid::ResolveShimSettings({}, t / "runtime.json", &s, &err));
     CHECK(s.runtime == "/usr/bin/crun");
     CHECK(s.host_root == "/srv/h");
@@ -163,8 +178,9 @@ TEST_CASE("ResolveShimSettings: defaults < config file < options") {
     CHECK(err.Line().find("missing.json") != std::string::npos);
   }
   SUBCASE("a broken file is an error naming it") {
-    for (std::string bad : {std::string("{"), std::string("[]"), std::string(R"({"runtime": 1})"),
-                            std::string(R"({"runtime": ""})"), std::string(R"({"runtim": "/x"})")}) {
+    for (std::string bad :
+         {std::string("{"), std::string("[]"), std::string(R"({"runtime": 1})"),
+          std::string(R"({"runtime": ""})"), std::string(R"({"runtim": "/x"})")}) {
       CAPTURE(bad);
       t.File("runtime.json", bad);
       CHECK_FALSE(ocid::ResolveShimSettings({}, t / "runtime.json", &s, &err));
@@ -200,8 +216,10 @@ TEST_CASE("ResolveShimSettings: defaults < config file < options") {
 }
 
 TEST_CASE("RuntimeLogLine: runc's json and text formats") {
-  CHECK(ocid::RuntimeLogLine("json", "error", "oci-decorator: x \"y\"", "2024-01-02T03:04:05.000000001Z") ==
-        "{\"level\":\"error\",\"msg\":\"oci-decorator: x \\\"y\\\"\",\"time\":\"2024-01-02T03:04:05.000000001Z\"}\n");
+  CHECK(ocid::RuntimeLogLine("json", "error", "oci-decorator: x \"y\"",
+                             "2024-01-02T03:04:05.000000001Z") ==
+        "{\"level\":\"error\",\"msg\":\"oci-decorator: x "
+        "\\\"y\\\"\",\"time\":\"2024-01-02T03:04:05.000000001Z\"}\n");
   CHECK(ocid::RuntimeLogLine("", "info", "a \"b\"\nc", "T") ==
         "time=\"T\" level=info msg=\"a \\\"b\\\"\\\\x0ac\"\n");
 }
@@ -212,11 +230,13 @@ TEST_CASE("RuntimeLogLine: runc's json and text formats") {
 // rule's escapes (error.h Printable), the same message as every other log.
 TEST_CASE("RuntimeLogLine: a container's control bytes are escaped in both formats") {
   const std::string msg = "edited: env OCI_ONLOAD=all\r\x0b\x0c\x1b\x7f\xc2\x9b\xe2\x80\xae";
-  const std::string shown = "edited: env OCI_ONLOAD=all\\x0d\\x0b\\x0c\\x1b\\x7f\\xc2\\x9b\\xe2\\x80\\xae";
+  const std::string shown =
+      "edited: env OCI_ONLOAD=all\\x0d\\x0b\\x0c\\x1b\\x7f\\xc2\\x9b\\xe2\\x80\\xae";
   std::string text = ocid::RuntimeLogLine("text", "info", msg, "T");
   CHECK(text == "time=\"T\" level=info msg=\"" +
                     std::string("edited: env OCI_ONLOAD=all\\\\x0d\\\\x0b\\\\x0c\\\\x1b\\\\x7f"
-                                "\\\\xc2\\\\x9b\\\\xe2\\\\x80\\\\xae") + "\"\n");
+                                "\\\\xc2\\\\x9b\\\\xe2\\\\x80\\\\xae") +
+                    "\"\n");
   std::string js = ocid::RuntimeLogLine("json", "info", msg, "T");
   for (std::string raw : {"\r", "\x0b", "\x0c", "\x7f", "\xc2\x9b", "\xe2\x80\xae"}) {
     CHECK(text.find(raw) == std::string::npos);

@@ -1,8 +1,8 @@
 // EditSpec: golden edits of config.json, no root, no files.
 #include <doctest/doctest.h>
 
-#include <sys/sysmacros.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <string>
 
@@ -81,17 +81,18 @@ const char* kMinimal =
 
 TEST_CASE("EditSpec: files, directories, devices, rules and preload (golden)") {
   std::string out = Edit(OnloadPlan(), "/srv/host", kMinimal);
-  CHECK(out ==
-        R"({"ociVersion":"1.0.2","process":{"args":["sh"],"env":["PATH=/bin","OCI_ONLOAD=all",)"
-        R"("LD_PRELOAD=/usr/lib64/libonload.so"]},"root":{"path":"rootfs"},"mounts":[)"
-        R"({"destination":"/proc","type":"proc","source":"proc"},)"
-        R"({"destination":"/usr/lib64/libonload.so","type":"bind","source":"/srv/host/usr/lib64/libonload.so","options":["bind","ro","nosuid","nodev"]},)"
-        R"({"destination":"/usr/lib64/libonload_ext.so.1","type":"bind","source":"/srv/host/usr/lib64/libonload_ext.so.1.2.0","options":["bind","ro","nosuid","nodev"]},)"
-        R"({"destination":"/usr/libexec/onload/profiles","type":"bind","source":"/srv/host/usr/libexec/onload/profiles","options":["bind","ro","nosuid","nodev"]}],)"
-        R"("linux":{"resources":{"devices":[{"allow":false,"access":"rwm"},)"
-        R"({"allow":true,"type":"c","major":240,"minor":0,"access":"rwm"}]},)"
-        R"("namespaces":[{"type":"mount"}],)"
-        R"("devices":[{"path":"/dev/onload","type":"c","major":240,"minor":0,"fileMode":432,"uid":0,"gid":0}]}})");
+  CHECK(
+      out ==
+      R"({"ociVersion":"1.0.2","process":{"args":["sh"],"env":["PATH=/bin","OCI_ONLOAD=all",)"
+      R"("LD_PRELOAD=/usr/lib64/libonload.so"]},"root":{"path":"rootfs"},"mounts":[)"
+      R"({"destination":"/proc","type":"proc","source":"proc"},)"
+      R"({"destination":"/usr/lib64/libonload.so","type":"bind","source":"/srv/host/usr/lib64/libonload.so","options":["bind","ro","nosuid","nodev"]},)"
+      R"({"destination":"/usr/lib64/libonload_ext.so.1","type":"bind","source":"/srv/host/usr/lib64/libonload_ext.so.1.2.0","options":["bind","ro","nosuid","nodev"]},)"
+      R"({"destination":"/usr/libexec/onload/profiles","type":"bind","source":"/srv/host/usr/libexec/onload/profiles","options":["bind","ro","nosuid","nodev"]}],)"
+      R"("linux":{"resources":{"devices":[{"allow":false,"access":"rwm"},)"
+      R"({"allow":true,"type":"c","major":240,"minor":0,"access":"rwm"}]},)"
+      R"("namespaces":[{"type":"mount"}],)"
+      R"("devices":[{"path":"/dev/onload","type":"c","major":240,"minor":0,"fileMode":432,"uid":0,"gid":0}]}})");
 }
 
 TEST_CASE("EditSpec: host root / gives the plain host paths; resolved paths are used") {
@@ -110,35 +111,49 @@ TEST_CASE("EditSpec: block devices and what is created when absent") {
   r.type = 'b';
   p.device_rules = {r};
   std::string out = Edit(p, "/", R"({"process":{"args":["sh"]},"root":{"path":"r"}})");
-  CHECK(out ==
-        R"({"process":{"args":["sh"]},"root":{"path":"r"},"linux":{"devices":[)"
-        R"({"path":"/dev/sdz","type":"b","major":8,"minor":240,"fileMode":416,"uid":0,"gid":0}],)"
-        R"("resources":{"devices":[{"allow":true,"type":"b","major":8,"minor":240,"access":"rwm"}]}}})");
+  CHECK(
+      out ==
+      R"({"process":{"args":["sh"]},"root":{"path":"r"},"linux":{"devices":[)"
+      R"({"path":"/dev/sdz","type":"b","major":8,"minor":240,"fileMode":416,"uid":0,"gid":0}],)"
+      R"("resources":{"devices":[{"allow":true,"type":"b","major":8,"minor":240,"access":"rwm"}]}}})");
 }
 
 TEST_CASE("EditSpec: LD_PRELOAD is appended to the container's own, each path once") {
   Plan p = OnloadPlan();
   p.preload.push_back("/usr/lib64/libother.so");
   SUBCASE("existing value") {
-    std::string out = Edit(p, "/", R"({"process":{"env":["LD_PRELOAD=/a.so:/b.so","X=1"]},"root":{"path":"r"}})");
-    CHECK(out.find(R"("env":["LD_PRELOAD=/a.so:/b.so /usr/lib64/libonload.so /usr/lib64/libother.so","X=1"])") !=
-          std::string::npos);
+    std::string out =
+        Edit(p, "/", R"({"process":{"env":["LD_PRELOAD=/a.so:/b.so","X=1"]},"root":{"path":"r"}})");
+    CHECK(
+        out.find(
+            R"("env":["LD_PRELOAD=/a.so:/b.so /usr/lib64/libonload.so /usr/lib64/libother.so","X=1"])") !=
+        std::string::npos);
   }
   SUBCASE("one of ours already there") {
-    std::string out = Edit(p, "/", R"({"process":{"env":["LD_PRELOAD=/usr/lib64/libonload.so"]},"root":{"path":"r"}})");
-    CHECK(out.find(R"("env":["LD_PRELOAD=/usr/lib64/libonload.so /usr/lib64/libother.so"])") != std::string::npos);
+    std::string out =
+        Edit(p, "/",
+             R"({"process":{"env":["LD_PRELOAD=/usr/lib64/libonload.so"]},"root":{"path":"r"}})");
+    CHECK(out.find(R"("env":["LD_PRELOAD=/usr/lib64/libonload.so /usr/lib64/libother.so"])") !=
+          std::string::npos);
   }
   SUBCASE("the last of two LD_PRELOADs is the one edited") {
-    std::string out = Edit(p, "/", R"({"process":{"env":["LD_PRELOAD=/first.so","LD_PRELOAD=/last.so"]},"root":{"path":"r"}})");
-    CHECK(out.find(R"("env":["LD_PRELOAD=/first.so","LD_PRELOAD=/last.so /usr/lib64/libonload.so /usr/lib64/libother.so"])") !=
-          std::string::npos);
+    std::string out = Edit(
+        p, "/",
+        R"({"process":{"env":["LD_PRELOAD=/first.so","LD_PRELOAD=/last.so"]},"root":{"path":"r"}})");
+    CHECK(
+        out.find(
+            R"("env":["LD_PRELOAD=/first.so","LD_PRELOAD=/last.so /usr/lib64/libonload.so /usr/lib64/libother.so"])") !=
+        std::string::npos);
   }
   SUBCASE("empty value, and no env at all") {
     std::string out = Edit(p, "/", R"({"process":{"env":["LD_PRELOAD="]},"root":{"path":"r"}})");
-    CHECK(out.find(R"("env":["LD_PRELOAD=/usr/lib64/libonload.so /usr/lib64/libother.so"])") != std::string::npos);
-    out = Edit(p, "/", R"({"process":{"args":["sh"]},"root":{"path":"r"}})");
-    CHECK(out.find(R"("process":{"args":["sh"],"env":["LD_PRELOAD=/usr/lib64/libonload.so /usr/lib64/libother.so"]})") !=
+    CHECK(out.find(R"("env":["LD_PRELOAD=/usr/lib64/libonload.so /usr/lib64/libother.so"])") !=
           std::string::npos);
+    out = Edit(p, "/", R"({"process":{"args":["sh"]},"root":{"path":"r"}})");
+    CHECK(
+        out.find(
+            R"("process":{"args":["sh"],"env":["LD_PRELOAD=/usr/lib64/libonload.so /usr/lib64/libother.so"]})") !=
+        std::string::npos);
   }
   SUBCASE("no process object") {
     bool ok = true;
@@ -161,14 +176,18 @@ TEST_CASE("EditSpec: a rule already in force is not added; one denied later is")
       R"({"process":{},"root":{"path":"r"},"linux":{"resources":{"devices":[{"allow":false,"access":"rwm"},)"
       R"({"allow":true,"type":"c","major":240,"minor":0,"access":"rwm"}]}}})";
   std::string out = Edit(p, "/", allowed);
-  CHECK(out.find(R"([{"allow":false,"access":"rwm"},{"allow":true,"type":"c","major":240,"minor":0,"access":"rwm"}])") !=
-        std::string::npos);
+  CHECK(
+      out.find(
+          R"([{"allow":false,"access":"rwm"},{"allow":true,"type":"c","major":240,"minor":0,"access":"rwm"}])") !=
+      std::string::npos);
   std::string denied_after =
       R"({"process":{},"root":{"path":"r"},"linux":{"resources":{"devices":[)"
       R"({"allow":true,"type":"c","major":240,"minor":0,"access":"rwm"},{"allow":false,"access":"rwm"}]}}})";
   out = Edit(p, "/", denied_after);
-  CHECK(out.find(R"({"allow":false,"access":"rwm"},{"allow":true,"type":"c","major":240,"minor":0,"access":"rwm"}])") !=
-        std::string::npos);
+  CHECK(
+      out.find(
+          R"({"allow":false,"access":"rwm"},{"allow":true,"type":"c","major":240,"minor":0,"access":"rwm"}])") !=
+      std::string::npos);
 }
 
 TEST_CASE("EditSpec: a path the container already mounts differently is an error naming it") {
@@ -186,7 +205,8 @@ TEST_CASE("EditSpec: a path the container already mounts differently is an error
   std::string out = Edit(OnloadPlan(), "/", same);
   CHECK(out.find(R"("options":["rbind"]})") != std::string::npos);  // kept as it was
   size_t first = out.find(R"("destination":"/usr/libexec/onload/profiles")");
-  CHECK(out.find(R"("destination":"/usr/libexec/onload/profiles")", first + 1) == std::string::npos);
+  CHECK(out.find(R"("destination":"/usr/libexec/onload/profiles")", first + 1) ==
+        std::string::npos);
 }
 
 TEST_CASE("EditSpec: a different device node at the same path is an error; the same one is kept") {
@@ -198,7 +218,8 @@ TEST_CASE("EditSpec: a different device node at the same path is an error; the s
   std::string same =
       R"({"process":{},"root":{"path":"r"},"linux":{"devices":[{"path":"/dev/onload","type":"c","major":240,"minor":0}]}})";
   std::string out = Edit(OnloadPlan(), "/", same);
-  CHECK(out.find(R"("devices":[{"path":"/dev/onload","type":"c","major":240,"minor":0}])") != std::string::npos);
+  CHECK(out.find(R"("devices":[{"path":"/dev/onload","type":"c","major":240,"minor":0}])") !=
+        std::string::npos);
 }
 
 TEST_CASE("EditSpec: key order and unrelated content are kept") {
@@ -207,11 +228,13 @@ TEST_CASE("EditSpec: key order and unrelated content are kept") {
       R"("process":{"user":{"uid":0,"gid":0},"env":["A=1"],"cwd":"/"},"root":{"path":"r"},)"
       R"("hooks":{"prestart":[]},"annotations":{"k":"v \u00e9 \"q\""},"linux":{"uidMappings":[]}})";
   std::string out = Edit(OnloadPlan(), "/", in);
-  CHECK(out.rfind(R"({"zeta":1,"ociVersion":"1.0.2","alpha":{"z":[1,2.5,-3,"x",null,true],"a":{}},)"
-                  R"("process":{"user":{"uid":0,"gid":0},"env":["A=1","LD_PRELOAD=/usr/lib64/libonload.so"],"cwd":"/"},)"
-                  R"("root":{"path":"r"},"hooks":{"prestart":[]},"annotations":{"k":"v é \"q\""},)"
-                  R"("linux":{"uidMappings":[],"devices":[)",
-                  0) == 0);
+  CHECK(
+      out.rfind(
+          R"({"zeta":1,"ociVersion":"1.0.2","alpha":{"z":[1,2.5,-3,"x",null,true],"a":{}},)"
+          R"("process":{"user":{"uid":0,"gid":0},"env":["A=1","LD_PRELOAD=/usr/lib64/libonload.so"],"cwd":"/"},)"
+          R"("root":{"path":"r"},"hooks":{"prestart":[]},"annotations":{"k":"v é \"q\""},)"
+          R"("linux":{"uidMappings":[],"devices":[)",
+          0) == 0);
   CHECK(out.find(R"("mounts":[{"destination":"/usr/lib64/libonload.so")") != std::string::npos);
 }
 
@@ -228,11 +251,10 @@ TEST_CASE("EditSpec: indented files stay indented (tabs like `runc spec`, else s
 }
 
 TEST_CASE("EditSpec: malformed input is refused, unchanged") {
-  for (std::string bad : {std::string("{"), std::string("[]"),
-                          std::string(R"({"process":{},"mounts":{}})"),
-                          std::string(R"({"process":{},"linux":[]})"),
-                          std::string(R"({"process":{"env":"A=1"}})"),
-                          std::string(R"({"process":{"env":[1]}})")}) {
+  for (std::string bad :
+       {std::string("{"), std::string("[]"), std::string(R"({"process":{},"mounts":{}})"),
+        std::string(R"({"process":{},"linux":[]})"), std::string(R"({"process":{"env":"A=1"}})"),
+        std::string(R"({"process":{"env":[1]}})")}) {
     CAPTURE(bad);
     std::string json = bad;
     Error err;

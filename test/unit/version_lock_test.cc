@@ -45,7 +45,8 @@ namespace {
 
 std::string InventoryWith(const std::string& lock) {
   return R"({"activation_flag": "OCI_ONLOAD", "driver_feature": ["onload", "zf"],
-             "version_lock": )" + lock + R"(,
+             "version_lock": )" +
+         lock + R"(,
              "inventory": {"onload": {"devices": ["onload"]}, "zf": {"devices": ["sfc_char"]}}})";
 }
 
@@ -70,7 +71,9 @@ std::string ParseError(const std::string& lock) {
 // Bytes like a libonload.so, smaller: ELF noise, format strings, then the
 // banner as one NUL-terminated string.
 std::string Library(const std::string& banner, size_t noise = 200000) {
-  std::string s = "\x7f" "ELF\x02\x01\x01";
+  std::string s =
+      "\x7f"
+      "ELF\x02\x01\x01";
   for (size_t i = 0; s.size() < noise; ++i) s.push_back(static_cast<char>((i * 131) % 251));
   s += std::string("Using Onload %s [%s]\0oo:%s\0", 28);
   s += banner;
@@ -108,13 +111,17 @@ TEST_CASE("version_lock: parsed with alternatives, a single path and features") 
   Inventory none;
   Error err;
   REQUIRE(ParseInventory(R"({"activation_flag": "OCI_X", "driver_feature": ["x"],
-                              "inventory": {"x": {}}})", "x.json", &none, &err));
+                              "inventory": {"x": {}}})",
+                         "x.json", &none, &err));
   CHECK_FALSE(none.version_lock.configured());
   CHECK_FALSE(none.version_lock.Guards({"x"}));
 }
 
 TEST_CASE("version_lock: every invalid value is one line naming the file and the key") {
-  struct Case { const char* lock; const char* want; };
+  struct Case {
+    const char* lock;
+    const char* want;
+  };
   const Case cases[] = {
       {R"("yes")", R"("version_lock" must be an object)"},
       {R"({"enforce": "true", "module_version": "/a", "library": "/b"})",
@@ -157,8 +164,8 @@ TEST_CASE("LibraryVersionFromBytes: Onload's own banners, release and git build"
   // A git build (onload_version_gen): hash, date, branch, the space.
   CHECK(kGitBuild == "ef17681d 2026-07-22 master ");
   CHECK(LibraryVersionFromBytes(Library(Banner(kGitBuild))) == "ef17681d 2026-07-22 master");
-  CHECK(LibraryVersionFromBytes(Library(Banner(GitVersion("ef17681d 2026-07-22", "master",
-                                                          "ulhelper")))) ==
+  CHECK(LibraryVersionFromBytes(
+            Library(Banner(GitVersion("ef17681d 2026-07-22", "master", "ulhelper")))) ==
         "ef17681d 2026-07-22 master ulhelper");
   // A branch with a slash, an exact tag, a detached HEAD without a tag.
   CHECK(LibraryVersionFromBytes(Library(Banner(GitVersion("a15d5c77 2026-07-20", "feature/x")))) ==
@@ -175,8 +182,7 @@ TEST_CASE("LibraryVersionFromBytes: Onload's own banners, release and git build"
   // A release built by mkdist without --version: the date.
   CHECK(LibraryVersionFromBytes(Library(Banner(ReleaseVersion("20260722")))) == "20260722");
   // The old bare format still reads, at both edges of the buffer too.
-  CHECK(LibraryVersionFromBytes(Library("Onload 8.1.2.26\nCopyright 2019-2024 AMD")) ==
-        "8.1.2.26");
+  CHECK(LibraryVersionFromBytes(Library("Onload 8.1.2.26\nCopyright 2019-2024 AMD")) == "8.1.2.26");
   CHECK(LibraryVersionFromBytes("Onload 9.2.0.43 \nCopyright") == "9.2.0.43");
 }
 
@@ -225,7 +231,8 @@ TEST_CASE("LibraryVersionFromBytes: nothing that is not a banner") {
   // Garbage of every byte value, and a huge run of near misses (linear:
   // this is 8 MiB of hits whose version runs overlap).
   std::string garbage;
-  for (uint32_t i = 0; i < (1u << 20); ++i) garbage.push_back(static_cast<char>((i * 7919u) & 0xffu));
+  for (uint32_t i = 0; i < (1u << 20); ++i)
+    garbage.push_back(static_cast<char>((i * 7919u) & 0xffu));
   CHECK(LibraryVersionFromBytes(garbage) == "");
   std::string misses;
   while (misses.size() < (8u << 20)) misses += "Onload Onload 1.2 \nCopy";
@@ -243,7 +250,7 @@ TEST_CASE("ModuleVersionFromBytes: the sysfs line, trailing whitespace trimmed")
   CHECK(ModuleVersionFromBytes(ModuleFile(ReleaseVersion("9.2.0.43", "cloud"))) ==
         "9.2.0.43 cloud");
   CHECK(ModuleVersionFromBytes(ModuleFile(kGitBuild)) == "ef17681d 2026-07-22 master");
-  CHECK(ModuleVersionFromBytes("9.2.0.43") == "9.2.0.43");          // no newline
+  CHECK(ModuleVersionFromBytes("9.2.0.43") == "9.2.0.43");            // no newline
   CHECK(ModuleVersionFromBytes("9.2.0.43 \t\r\nx\n") == "9.2.0.43");  // only the first line
   CHECK(ModuleVersionFromBytes("") == "");
   CHECK(ModuleVersionFromBytes("\n9.2.0.43\n") == "");
@@ -369,8 +376,9 @@ TEST_CASE("CheckVersions: match, mismatch, unknown and not configured on a fake 
     r = CheckVersions(inv, host);
     CHECK(r.state == VersionState::kUnknown);
     CHECK(r.library_version == "9.2.0.43");  // still read and reported
-    CHECK(r.why == "version lock: the onload module's version is unknown "
-                   "(/sys/module/onload/version does not exist: module not loaded?)");
+    CHECK(r.why ==
+          "version lock: the onload module's version is unknown "
+          "(/sys/module/onload/version does not exist: module not loaded?)");
   }
   SUBCASE("a module version file without a version: unknown") {
     host.Content("/sys/module/onload/version", "\n");
@@ -382,23 +390,26 @@ TEST_CASE("CheckVersions: match, mismatch, unknown and not configured on a fake 
     host.Content("/sys/module/onload/version", "9.2.0.43\x1b[2J \n");
     r = CheckVersions(inv, host);
     CHECK(r.state == VersionState::kUnknown);
-    CHECK(r.why == "version lock: the onload module's version is unknown "
-                   "(/sys/module/onload/version holds no version: \"9.2.0.43\\x1b[2J \")");
+    CHECK(r.why ==
+          "version lock: the onload module's version is unknown "
+          "(/sys/module/onload/version holds no version: \"9.2.0.43\\x1b[2J \")");
   }
   SUBCASE("no library: unknown, naming every alternative") {
     host.Remove("/usr/lib64/libonload.so");
     r = CheckVersions(inv, host);
     CHECK(r.state == VersionState::kUnknown);
     CHECK(r.module_version == "9.2.0.43");
-    CHECK(r.why == "version lock: the library's version is unknown (/usr/lib64/libonload.so or "
-                   "/opt/onload/usr/lib64/libonload.so not found)");
+    CHECK(r.why ==
+          "version lock: the library's version is unknown (/usr/lib64/libonload.so or "
+          "/opt/onload/usr/lib64/libonload.so not found)");
   }
   SUBCASE("a library without a banner: unknown") {
     host.Content("/usr/lib64/libonload.so", Library(""));
     r = CheckVersions(inv, host);
     CHECK(r.state == VersionState::kUnknown);
-    CHECK(r.why == "version lock: the library's version is unknown (no version banner in "
-                   "/usr/lib64/libonload.so)");
+    CHECK(r.why ==
+          "version lock: the library's version is unknown (no version banner in "
+          "/usr/lib64/libonload.so)");
   }
   SUBCASE("a library that is not a regular file: unknown, not the next alternative") {
     host.Remove("/usr/lib64/libonload.so").Dir("/usr/lib64/libonload.so");
@@ -475,7 +486,8 @@ const char* kOnloadFile = "/etc/ocid.d/onload.json";
 
 std::string OnloadInventory(const std::string& lock) {
   return R"({"activation_flag": "OCI_ONLOAD", "cdi_kind": "amd.com/onload",
-             "driver_feature": ["onload", "zf"], "version_lock": )" + lock + R"(,
+             "driver_feature": ["onload", "zf"], "version_lock": )" +
+         lock + R"(,
              "inventory": {
                "onload": {"devices": ["onload"], "libraries": ["/usr/lib64/libonload.so"],
                           "preload": ["libonload.so"]},
@@ -622,8 +634,9 @@ TEST_CASE("cdi generate: the guarded features, and \"all\", are left out with a 
 
   SUBCASE("a lock over every feature: no device at all, an error") {
     CHECK_FALSE(ocid::BuildCdiSpec(OnloadInv(), host, "/", "", &spec, &err));
-    CHECK(err.Line() == "inventory /etc/ocid.d/onload.json: no CDI device can be generated on "
-                        "this host");
+    CHECK(err.Line() ==
+          "inventory /etc/ocid.d/onload.json: no CDI device can be generated on "
+          "this host");
   }
   SUBCASE("unknown: every device, one warning") {
     host.Remove("/sys/module/onload/version");
@@ -637,8 +650,7 @@ TEST_CASE("cdi generate: the guarded features, and \"all\", are left out with a 
 TEST_CASE("cluster: guarded resources are unhealthy with the refusal as why") {
   FakeHost host = OnloadHost(kOlder);
   ocid::InventorySet set;
-  set.inventories = {
-      OnloadInv(R"({"enforce": true, "module_version": "/sys/module/onload/version",
+  set.inventories = {OnloadInv(R"({"enforce": true, "module_version": "/sys/module/onload/version",
                     "library": "/usr/lib64/libonload.so", "features": ["onload"]})")};
   ocid::ClusterView view;
   ocid::BuildClusterView(set, host, {}, "/", nullptr, &view);

@@ -48,7 +48,7 @@ TEST_CASE("host watch: a device directory: the entries' names, no writes") {
   const auto& dev = dirs.at("/dev");
   CHECK(dev.Relevant(IN_DELETE, "onload"));
   CHECK(dev.Relevant(IN_CREATE, "onload_epoll"));
-  CHECK(dev.Relevant(IN_ATTRIB, "onload"));       // chmod of the node
+  CHECK(dev.Relevant(IN_ATTRIB, "onload"));  // chmod of the node
   CHECK(dev.Relevant(IN_MOVED_FROM, "onload"));
   CHECK_FALSE(dev.Relevant(IN_CLOSE_WRITE, "null"));    // >/dev/null
   CHECK_FALSE(dev.Relevant(IN_CLOSE_WRITE, "onload"));  // a write is no change of the node
@@ -70,7 +70,8 @@ TEST_CASE("host watch: a file directory: names the globs match, writes to them t
   CHECK(conf.Relevant(IN_CLOSE_WRITE, "anything.json"));
 }
 
-TEST_CASE("debounce: quiet time after the last event, never later than the ceiling after the first") {
+TEST_CASE(
+    "debounce: quiet time after the last event, never later than the ceiling after the first") {
   Debounce d;
   CHECK_FALSE(d.pending());
   auto t0 = Debounce::Clock::now();

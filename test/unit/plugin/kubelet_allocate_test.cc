@@ -69,7 +69,8 @@ KubernetesOptions Opts(AllocateMode mode, int slots = 64) {
 
 TEST_CASE("kubelet: socket names are one safe file name per resource") {
   CHECK(ocid::SocketNameFor("amd.com/onload") == "oci-decorator-amd.com_onload.sock");
-  CHECK(ocid::SocketNameFor("oci-decorator.local/rdma") == "oci-decorator-oci-decorator.local_rdma.sock");
+  CHECK(ocid::SocketNameFor("oci-decorator.local/rdma") ==
+        "oci-decorator-oci-decorator.local_rdma.sock");
   CHECK(ocid::SocketNameFor("a/../b") == "oci-decorator-a_.._b.sock");
   CHECK(ocid::SocketNameFor("x/y z\n") == "oci-decorator-x_y_z_.sock");
 }
@@ -120,10 +121,12 @@ TEST_CASE("kubelet: the device list carries the NUMA nodes of the resource's NIC
   nic("0000:af:00.0", "1");
   nic("0000:af:00.1", "1");
   nic("0000:3b:00.0", "-1");
-  std::vector<ocid::InventoryFile> raw = {{"/etc/ocid.d/onload.json", R"({
+  std::vector<ocid::InventoryFile> raw = {{"/etc/ocid.d/onload.json",
+                                           R"({
     "version": "1", "activation_flag": "OCI_ONLOAD", "cdi_kind": "amd.com/onload",
     "driver_feature": ["onload"], "needs_nic": {"pci_vendors": ["0x1924"]},
-    "inventory": {"onload": {"devices": ["onload"]}}})", {}}};
+    "inventory": {"onload": {"devices": ["onload"]}}})",
+                                           {}}};
   ocid::InventorySet set;
   ocid::ParseInventoryFiles(raw, &set);
   std::unique_ptr<ocid::HostRootView> files;
@@ -141,7 +144,8 @@ TEST_CASE("kubelet: the device list carries the NUMA nodes of the resource's NIC
   REQUIRE(list.devices_size() == 3);
   for (const auto& d : list.devices()) {
     CHECK(d.health() == "Healthy");
-    REQUIRE(d.has_topology());  // api.proto:75-100: Device.topology = 3, TopologyInfo.nodes, NUMANode.ID
+    REQUIRE(d.has_topology());  // api.proto:75-100: Device.topology = 3, TopologyInfo.nodes,
+                                // NUMANode.ID
     REQUIRE(d.topology().nodes_size() == 1);
     CHECK(d.topology().nodes(0).id() == 1);
   }
@@ -205,7 +209,8 @@ TEST_CASE("kubelet: Allocate in each mode") {
     CHECK(c.envs_size() == 0);
   }
   SUBCASE("mounts") {
-    REQUIRE(BuildAllocateResponse("amd.com/onload", &r, Opts(AllocateMode::kMounts), req, &out).ok());
+    REQUIRE(
+        BuildAllocateResponse("amd.com/onload", &r, Opts(AllocateMode::kMounts), req, &out).ok());
     const auto& c = out.container_responses(0);
     CHECK(c.cdi_devices_size() == 0);
     CHECK(c.mounts_size() == 1);
@@ -232,15 +237,17 @@ TEST_CASE("kubelet: Allocate names a CDI device only when it resolves") {
       CHECK(c.devices_size() == 1);
       CHECK(c.envs().at("LD_PRELOAD") == "/usr/lib64/libonload.so");
     }
-    CHECK(note == "Allocate amd.com/onload: answered without CDI device amd.com/onload=onload "
-                  "(mounts only): /var/run/cdi/oci-decorator-onload.json is missing");
+    CHECK(note ==
+          "Allocate amd.com/onload: answered without CDI device amd.com/onload=onload "
+          "(mounts only): /var/run/cdi/oci-decorator-onload.json is missing");
   }
   SUBCASE("cdi: FAILED_PRECONDITION naming the spec and why") {
     auto st = BuildAllocateResponse("amd.com/onload", &r, Opts(AllocateMode::kCdi), req, &out,
                                     missing, &note);
     CHECK(st.error_code() == grpc::StatusCode::FAILED_PRECONDITION);
-    CHECK(st.error_message() == "Allocate amd.com/onload: CDI device amd.com/onload=onload does "
-                                "not resolve: /var/run/cdi/oci-decorator-onload.json is missing");
+    CHECK(st.error_message() ==
+          "Allocate amd.com/onload: CDI device amd.com/onload=onload does "
+          "not resolve: /var/run/cdi/oci-decorator-onload.json is missing");
     CHECK(out.container_responses_size() == 0);
   }
   SUBCASE("mounts: nothing to resolve, nothing said") {
@@ -272,12 +279,14 @@ TEST_CASE("kubelet: Allocate refuses what it cannot serve, with a reason") {
   v1beta1::AllocateResponse out;
   auto opts = Opts(AllocateMode::kBoth);
 
-  auto st = BuildAllocateResponse("amd.com/onload", &good, opts, Request({{"onload-1", "gpu-0"}}), &out);
+  auto st =
+      BuildAllocateResponse("amd.com/onload", &good, opts, Request({{"onload-1", "gpu-0"}}), &out);
   CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
   CHECK(st.error_message().find("unknown device ID \"gpu-0\"") != std::string::npos);
   CHECK(out.container_responses_size() == 0);
 
-  st = BuildAllocateResponse("amd.com/onload", &good, opts, Request({{std::string("x\n\"y", 4)}}), &out);
+  st = BuildAllocateResponse("amd.com/onload", &good, opts, Request({{std::string("x\n\"y", 4)}}),
+                             &out);
   CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
   CHECK(st.error_message().find('\n') == std::string::npos);
 
@@ -310,8 +319,9 @@ TEST_CASE("kubelet: an unknown ID is quoted through the one escaping rule, cut s
   ClusterResource r = Onload(true);
   auto opts = Opts(AllocateMode::kBoth);
   v1beta1::AllocateResponse out;
-  auto st = BuildAllocateResponse("amd.com/onload", &r, opts,
-                                  Request({{std::string("a\nb\0c\xc2\x9b\xe2\x80\xae", 10)}}), &out);
+  auto st =
+      BuildAllocateResponse("amd.com/onload", &r, opts,
+                            Request({{std::string("a\nb\0c\xc2\x9b\xe2\x80\xae", 10)}}), &out);
   CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
   CHECK(st.error_message().find("unknown device ID \"a\\x0ab\\x00c\\xc2\\x9b\\xe2\\x80\\xae\"") !=
         std::string::npos);
@@ -329,7 +339,8 @@ TEST_CASE("kubelet: with a preload file, the mounts answer preloads through /etc
   auto req = Request({{"onload-1"}});
   const std::string file = "/var/run/cdi/oci-decorator-onload.onload.preload";
   for (AllocateMode mode : {AllocateMode::kMounts, AllocateMode::kBoth}) {
-    REQUIRE(BuildAllocateResponse("amd.com/onload", &r, Opts(mode), req, &out, {}, nullptr, file).ok());
+    REQUIRE(
+        BuildAllocateResponse("amd.com/onload", &r, Opts(mode), req, &out, {}, nullptr, file).ok());
     const auto& c = out.container_responses(0);
     CHECK(c.envs().count("LD_PRELOAD") == 0);
     REQUIRE(c.mounts_size() == 2);
@@ -339,24 +350,32 @@ TEST_CASE("kubelet: with a preload file, the mounts answer preloads through /etc
     CHECK(c.devices_size() == 1);
   }
   // Without one, env LD_PRELOAD as before; cdi mode is unchanged either way.
-  REQUIRE(BuildAllocateResponse("amd.com/onload", &r, Opts(AllocateMode::kMounts), req, &out, {}, nullptr, "").ok());
+  REQUIRE(BuildAllocateResponse("amd.com/onload", &r, Opts(AllocateMode::kMounts), req, &out, {},
+                                nullptr, "")
+              .ok());
   CHECK(out.container_responses(0).envs().at("LD_PRELOAD") == "/usr/lib64/libonload.so");
   CHECK(out.container_responses(0).mounts_size() == 1);
-  REQUIRE(BuildAllocateResponse("amd.com/onload", &r, Opts(AllocateMode::kCdi), req, &out, {}, nullptr, file).ok());
+  REQUIRE(BuildAllocateResponse("amd.com/onload", &r, Opts(AllocateMode::kCdi), req, &out, {},
+                                nullptr, file)
+              .ok());
   CHECK(out.container_responses(0).mounts_size() == 0);
   // A resource that preloads nothing gets no /etc/ld.so.preload mount.
   ClusterResource zf = Onload(true);
   zf.delivery.env.clear();
-  REQUIRE(BuildAllocateResponse("amd.com/onload", &zf, Opts(AllocateMode::kMounts), req, &out, {}, nullptr, file).ok());
+  REQUIRE(BuildAllocateResponse("amd.com/onload", &zf, Opts(AllocateMode::kMounts), req, &out, {},
+                                nullptr, file)
+              .ok());
   CHECK(out.container_responses(0).mounts_size() == 1);
 }
 
 TEST_CASE("kubelet: PreloadFileFor names the file the CDI writer keeps, with its bytes") {
   ocid::test::TempTree t;
   t.File("host/libt.so", "x");
-  t.File("conf/pre.t.json", R"({"version": "1", "activation_flag": "OCI_T", "cdi_kind": "example.com/pre",
+  t.File("conf/pre.t.json",
+         R"({"version": "1", "activation_flag": "OCI_T", "cdi_kind": "example.com/pre",
     "driver_feature": ["t"],
-    "inventory": {"t": {"libraries": [{"source": ")" + (t / "host/libt.so") + R"(", "target": "/usr/lib64/libt.so"}],
+    "inventory": {"t": {"libraries": [{"source": ")" +
+             (t / "host/libt.so") + R"(", "target": "/usr/lib64/libt.so"}],
                         "preload": ["/usr/lib64/libt.so"]}}})");
   t.Dir("cdi");
   // The view the watch would build, and the keeper's pass over it.

@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
-#include <atomic>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -32,7 +32,8 @@ std::string Inventory(const std::string& lib, const std::string& kind = "example
   return R"({"version": "1", "activation_flag": "OCI_T", "cdi_kind": ")" + kind + R"(",
     "driver_feature": ["t"],
     "inventory": {"t": {"devices": ["null"],
-                        "libraries": [{"source": ")" + lib + R"(", "target": "/usr/lib64/libt.so"}],
+                        "libraries": [{"source": ")" +
+         lib + R"(", "target": "/usr/lib64/libt.so"}],
                         "preload": ["/usr/lib64/libt.so"]}}})";
 }
 
@@ -116,10 +117,10 @@ struct stat StatOf(const std::string& path) {
   return st;
 }
 
-
 }  // namespace
 
-TEST_CASE("kubelet cdi: a 0666 or foreign-owned spec or preload file is replaced on the next pass") {
+TEST_CASE(
+    "kubelet cdi: a 0666 or foreign-owned spec or preload file is replaced on the next pass") {
   ocid::test::TempTree t;
   t.File("host/libt.so", "x");
   t.File("conf/pre.json", Inventory(t / "host/libt.so"));
@@ -264,15 +265,19 @@ TEST_CASE("kubelet cdi: a feature removed from the inventory takes its device an
   ocid::test::TempTree t;
   t.File("host/libt.so", "x");
   auto two = [&](bool with_u) {
-    std::string u = with_u ? R"(, "u": {"devices": ["null"], "libraries": [{"source": ")" +
-                                 (t / "host/libt.so") +
-                                 R"(", "target": "/usr/lib64/libu.so"}], "preload": ["/usr/lib64/libu.so"]})"
-                           : "";
+    std::string u =
+        with_u
+            ? R"(, "u": {"devices": ["null"], "libraries": [{"source": ")" + (t / "host/libt.so") +
+                  R"(", "target": "/usr/lib64/libu.so"}], "preload": ["/usr/lib64/libu.so"]})"
+            : "";
     return R"({"version": "1", "activation_flag": "OCI_T", "cdi_kind": "example.com/two",
-      "driver_feature": ["t")" + std::string(with_u ? R"(, "u")" : "") + R"(],
+      "driver_feature": ["t")" +
+           std::string(with_u ? R"(, "u")" : "") + R"(],
       "inventory": {"t": {"devices": ["null"],
-                          "libraries": [{"source": ")" + (t / "host/libt.so") + R"(", "target": "/usr/lib64/libt.so"}],
-                          "preload": ["/usr/lib64/libt.so"]})" + u + "}}";
+                          "libraries": [{"source": ")" +
+           (t / "host/libt.so") + R"(", "target": "/usr/lib64/libt.so"}],
+                          "preload": ["/usr/lib64/libt.so"]})" +
+           u + "}}";
   };
   t.File("conf/two.json", two(true));
   Kept w(t);

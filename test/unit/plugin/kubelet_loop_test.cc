@@ -68,7 +68,8 @@ TEST_CASE("kubelet loop: waiting for the directory: a second, not 0") {
   CHECK(PollTimeoutMs(w, now) == 200);
 }
 
-TEST_CASE("kubelet loop: a server that failed to start is retried at its time, at most a minute away") {
+TEST_CASE(
+    "kubelet loop: a server that failed to start is retried at its time, at most a minute away") {
   auto now = LoopWait::Clock::now();
   LoopWait w;
   w.dir_watched = true;

@@ -19,7 +19,10 @@ namespace {
 // library to produce its own input.
 struct Pack {
   std::string b;
-  Pack& Map(size_t n) { b += static_cast<char>(0x80 | n); return *this; }
+  Pack& Map(size_t n) {
+    b += static_cast<char>(0x80 | n);
+    return *this;
+  }
   Pack& Str(const std::string& s) {
     if (s.size() < 32) {
       b += static_cast<char>(0xa0 | s.size());
@@ -30,14 +33,21 @@ struct Pack {
     b += s;
     return *this;
   }
-  Pack& Bool(bool v) { b += v ? '\xc3' : '\xc2'; return *this; }
-  Pack& Nil() { b += '\xc0'; return *this; }
+  Pack& Bool(bool v) {
+    b += v ? '\xc3' : '\xc2';
+    return *this;
+  }
+  Pack& Nil() {
+    b += '\xc0';
+    return *this;
+  }
   Pack& Int(int v) {  // 0..127 as a positive fixint, else int32
     if (v >= 0 && v < 128) {
       b += static_cast<char>(v);
     } else {
       b += '\xd2';
-      for (int s = 24; s >= 0; s -= 8) b += static_cast<char>((static_cast<unsigned>(v) >> s) & 0xff);
+      for (int s = 24; s >= 0; s -= 8)
+        b += static_cast<char>((static_cast<unsigned>(v) >> s) & 0xff);
     }
     return *this;
   }
@@ -71,9 +81,21 @@ std::string Decode(const std::string& bytes, NomadConfig* cfg) {
 TEST_CASE("nomad config: every key, as go-cty encodes the whole object") {
   NomadConfig c = Defaults();
   Pack p;
-  p.Map(7).Str("config_dir").Str("/opt/inv").Str("fingerprint_period").Str("30s")
-      .Str("host_path_root").Nil().Str("host_root").Str("/host").Str("mount_onload").Bool(false)
-      .Str("set_preload").Bool(false).Str("slots").Int(8);
+  p.Map(7)
+      .Str("config_dir")
+      .Str("/opt/inv")
+      .Str("fingerprint_period")
+      .Str("30s")
+      .Str("host_path_root")
+      .Nil()
+      .Str("host_root")
+      .Str("/host")
+      .Str("mount_onload")
+      .Bool(false)
+      .Str("set_preload")
+      .Bool(false)
+      .Str("slots")
+      .Int(8);
   CHECK(Decode(p.b, &c) == "");
   CHECK(c.config_dir == "/opt/inv");
   CHECK(c.host_root == "/host");
@@ -161,7 +183,8 @@ TEST_CASE("nomad config: slots is bounded at 1024") {
   }
   Pack huge;
   huge.Map(1).Str("slots").F64(1e300);
-  CHECK(Decode(huge.b, &c).find("config key \"slots\": out of range slots is above the limit of 1024") == 0);
+  CHECK(Decode(huge.b, &c)
+            .find("config key \"slots\": out of range slots is above the limit of 1024") == 0);
   CHECK(ocid::SlotsRefusal(64) == "");
   CHECK(ocid::SlotsRefusal(ocid::kMaxSlots) == "");
   CHECK(ocid::SlotsRefusal(ocid::kMaxSlots + 1) != "");
@@ -184,7 +207,8 @@ TEST_CASE("nomad config: values out of range name the key") {
   CHECK(Decode(n.b, &c) == "config key \"slots\": -3 slots is below the minimum of 1");
   Pack d;
   d.Map(1).Str("fingerprint_period").Str("500ms");
-  CHECK(Decode(d.b, &c) == "config key \"fingerprint_period\": \"500ms\" must be between 1s and 24h");
+  CHECK(Decode(d.b, &c) ==
+        "config key \"fingerprint_period\": \"500ms\" must be between 1s and 24h");
   Pack e;
   e.Map(1).Str("fingerprint_period").Str("soon");
   CHECK(Decode(e.b, &c).find("config key \"fingerprint_period\": invalid duration \"soon\"") == 0);
@@ -209,12 +233,14 @@ TEST_CASE("nomad config: garbage is a clear error, never a crash") {
   CHECK(Decode("\x81\xa5slots", &c).find("msgpack_config is not valid msgpack") == 0);  // truncated
   CHECK(Decode("\x92\x01\x02", &c) == "msgpack_config: expected a map of config keys, got a list");
   CHECK(Decode("\x81\x01\x02", &c) == "msgpack_config: a key is a number, not a string");
-  CHECK(Decode(std::string("\x80\x00", 2), &c) == "msgpack_config: 1 bytes of garbage after the config map");
+  CHECK(Decode(std::string("\x80\x00", 2), &c) ==
+        "msgpack_config: 1 bytes of garbage after the config map");
   // A header claiming 4 billion entries fails on the limits, fast.
   CHECK(Decode("\xdf\xff\xff\xff\xff", &c).find("msgpack_config is not valid msgpack") == 0);
   CHECK(Decode("\xdd\xff\xff\xff\xff", &c).find("msgpack_config is not valid msgpack") == 0);
   // Nested too deep.
-  CHECK(Decode(std::string(100, '\x91') + "\xc0", &c).find("msgpack_config is not valid msgpack") == 0);
+  CHECK(Decode(std::string(100, '\x91') + "\xc0", &c).find("msgpack_config is not valid msgpack") ==
+        0);
   // Every prefix and one-byte corruption of a good config: no crash.
   Pack good;
   good.Map(2).Str("slots").Int(300).Str("config_dir").Str("/x");
@@ -248,7 +274,8 @@ TEST_CASE("go durations") {
   CHECK(d == std::chrono::microseconds(2));
   CHECK(ParseGoDuration("0", &d, &err));
   CHECK(d.count() == 0);
-  for (const char* bad : {"", "1", "m", "1x", "-1s", "1..5s", "1s ", " 1s", "1d", "99999999999999h"}) {
+  for (const char* bad :
+       {"", "1", "m", "1x", "-1s", "1..5s", "1s ", " 1s", "1d", "99999999999999h"}) {
     INFO(bad);
     CHECK_FALSE(ParseGoDuration(bad, &d, &err));
     CHECK(err.find("invalid duration") == 0);
@@ -264,7 +291,8 @@ TEST_CASE("nomad config: profile names a profile, or none") {
   CHECK(ocid::WatchOptions(c, ocid::PluginOptions{}).profile == "latency");
   Pack bad;
   bad.Map(1).Str("profile").Str("../x");
-  CHECK(Decode(bad.b, &c) == "config key \"profile\": \"../x\" is not a profile name ([A-Za-z0-9_.-], 1 to 64)");
+  CHECK(Decode(bad.b, &c) ==
+        "config key \"profile\": \"../x\" is not a profile name ([A-Za-z0-9_.-], 1 to 64)");
   CHECK(c.profile == "latency");
   Pack none;
   none.Map(1).Str("profile").Str("");

@@ -65,7 +65,8 @@ NomadConfig Cfg(int slots = 4) {
 
 }  // namespace
 
-TEST_CASE("nomad groups: one per Nomad type, slots IDs unique across groups, health and attributes") {
+TEST_CASE(
+    "nomad groups: one per Nomad type, slots IDs unique across groups, health and attributes") {
   auto groups = NomadGroups(View(), Cfg(3));
   REQUIRE(groups.size() == 4);
   CHECK(groups[0].vendor == "amd");
@@ -110,8 +111,9 @@ TEST_CASE("nomad reserve: one group gives its delivery") {
 TEST_CASE("nomad reserve: IDs of several groups give the union, without duplicates") {
   NomadReservation r;
   std::string err;
-  REQUIRE(NomadReserve(View(), Cfg(), {"amd-zf-0", "amd-onload-0", "amd-onload-3", "oci-decorator-rdma-0"},
-                       &r, &err) == ReserveError::kNone);
+  REQUIRE(NomadReserve(View(), Cfg(),
+                       {"amd-zf-0", "amd-onload-0", "amd-onload-3", "oci-decorator-rdma-0"}, &r,
+                       &err) == ReserveError::kNone);
   std::vector<std::string> mounts, devices;
   for (auto& m : r.mounts) mounts.push_back(m.task_path);
   for (auto& d : r.devices) devices.push_back(d.task_path);
@@ -122,13 +124,16 @@ TEST_CASE("nomad reserve: IDs of several groups give the union, without duplicat
   CHECK(r.envs.at("LD_PRELOAD") == "/usr/lib64/libonload.so");
 }
 
-TEST_CASE("nomad reserve: set_preload false drops LD_PRELOAD; mount_onload false drops Onload's mounts only") {
+TEST_CASE(
+    "nomad reserve: set_preload false drops LD_PRELOAD; mount_onload false drops Onload's mounts "
+    "only") {
   NomadConfig c = Cfg();
   c.set_preload = false;
   c.mount_onload = false;
   NomadReservation r;
   std::string err;
-  REQUIRE(NomadReserve(View(), c, {"amd-onload-0", "oci-decorator-rdma-1"}, &r, &err) == ReserveError::kNone);
+  REQUIRE(NomadReserve(View(), c, {"amd-onload-0", "oci-decorator-rdma-1"}, &r, &err) ==
+          ReserveError::kNone);
   CHECK(r.envs.empty());
   REQUIRE(r.mounts.size() == 1);  // the other inventory's mount stays
   CHECK(r.mounts[0].task_path == "/usr/lib/librdma.so");
@@ -138,12 +143,14 @@ TEST_CASE("nomad reserve: set_preload false drops LD_PRELOAD; mount_onload false
 TEST_CASE("nomad reserve: unknown, out-of-range, unhealthy, empty") {
   NomadReservation r;
   std::string err;
-  CHECK(NomadReserve(View(), Cfg(), {"amd-onload-0", "amd-nope-0"}, &r, &err) == ReserveError::kUnknownId);
+  CHECK(NomadReserve(View(), Cfg(), {"amd-onload-0", "amd-nope-0"}, &r, &err) ==
+        ReserveError::kUnknownId);
   CHECK(err == "unknown device ID \"amd-nope-0\"");
   CHECK(NomadReserve(View(), Cfg(4), {"amd-onload-4"}, &r, &err) == ReserveError::kUnknownId);
   CHECK(err == "unknown device ID \"amd-onload-4\"");
-  for (const char* bad : {"amd-onload-", "amd-onload-01", "amd-onload--1", "amd-onload-1x", "amd-onload",
-                          "onload-0", "amd-onload-99999999999999999999", " amd-onload-0"}) {
+  for (const char* bad :
+       {"amd-onload-", "amd-onload-01", "amd-onload--1", "amd-onload-1x", "amd-onload", "onload-0",
+        "amd-onload-99999999999999999999", " amd-onload-0"}) {
     INFO(bad);
     CHECK(NomadReserve(View(), Cfg(), {bad}, &r, &err) == ReserveError::kUnknownId);
   }

@@ -77,8 +77,8 @@ dev::StatsResponse Answer() {
   NomadConfig cfg;
   cfg.slots = 2;
   dev::StatsResponse resp;
-  ocid::FillNomadStats(View(), cfg, std::chrono::system_clock::time_point(std::chrono::seconds(1700000000)),
-                       &resp);
+  ocid::FillNomadStats(
+      View(), cfg, std::chrono::system_clock::time_point(std::chrono::seconds(1700000000)), &resp);
   // What Nomad receives: the bytes, parsed with the verbatim stats.proto.
   dev::StatsResponse back;
   REQUIRE(back.ParseFromString(resp.SerializeAsString()));
@@ -86,7 +86,8 @@ dev::StatsResponse Answer() {
 }
 
 // The statistics of device `id` in group `type` (null if none).
-const dev::DeviceStats* Device(const dev::StatsResponse& r, const std::string& type, const std::string& id) {
+const dev::DeviceStats* Device(const dev::StatsResponse& r, const std::string& type,
+                               const std::string& id) {
   for (const auto& g : r.groups())
     if (g.type() == type && g.instance_stats().count(id)) return &g.instance_stats().at(id);
   return nullptr;
@@ -135,7 +136,8 @@ TEST_CASE("nomad stats: summary is a StringValue message in field 5, not a bare 
   CHECK(uv.value() == "unhealthy");
 }
 
-TEST_CASE("nomad stats: the healthy attribute is a BoolValue message in field 6, present when false") {
+TEST_CASE(
+    "nomad stats: the healthy attribute is a BoolValue message in field 6, present when false") {
   dev::StatsResponse r = Answer();
   const dev::DeviceStats* d = Device(r, "onload", "amd-onload-0");
   const dev::DeviceStats* z = Device(r, "zf", "amd-zf-1");
@@ -212,8 +214,8 @@ TEST_CASE("nomad stats: a message at 1024 slots fits gRPC's default limit") {
   dev::StatsResponse resp;
   ocid::FillNomadStats(v, cfg, std::chrono::system_clock::now(), &resp);
   size_t bytes = resp.ByteSizeLong();
-  MESSAGE("Stats message, 4 groups x 1024 slots: " << bytes << " bytes, "
-                                                    << bytes / (4 * ocid::kMaxSlots) << " per instance");
+  MESSAGE("Stats message, 4 groups x 1024 slots: "
+          << bytes << " bytes, " << bytes / (4 * ocid::kMaxSlots) << " per instance");
   CHECK(resp.groups_size() == 4);
   CHECK(bytes < 4u * 1024 * 1024 / 4);
 }

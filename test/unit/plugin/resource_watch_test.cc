@@ -21,7 +21,8 @@ namespace {
 std::string Inventory(const std::string& file) {
   return R"({"version": "1", "activation_flag": "OCI_T", "cdi_kind": "example.com/watch",
     "driver_feature": ["t"],
-    "inventory": {"t": {"devices": ["null"], "binaries": [")" + file + R"("]}}})";
+    "inventory": {"t": {"devices": ["null"], "binaries": [")" +
+         file + R"("]}}})";
 }
 
 const ocid::ClusterResource* Find(const ClusterView& v, const std::string& name) {
@@ -79,7 +80,8 @@ TEST_CASE("resource watch: health follows the host's files and the inventories")
   CHECK(WaitHealth(w, "example.com/t", true));
 
   // A new inventory appears as a new resource.
-  t.File("conf/u.json", R"({"version": "1", "activation_flag": "OCI_U", "cdi_kind": "example.com/other",
+  t.File("conf/u.json",
+         R"({"version": "1", "activation_flag": "OCI_U", "cdi_kind": "example.com/other",
     "driver_feature": ["u"], "inventory": {"u": {"devices": ["null"]}}})");
   CHECK(WaitHealth(w, "example.com/u", true));
 
@@ -91,7 +93,8 @@ TEST_CASE("resource watch: health follows the host's files and the inventories")
   w.Stop();
 }
 
-TEST_CASE("resource watch: with a CDI directory the view carries the specs; Recheck marks, not bumps") {
+TEST_CASE(
+    "resource watch: with a CDI directory the view carries the specs; Recheck marks, not bumps") {
   ocid::test::TempTree t;
   t.File("host/tool", "x");
   t.File("conf/t.json", Inventory(t / "host/tool"));
@@ -116,10 +119,12 @@ TEST_CASE("resource watch: with a CDI directory the view carries the specs; Rech
   CHECK(m1.rechecks == m0.rechecks + 1);
   CHECK(m1.generation == m0.generation);
   // The spec changes with the inventory: a new generation.
-  t.File("conf/t.json", Inventory(t / "host/tool").replace(
-                            Inventory(t / "host/tool").find("example.com/watch"), 17, "example.com/other"));
+  t.File("conf/t.json", Inventory(t / "host/tool")
+                            .replace(Inventory(t / "host/tool").find("example.com/watch"), 17,
+                                     "example.com/other"));
   auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (w.View().cdi_specs.at(0).kind != "example.com/other" && std::chrono::steady_clock::now() < deadline)
+  while (w.View().cdi_specs.at(0).kind != "example.com/other" &&
+         std::chrono::steady_clock::now() < deadline)
     w.WaitForMark(w.CurrentMark(), 200ms);
   CHECK(w.View().cdi_specs.at(0).kind == "example.com/other");
   CHECK(w.CurrentMark().generation != m1.generation);
