@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -547,7 +548,8 @@ bool ParseInventory(std::string_view bytes, const std::string& file, Inventory* 
   }
 }
 
-bool ReadInventoryDir(const std::string& dir, std::vector<InventoryFile>* out, Error* err) {
+bool ReadInventoryDir(const std::string& dir, std::vector<InventoryFile>* out, Error* err,
+                      const ConfigDirVouch& vouch) {
   out->clear();
   UniqueFd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dfd.valid()) {
@@ -561,11 +563,22 @@ bool ReadInventoryDir(const std::string& dir, std::vector<InventoryFile>* out, E
   Error dir_insecure;
   struct stat dst;
   if (::fstat(dfd.get(), &dst) != 0) return Fail(err, "cannot stat config directory", dir, errno);
-  if (!OwnedSafely(dst))
-    Fail(&dir_insecure,
-         "refusing inventories: the config directory is writable by others "
-         "(it must be owned by root and not group- or world-writable)",
-         dir);
+  if (!OwnedSafely(dst)) {
+    // Lazily: a directory that meets the rule never reaches the vouch.
+    std::string why_not;
+    bool owner_ok = dst.st_uid == 0 || dst.st_uid == ::geteuid();
+    if (vouch && owner_ok) why_not = vouch(dfd.get());
+    if (!vouch || !owner_ok || !why_not.empty()) {
+      char mode[8];
+      std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(dst.st_mode & 07777));
+      Fail(&dir_insecure,
+           "refusing inventories: the config directory is writable by others (owner " +
+               std::to_string(dst.st_uid) + ", mode " + mode +
+               "; it must be owned by root and not group- or world-writable" +
+               (why_not.empty() ? "" : ", or be a kubelet configMap volume, and " + why_not) + ")",
+           dir);
+    }
+  }
   std::vector<std::string> all, names;
   if (!ListDirectory(dfd.get(), dir, &all, err)) return false;
   for (auto& n : all)
@@ -634,9 +647,10 @@ void ParseInventoryFiles(const std::vector<InventoryFile>& files, InventorySet* 
   }
 }
 
-bool LoadInventoryDir(const std::string& dir, InventorySet* out, Error* err) {
+bool LoadInventoryDir(const std::string& dir, InventorySet* out, Error* err,
+                      const ConfigDirVouch& vouch) {
   std::vector<InventoryFile> files;
-  if (!ReadInventoryDir(dir, &files, err)) return false;
+  if (!ReadInventoryDir(dir, &files, err, vouch)) return false;
   ParseInventoryFiles(files, out);
   return true;
 }

@@ -21,6 +21,7 @@
 // against it (version_lock, nic, activation, planner) include this header,
 // never the other way round.
 #pragma once
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -139,7 +140,16 @@ struct InventoryFile {
   std::string bytes;
   Error read_error;  // set when the file could not be read
 };
-bool ReadInventoryDir(const std::string& dir, std::vector<InventoryFile>* out, Error* err);
+// The config directory must be owned by root (or the effective user) and
+// writable by neither group nor others; otherwise every file in it is
+// refused ("writable by others"). `vouch`, when given, is asked only then,
+// and only of a directory whose owner is right: "" when it knows the
+// directory is safe anyway (the device plugin: a kubelet configMap volume,
+// kubelet_volume.h), else why not, which joins the refusal. The hook gives
+// none. The files are held to the file rule either way.
+using ConfigDirVouch = std::function<std::string(int dirfd)>;
+bool ReadInventoryDir(const std::string& dir, std::vector<InventoryFile>* out, Error* err,
+                      const ConfigDirVouch& vouch = nullptr);
 
 // Every activation flag the file could declare, found without parsing it:
 // each `"activation_flag"` followed by ':' and a string (or, as a broken file
@@ -154,6 +164,7 @@ void ParseInventoryFiles(const std::vector<InventoryFile>& files, InventorySet* 
 // Loads every *.json file in `dir` (names starting with '.' are skipped;
 // each must be, or link to, a regular file). A missing directory gives an
 // empty set and returns true.
-bool LoadInventoryDir(const std::string& dir, InventorySet* out, Error* err);
+bool LoadInventoryDir(const std::string& dir, InventorySet* out, Error* err,
+                      const ConfigDirVouch& vouch = nullptr);
 
 }  // namespace ocid

@@ -76,6 +76,7 @@ std::vector<MountInfoEntry> ParseMountinfo(std::string_view text) {
     while (sep < f.size() && f[sep] != "-") ++sep;
     MountInfoEntry e;
     if (sep + 3 >= f.size() || !ToInt(f[0], &e.id) || !ToInt(f[1], &e.parent)) continue;
+    e.dev = f[2];
     e.root = Unescape(std::string(f[3]));
     e.mount_point = Unescape(std::string(f[4]));
     e.mount_options = f[5];

@@ -10,6 +10,7 @@ namespace ocid {
 struct MountInfoEntry {
   int id = 0;
   int parent = 0;
+  std::string dev;          // "major:minor" of the filesystem
   std::string root;         // root of the mount within its filesystem
   std::string mount_point;  // unescaped
   std::string mount_options;

@@ -40,6 +40,7 @@ int RunKubernetes(const PluginOptions& opts, const KubernetesCommand& cmd) {
   // Serve: the view carries the specs the keeper writes.
   PluginOptions with_cdi = opts;
   with_cdi.cdi_dir = k8s.cdi_dir;
+  with_cdi.kubelet_volumes_of = k8s.kubelet_dir;
   return RunKubeletLoop(with_cdi, k8s);
 }
 

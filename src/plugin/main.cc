@@ -151,7 +151,14 @@ CLI::App* AddCompletion(CLI::App& app, Cli& c) {
 int Kubernetes(Cli& c) { return ocid::RunKubernetes(c.opts, c.kube); }
 int Probe(Cli& c) { return ocid::RunProbe(c.probe_file, c.probe_max_age, c.probe_ready); }
 int Nomad(Cli& c) { return ocid::RunNomad(c.opts); }
-int Resources(Cli& c) { return ocid::RunResources(c.opts, c.json); }
+int Resources(Cli& c) {
+  // Run in the DaemonSet's container (kubectl exec), it reads the config
+  // directory as the kubernetes mode does: a kubelet configMap volume of the
+  // default kubelet directory counts (kubelet_volume.h).
+  ocid::PluginOptions o = c.opts;
+  o.kubelet_volumes_of = ocid::KubernetesOptions{}.kubelet_dir;
+  return ocid::RunResources(o, c.json);
+}
 int Completion(Cli& c) { return ocid::cli::PrintCompletion(*c.app, kProgram, c.shell); }
 
 // The subcommands: name, options, run. Each name is a file:

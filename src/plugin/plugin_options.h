@@ -25,6 +25,11 @@ struct PluginOptions {
   // Where the view's CDI specs go (cluster.h BuildClusterCdi): the
   // kubernetes mode's --cdi-dir; "" = the view carries none (Nomad).
   std::string cdi_dir;
+  // The kubelet's device-plugins directory whose pods' read-only configMap
+  // (or projected) volumes may be the config directory even though their
+  // mode lets others write (kubelet_volume.h): the kubernetes mode's
+  // --kubelet-dir, and `resources`' default one; "" = none (Nomad).
+  std::string kubelet_volumes_of;
 };
 
 enum class AllocateMode { kCdi, kMounts, kBoth };

@@ -15,6 +15,7 @@
 
 #include "host_view.h"
 #include "inventory.h"
+#include "kubelet_volume.h"
 #include "log.h"
 #include "node_facts.h"
 
@@ -98,6 +99,13 @@ void ResourceWatch::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+ConfigDirVouch ConfigDirVouchOf(const PluginOptions& opts) {
+  if (opts.kubelet_volumes_of.empty()) return nullptr;
+  return [kdir = opts.kubelet_volumes_of](int dirfd) {
+    return KubeletConfigVolumeWhyNot(dirfd, kdir);
+  };
+}
+
 ClusterView ResourceWatch::View(uint64_t* generation) const {
   std::lock_guard<std::mutex> l(mu_);
   if (generation) *generation = generation_;
@@ -140,7 +148,7 @@ void ResourceWatch::Rebuild() {
   }
   InventorySet set;
   Error err;
-  bool loaded = LoadInventoryDir(opts_.config_dir, &set, &err);
+  bool loaded = LoadInventoryDir(opts_.config_dir, &set, &err, ConfigDirVouchOf(opts_));
   if (!loaded) log::Warn("cannot read the inventory directory: " + err.Line());
   std::unique_ptr<HostRootView> host;
   ClusterView next;

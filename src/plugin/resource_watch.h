@@ -26,6 +26,11 @@
 
 namespace ocid {
 
+// How the plugin reads its config directory: the writable-by-others rule,
+// with a read-only kubelet configMap volume of opts.kubelet_volumes_of's
+// kubelet vouched for (kubelet_volume.h); none when that is "".
+ConfigDirVouch ConfigDirVouchOf(const PluginOptions& opts);
+
 class ResourceWatch {
  public:
   explicit ResourceWatch(const PluginOptions& opts);

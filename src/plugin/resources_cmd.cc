@@ -10,6 +10,7 @@
 #include "inventory.h"
 #include "log.h"
 #include "node_facts.h"
+#include "resource_watch.h"
 
 namespace ocid {
 namespace {
@@ -64,7 +65,7 @@ int RunResources(const PluginOptions& opts, bool json) {
     return 2;
   }
   InventorySet set;
-  if (!LoadInventoryDir(opts.config_dir, &set, &err)) log::Warn(err.Line());
+  if (!LoadInventoryDir(opts.config_dir, &set, &err, ConfigDirVouchOf(opts))) log::Warn(err.Line());
   ClusterView view;
   HostNics nics = ReadHostNics(*host, NicVendorsToRead(set));
   BuildClusterView(set, *host, nics, opts.host_path_root, nullptr, &view, opts.profile);

@@ -964,6 +964,53 @@ TEST_CASE("inventories writable by others are refused, keeping their flag") {
   }
 }
 
+TEST_CASE("a vouch is asked only of a root-owned directory the rule refuses, and its why is kept") {
+  ocid::test::TempTree t;
+  t.File("d/a.json", R"({"activation_flag": "OCI_A", "driver_feature": ["f"],
+                          "inventory": {"f": {"binaries": ["/usr/bin/x"]}}})");
+  REQUIRE(::chmod((t / "d/a.json").c_str(), 0644) == 0);
+  int asked = 0;
+  std::string answer;
+  ocid::ConfigDirVouch vouch = [&](int fd) {
+    ++asked;
+    CHECK(fd >= 0);
+    return answer;
+  };
+  ocid::InventorySet set;
+  ocid::Error err;
+  REQUIRE(::chmod((t / "d").c_str(), 0755) == 0);
+  REQUIRE(ocid::LoadInventoryDir(t / "d", &set, &err, vouch));
+  CHECK(asked == 0);  // the rule holds: nothing to vouch for, nothing paid
+  CHECK(set.inventories.size() == 1);
+
+  REQUIRE(::chmod((t / "d").c_str(), 0777) == 0);
+  REQUIRE(ocid::LoadInventoryDir(t / "d", &set, &err, vouch));
+  CHECK(asked == 1);
+  CHECK(set.inventories.size() == 1);  // vouched for: read as a safe directory
+
+  answer = "its mount is not read-only";
+  REQUIRE(ocid::LoadInventoryDir(t / "d", &set, &err, vouch));
+  REQUIRE(set.broken.size() == 1);
+  std::string line = set.broken[0].error.Line();
+  CHECK(line.find("config directory is writable by others (owner ") != std::string::npos);
+  CHECK(line.find("mode 0777") != std::string::npos);
+  CHECK(line.find("or be a kubelet configMap volume, and its mount is not read-only") !=
+        std::string::npos);
+
+  SUBCASE("the files are still held to the file rule") {
+    answer = "";
+    REQUIRE(::chmod((t / "d/a.json").c_str(), 0666) == 0);
+    REQUIRE(ocid::LoadInventoryDir(t / "d", &set, &err, vouch));
+    REQUIRE(set.broken.size() == 1);
+    CHECK(set.broken[0].error.Line().find("refusing inventory: writable by others") == 0);
+  }
+  SUBCASE("without a vouch (the hook) the refusal is the rule's alone") {
+    REQUIRE(ocid::LoadInventoryDir(t / "d", &set, &err));
+    REQUIRE(set.broken.size() == 1);
+    CHECK(set.broken[0].error.Line().find("kubelet") == std::string::npos);
+  }
+}
+
 // ===========================================================================
 // The hostile-input set (hostile_input.h): inventory files that are
 // malformed, truncated, wrongly typed or not files at all.
