@@ -127,10 +127,14 @@ bool ResolveDir(const std::string& dir, bool create, UniqueFd* out, std::vector<
 
 // The directory `fd` (named by `names`) and its ancestors, up to "/", as
 // UnsafeDirReason says.
-bool CheckDirChain(int fd, std::vector<std::string> names, Error* err) {
+// `self_is_ancestor`: `fd` only stands for a directory still to be made
+// below it, so it is judged as an ancestor (WriteDirRefusal).
+bool CheckDirChain(int fd, std::vector<std::string> names, Error* err,
+                   bool self_is_ancestor = false) {
   struct stat st;
   if (::fstat(fd, &st) != 0) return Fail(err, "cannot stat", Join(names, names.size()), errno);
-  std::string why = UnsafeDirReason(Join(names, names.size()), st.st_uid, st.st_mode, false);
+  std::string why =
+      UnsafeDirReason(Join(names, names.size()), st.st_uid, st.st_mode, self_is_ancestor);
   UniqueFd cur(::openat(fd, ".", kDirFlags));
   while (why.empty()) {
     UniqueFd up(::openat(cur.get(), "..", kDirFlags));
@@ -233,6 +237,23 @@ bool OpenWriteDir(const std::string& dir, bool create, UniqueFd* out, Error* err
   out->reset(::openat(path_fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!out->valid()) return Fail(err, "cannot open directory", Join(names, names.size()), errno);
   return true;
+}
+
+std::string WriteDirRefusal(const std::string& dir) {
+  std::string p = Absolute(dir);
+  for (bool missing = false;; missing = true) {
+    UniqueFd fd;
+    std::vector<std::string> names;
+    Error err;
+    if (ResolveDir(p, /*create=*/false, &fd, &names, &err)) {
+      if (CheckDirChain(fd.get(), names, &err, missing)) return "";
+      return err.errnum == 0 && err.path.empty() ? err.what : "";
+    }
+    // A refused symlink is the rule's; anything but a missing name is not.
+    if (err.errnum != ENOENT) return err.errnum == 0 && err.path.empty() ? err.what : "";
+    if (p == "/" || p.empty()) return "";
+    p = Dirname(p);
+  }
 }
 
 bool ReadFileIfExists(const std::string& path, size_t limit, std::string* out, bool* exists,

@@ -54,6 +54,13 @@ std::string UnsafeFileReason(const std::string& path, uid_t uid, mode_t mode);
 // ancestors. The fd is opened O_RDONLY | O_DIRECTORY.
 bool OpenWriteDir(const std::string& dir, bool create, UniqueFd* out, Error* err);
 
+// Why the rule above refuses `dir` for WriteFileAtomic ("" when it does
+// not): "directory /run/x is writable by others and not sticky (owner 0,
+// mode 0777)". A missing directory would be made 0755: its nearest existing
+// ancestor is judged as an ancestor. Other failures (a permission, a file
+// in the way) are not the rule's and give "". Creates nothing.
+std::string WriteDirRefusal(const std::string& dir);
+
 // Replaces `path` with `data`, mode `mode`, owned by the effective user,
 // as the header says. Missing parent directories are created 0755. The
 // temporary name (".<name>.tmp.<pid>.<n>") ends in no config extension, so

@@ -75,6 +75,9 @@ struct ClusterCdiSpec {
 struct ClusterView {
   std::vector<ClusterResource> resources;  // by inventory file, declared order
   std::vector<std::string> warnings;       // features left out, and why; plan warnings
+  // When `resources` is empty, why (the device plugin's watch says: the
+  // directory unreadable, no inventory, each refused): its readiness.
+  std::string none_why;
   // With a CDI directory (BuildClusterCdi): every inventory's spec in it,
   // loaded ones in file-name order, then broken ones. `cdi_dir` empty: none.
   std::string cdi_dir;

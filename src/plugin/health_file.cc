@@ -19,7 +19,7 @@ std::string Plural(int n, const char* one, const char* many) {
 bool HealthState::SameCounts(const HealthState& o) const {
   return pid == o.pid && kubelet_dir == o.kubelet_dir && kubelet == o.kubelet &&
          resources == o.resources && served == o.served && registered == o.registered &&
-         healthy == o.healthy && unregistered == o.unregistered;
+         healthy == o.healthy && unregistered == o.unregistered && why_none == o.why_none;
 }
 
 std::string HealthText(const HealthState& s) {
@@ -31,7 +31,8 @@ std::string HealthText(const HealthState& s) {
                       {"served", s.served},
                       {"registered", s.registered},
                       {"healthy", s.healthy},
-                      {"unregistered", s.unregistered}};
+                      {"unregistered", s.unregistered},
+                      {"why_none", s.why_none}};
   // Resource names are the inventories' (checked names), but the dump must
   // not fail whatever they hold.
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
@@ -81,6 +82,8 @@ bool ParseHealth(const std::string& text, HealthState* out, std::string* why) {
     for (const auto& n : *it)
       if (n.is_string()) s.unregistered.push_back(n.get<std::string>());
   }
+  it = j.find("why_none");  // absent in files of older plugins
+  if (it != j.end() && it->is_string()) s.why_none = it->get<std::string>();
   *out = std::move(s);
   return true;
 }
@@ -93,6 +96,9 @@ std::string ProbeVerdict(const HealthState& s, int64_t now, int max_age, bool re
            std::to_string(max_age) + " s): the plugin's main loop is not running";
   if (!ready) return "";
   if (!s.kubelet_dir) return "not ready: the kubelet directory is missing or not yet owned";
+  if (s.resources <= 0)
+    return "not ready: no resource to serve: " +
+           (s.why_none.empty() ? std::string("the inventories offer none") : Printable(s.why_none));
   if (s.registered < s.resources) {
     std::string names;
     for (const auto& n : s.unregistered) names += (names.empty() ? "" : ", ") + n;

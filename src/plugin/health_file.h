@@ -7,16 +7,21 @@
 // loop is running. One small JSON object:
 //   {"time": <unix seconds>, "pid": <pid>, "kubelet_dir": true|false,
 //    "kubelet": true|false, "resources": N, "served": N, "registered": N,
-//    "healthy": N, "unregistered": ["amd.com/zf", ...]}
+//    "healthy": N, "unregistered": ["amd.com/zf", ...], "why_none": "..."}
 // resources: those of the view with a Kubernetes name; served: those with a
 // socket up; registered: those the current kubelet accepted; kubelet_dir:
 // the directory is there and this instance owns it; kubelet: kubelet.sock
-// is there.
+// is there; why_none: when resources is 0, why (the inventories refused,
+// with the refusal's line; none in the directory; ...).
 //
 // `probe` says fresh (exit 0) when the file was written at most --max-age
-// seconds ago; with --ready, also when the kubelet directory is owned and
-// every resource is registered (a node with no resource is ready: there is
-// nothing to wait for). Anything else: exit 1 and one line saying why.
+// seconds ago; with --ready, also when the kubelet directory is owned, there
+// is at least one resource, and every resource is registered: a plugin that
+// serves nothing is not ready (its inventories were refused, or there are
+// none: a DaemonSet must show that, not hide it), and the line says why.
+// Anything else: exit 1 and one line saying why. With no file at all, the
+// line says why the plugin could not write one where the writer's rule
+// refuses its directory (atomic_file.h, WriteDirRefusal).
 #pragma once
 #include <chrono>
 #include <cstddef>
@@ -40,6 +45,7 @@ struct HealthState {
   bool kubelet = false;
   int resources = 0, served = 0, registered = 0, healthy = 0;
   std::vector<std::string> unregistered;
+  std::string why_none;  // when resources == 0
 
   // Everything but the time: a change is worth writing at once.
   bool SameCounts(const HealthState& o) const;

@@ -531,6 +531,7 @@ HealthState KubeletPlugin::CurrentHealth() const {
     h.registered += registered ? 1 : 0;
     if (!registered) h.unregistered.push_back(r.k8s_name);
   }
+  if (h.resources == 0) h.why_none = view.none_why.empty() ? "no resources" : view.none_why;
   return h;
 }
 

@@ -7,6 +7,7 @@
 
 #include "atomic_file.h"
 #include "health_file.h"
+#include "path_text.h"
 
 namespace ocid {
 
@@ -20,10 +21,15 @@ int RunProbe(const std::string& path, int max_age, bool ready) {
     return 1;
   }
   if (!exists) {
-    std::fprintf(stderr, "%s: %s\n", me,
-                 Error{"no health file (is the plugin running with --health-file?)", path, 0}
-                     .Line()
-                     .c_str());
+    // Where the writer's rule refuses the directory, the plugin never
+    // writes the file: say so, rather than suggest it is not running.
+    std::string refused = WriteDirRefusal(Dirname(path));
+    std::string what = refused.empty()
+                           ? "no health file (is the plugin running with --health-file?)"
+                           : "no health file: the plugin may not write it there: " + refused +
+                                 " (give it a directory of its own inside an emptyDir with "
+                                 "medium: Memory, a sticky 1777 tmpfs)";
+    std::fprintf(stderr, "%s: %s\n", me, Error{what, path, 0}.Line().c_str());
     return 1;
   }
   HealthState s;

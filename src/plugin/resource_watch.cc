@@ -106,6 +106,21 @@ ConfigDirVouch ConfigDirVouchOf(const PluginOptions& opts) {
   };
 }
 
+std::string NoResourcesWhy(bool loaded, const Error& load_err, const InventorySet& set,
+                           const std::string& config_dir, const ClusterView& view) {
+  if (!loaded) return "cannot read the inventory directory: " + load_err.Line();
+  if (!set.broken.empty()) {
+    const BrokenInventory& b = set.broken.front();
+    std::string more = set.broken.size() > 1
+                           ? " (and " + std::to_string(set.broken.size() - 1) + " more refused)"
+                           : "";
+    return "inventory " + b.file + " refused: " + b.error.Line() + more;
+  }
+  if (set.inventories.empty()) return "no inventory (*.json) in " + config_dir;
+  if (!view.warnings.empty()) return view.warnings.front();
+  return "the inventories in " + config_dir + " name no feature";
+}
+
 ClusterView ResourceWatch::View(uint64_t* generation) const {
   std::lock_guard<std::mutex> l(mu_);
   if (generation) *generation = generation_;
@@ -175,6 +190,9 @@ void ResourceWatch::Rebuild() {
       next.cdi_specs = previous.cdi_specs;
     }
   }
+
+  if (next.resources.empty())
+    next.none_why = NoResourcesWhy(loaded, err, set, opts_.config_dir, next);
 
   // What changed, one line each.
   std::map<std::string, const ClusterResource*> before;

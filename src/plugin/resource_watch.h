@@ -31,6 +31,12 @@ namespace ocid {
 // kubelet vouched for (kubelet_volume.h); none when that is "".
 ConfigDirVouch ConfigDirVouchOf(const PluginOptions& opts);
 
+// Why a view has no resource, for the health file (readiness): the
+// directory could not be read, holds no inventory, or each was refused
+// (its line).
+std::string NoResourcesWhy(bool loaded, const Error& load_err, const InventorySet& set,
+                           const std::string& config_dir, const ClusterView& view);
+
 class ResourceWatch {
  public:
   explicit ResourceWatch(const PluginOptions& opts);

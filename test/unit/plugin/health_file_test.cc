@@ -1,10 +1,12 @@
 // The liveness file and `probe`'s verdict (health_file.h).
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
 #include <fstream>
 #include <string>
 
 #include "../test_tree.h"
+#include "atomic_file.h"
 #include "health_file.h"
 #include "probe_cmd.h"
 
@@ -64,10 +66,57 @@ TEST_CASE("probe verdict: fresh, stale, ready") {
   CHECK(ocid::ProbeVerdict(s, 1010, 30, true) == "");
   s.kubelet_dir = false;
   CHECK(ocid::ProbeVerdict(s, 1010, 30, true).find("not ready") == 0);
-  HealthState empty;  // a node with nothing to offer, its directory owned
+}
+
+// Issue 27: a plugin whose inventories were all refused served 0 of 0 and
+// was "ready"; the DaemonSet looked fine while no node had amd.com/onload.
+TEST_CASE("probe verdict: nothing to serve is alive but not ready, saying why") {
+  HealthState empty;
   empty.time = 1000;
   empty.kubelet_dir = true;
-  CHECK(ocid::ProbeVerdict(empty, 1000, 30, true) == "");
+  empty.kubelet = true;
+  empty.why_none =
+      "inventory /etc/oci-decorator/oci-decorator.d/onload.json refused: refusing inventories: "
+      "the config directory is writable by others (owner 0, mode 0777; ...)";
+  CHECK(ocid::ProbeVerdict(empty, 1000, 30, false) == "");
+  std::string v = ocid::ProbeVerdict(empty, 1000, 30, true);
+  CHECK(v == "not ready: no resource to serve: " + empty.why_none);
+  empty.why_none.clear();  // a health file of an older plugin
+  CHECK(ocid::ProbeVerdict(empty, 1000, 30, true) ==
+        "not ready: no resource to serve: the inventories offer none");
+  // The reason travels through the file.
+  empty.why_none = "no inventory (*.json) in /etc/oci-decorator/oci-decorator.d";
+  HealthState back;
+  std::string why;
+  REQUIRE(ocid::ParseHealth(ocid::HealthText(empty), &back, &why));
+  CHECK(back.why_none == empty.why_none);
+  CHECK(back.SameCounts(empty));
+}
+
+TEST_CASE("probe: no health file in a directory the writer refuses says so") {
+  ocid::test::TempTree t;
+  // A disk emptyDir's root: 0777, not sticky (empty_dir.go chmods it so).
+  REQUIRE(::mkdir((t / "vol").c_str(), 0700) == 0);
+  REQUIRE(::chmod((t / "vol").c_str(), 0777) == 0);
+  HealthState s = Sample();
+  s.time = static_cast<int64_t>(std::time(nullptr));
+  ocid::Error err;
+  CHECK_FALSE(ocid::WriteHealthFile(t / "vol/probe/health", s, &err));
+  CHECK(err.Line().find("is writable by others and not sticky") != std::string::npos);
+  CHECK(ocid::WriteDirRefusal(t / "vol/probe")
+            .find("directory " + (t / "vol") + " is writable by others and not sticky") == 0);
+  CHECK(ocid::RunProbe(t / "vol/probe/health", 30, false) == 1);
+  // A Memory emptyDir's root: a tmpfs of mode 1777, sticky: the writer makes
+  // its own 0755 directory inside and writes there.
+  REQUIRE(::chmod((t / "vol").c_str(), 01777) == 0);
+  CHECK(ocid::WriteDirRefusal(t / "vol/probe") == "");
+  REQUIRE_MESSAGE(ocid::WriteHealthFile(t / "vol/probe/health", s, &err), err.Line());
+  struct stat st {};
+  REQUIRE(::stat((t / "vol/probe").c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0755);
+  CHECK(ocid::RunProbe(t / "vol/probe/health", 30, false) == 0);
+  // ... but not in the sticky directory itself.
+  CHECK(ocid::WriteDirRefusal(t / "vol").find("is writable by others") != std::string::npos);
 }
 
 TEST_CASE("health file: replaced atomically, 0644, and read by RunProbe") {
