@@ -9,10 +9,13 @@ the client's own constructors (client_side_validation) refuse a missing
 required field. NFD's NodeFeatureRule is a custom resource, not in that
 spec: it is checked against the shape of NFD's examples/nodefeaturerule.yaml.
 
-Then what deploy/kubernetes/daemonset.yaml promises an operator (issue 20):
-probes, no service-account token, maxSurge 0, the health file on an
-emptyDir, the kubelet directory at the plugin's default path, a node
-selector that nodefeaturerule.yaml sets.
+Then what deploy/kubernetes/daemonset.yaml promises an operator (issues 20
+and 27): probes, no service-account token, maxSurge 0, the health file in a
+directory of its own inside an emptyDir of medium Memory, every read-only
+hostPath mount recursively read-only, the optional ConfigMap with files not
+writable by others, the kubelet directory at the plugin's default path, a
+node selector that nodefeaturerule.yaml sets. That the kubelet and a CRI
+runtime really run it so is integration.daemonset_cri.
 
 Exit 0 when all hold; prints one line per failure. No root.
 """
@@ -31,7 +34,13 @@ SRC = os.environ.get("OCID_SOURCE_DIR") or os.path.dirname(os.path.dirname(os.pa
     os.path.abspath(__file__))))
 DEPLOY = os.path.join(SRC, "deploy", "kubernetes")
 YAMLLINT_CONFIG = os.path.join(SRC, "test", "deploy", "yamllint.yaml")
-HEALTH = "/run/oci-decorator-device-plugin/health"
+HEALTH = "/run/oci-decorator-device-plugin/probe/health"
+
+# Fields newer than Debian's python3-kubernetes (22.6: the Kubernetes 1.22
+# API), with the values the API takes. recursiveReadOnly: k8s.io/api
+# core/v1 types.go VolumeMount.RecursiveReadOnly (RecursiveReadOnlyMode:
+# Disabled, IfPossible, Enabled), Kubernetes 1.30 and later.
+NEWER_FIELDS = {"V1VolumeMount": {"recursiveReadOnly": {"Disabled", "IfPossible", "Enabled"}}}
 
 
 # --- the schema -------------------------------------------------------------
@@ -79,6 +88,10 @@ def check_value(value, typ, where, quantity=False):
         return
     by_json = {j: attr for attr, j in model.attribute_map.items()}
     for k, v in value.items():
+        if k not in by_json and k in NEWER_FIELDS.get(typ, {}):
+            ok(v in NEWER_FIELDS[typ][k], "%s.%s: %r is not one of %s" %
+               (where, k, v, sorted(NEWER_FIELDS[typ][k])))
+            continue
         if ok(k in by_json, "%s: unknown field %r of %s" % (where, k, typ)):
             check_value(v, model.openapi_types[by_json[k]], "%s.%s" % (where, k))
 
@@ -167,9 +180,33 @@ if ok(len(ds) == 1, "daemonset.yaml holds one DaemonSet"):
        "the plugin is started with --health-file %s" % HEALTH)
     vols = {v["name"]: v for v in pod.get("volumes", [])}
     mounts = {m["mountPath"]: m["name"] for m in c.get("volumeMounts", [])}
-    hdir = os.path.dirname(HEALTH)
-    ok(hdir in mounts and "emptyDir" in vols.get(mounts[hdir], {}),
-       "the health file's directory %s is an emptyDir" % hdir)
+    # Issue 27, finding 1: the writer's rule (SECURITY.md 2.9) refuses a
+    # directory others can write, and the kubelet's emptyDir root is one
+    # (1777 as a tmpfs, 0777 on disk). The file goes in a directory the
+    # plugin makes 0755 inside a Memory emptyDir, whose sticky root is then
+    # an acceptable ancestor.
+    vdir = os.path.dirname(os.path.dirname(HEALTH))
+    ok(vdir in mounts and "emptyDir" in vols.get(mounts[vdir], {}),
+       "the health file's directory %s is a directory of its own inside the emptyDir at %s"
+       % (os.path.dirname(HEALTH), vdir))
+    ok(os.path.dirname(HEALTH) not in mounts, "no volume is mounted at the health file's own directory")
+    ok((vols.get(mounts.get(vdir), {}).get("emptyDir") or {}).get("medium") == "Memory",
+       "the health volume is an emptyDir of medium Memory (a sticky 1777 tmpfs; a disk one is 0777)")
+    # Finding 7: a plain readOnly bind leaves the mounts below it writable
+    # (cgroupfs under /sys, /dev/shm and /dev/pts under /dev).
+    for m in c.get("volumeMounts", []):
+        v = vols.get(m["name"], {})
+        if "hostPath" in v and m.get("readOnly"):
+            ok(m.get("recursiveReadOnly") == "Enabled",
+               "the read-only hostPath mount %s is recursively read-only (recursiveReadOnly: Enabled)"
+               % m["mountPath"])
+        # Kubernetes' own rule (pkg/apis/core/validation/validation.go,
+        # validateMountRecursiveReadOnly): only with readOnly, and with
+        # mountPropagation None or unset.
+        if m.get("recursiveReadOnly") in ("Enabled", "IfPossible"):
+            ok(m.get("readOnly") is True and m.get("mountPropagation") in (None, "None"),
+               "%s: recursiveReadOnly needs readOnly: true and mountPropagation None or unset (%r)"
+               % (m["mountPath"], m))
     ok(c.get("securityContext", {}).get("readOnlyRootFilesystem") is True, "readOnlyRootFilesystem")
     kdir = "/var/lib/kubelet/device-plugins"
     ok(kdir in mounts and "hostPath" in vols.get(mounts[kdir], {}),
@@ -179,6 +216,15 @@ if ok(len(ds) == 1, "daemonset.yaml holds one DaemonSet"):
        "daemonset.yaml marks the one place to change for another kubelet root")
     ok("/etc/oci-decorator/oci-decorator.d" not in mounts,
        "the inventories volume is optional: the image carries them")
+    # The optional ConfigMap (commented out): read-only, its files 0644 (the
+    # plugin refuses a file others can write, SECURITY.md 2.13).
+    text = open(os.path.join(DEPLOY, "daemonset.yaml")).read()
+    cm = re.search(r"^\s*# - name: inventories\n\s*#   (configMap: \{.*\})\s*$", text, re.M)
+    cm_mount = re.search(r"^\s*# (- \{name: inventories, .*\})\s*$", text, re.M)
+    ok(cm is not None and yaml.safe_load(cm.group(1))["configMap"].get("defaultMode") == 0o644,
+       "the commented ConfigMap option sets defaultMode 0644")
+    ok(cm_mount is not None and yaml.safe_load(cm_mount.group(1))[0].get("readOnly") is True,
+       "the commented inventories mount is readOnly")
     sel = pod.get("nodeSelector", {})
     rule_labels = {k: v for d in docs.get("nodefeaturerule.yaml", []) for r in d["spec"]["rules"]
                    for k, v in r.get("labels", {}).items()}
