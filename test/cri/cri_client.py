@@ -35,6 +35,9 @@ Subcommands (socket: --socket, the runtime's gRPC socket):
                       container's exit code; when CreateContainer or
                       StartContainer fails, prints "<Method>: <code>: <details>"
                       on stderr and exits 125
+  exec ID CMD...      ExecSync: CMD in the running container ID, as the kubelet
+                      runs an exec probe (--timeout: the probe's timeoutSeconds);
+                      its stdout and stderr printed, exits with its exit code
   status ID           ContainerStatus (verbose), as JSON
   stop ID / rm ID     StopContainer (--timeout) / RemoveContainer
   stopp ID / rmp ID   StopPodSandbox / RemovePodSandbox
@@ -220,6 +223,10 @@ def main():
         p.add_argument("--allocate", default="")
         if name == "run":
             p.add_argument("--keep", action="store_true", help="do not remove the container")
+    p = sub.add_parser("exec")
+    p.add_argument("id")
+    # Not "cmd": that is the subcommand's dest.
+    p.add_argument("argv", nargs=argparse.REMAINDER)
     for name in ("start", "wait", "logs", "status", "stop", "rm", "stopp", "rmp"):
         sub.add_parser(name).add_argument("id")
     args = ap.parse_args()
@@ -267,6 +274,14 @@ def run_cmd(cri, args):
         print(wait_exit(cri, args.id, args.timeout).exit_code)
     elif c == "logs":
         print_log(container_log_path(cri, args.id))
+    elif c == "exec":
+        cmd = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
+        resp = cri.rt("ExecSync", container_id=args.id, cmd=cmd, timeout=args.timeout)
+        sys.stdout.write(resp.stdout.decode(errors="replace"))
+        sys.stderr.write(resp.stderr.decode(errors="replace"))
+        sys.stdout.flush()
+        sys.stderr.flush()
+        return resp.exit_code
     elif c == "status":
         print(to_json(cri.rt("ContainerStatus", container_id=args.id, verbose=True)))
     elif c == "stop":
