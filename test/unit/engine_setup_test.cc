@@ -504,6 +504,39 @@ TEST_CASE("atomic write: a foreign-owned 0666 file at the name becomes root's, m
   CHECK_FALSE(ocid::FileIsCurrent(t / "cdi/link.preload", "/usr/lib64/libonload.so\n", 0644));
 }
 
+TEST_CASE("atomic write: through a directory fd, what its path leads to now plays no part") {
+  TempTree t;
+  t.Dir("a");
+  t.Dir("b");
+  t.Link("link", "a");
+  ocid::UniqueFd dfd;
+  Error err;
+  REQUIRE_MESSAGE(ocid::OpenWriteDir(t / "link", /*create=*/false, &dfd, &err), err.Line());
+  // The path is re-pointed after the directory was opened: the fd's
+  // directory is written and judged, never the path's.
+  std::filesystem::remove(t / "link");
+  t.Link("link", "b");
+  REQUIRE_MESSAGE(ocid::WriteFileAtomicAt(dfd.get(), t / "link", "f.json", "x", 0644, &err),
+                  err.Line());
+  CHECK(t.Read("a/f.json") == "x");
+  CHECK_FALSE(t.Exists("b/f.json"));
+  CHECK(ocid::FileIsCurrentAt(dfd.get(), "f.json", "x", 0644));
+  CHECK_FALSE(ocid::FileIsCurrent(t / "link/f.json", "x", 0644));
+  CHECK_FALSE(ocid::FileIsCurrentAt(dfd.get(), "f.json", "y", 0644));
+  CHECK_FALSE(ocid::FileIsCurrentAt(dfd.get(), "f.json", "x", 0600));
+  // One component only, and never a symlink at the name.
+  t.File("b/g.json", "x");
+  CHECK_FALSE(ocid::FileIsCurrentAt(dfd.get(), "../b/g.json", "x", 0644));
+  CHECK_FALSE(ocid::WriteFileAtomicAt(dfd.get(), t / "a", "../b/g.json", "y", 0644, &err));
+  CHECK(err.Line() == "not a file name: " + (t / "a/../b/g.json"));
+  CHECK(t.Read("b/g.json") == "x");
+  t.Link("a/l.json", t / "a/f.json");
+  CHECK_FALSE(ocid::FileIsCurrentAt(dfd.get(), "l.json", "x", 0644));
+  CHECK_FALSE(ocid::WriteFileAtomicAt(dfd.get(), t / "a", "l.json", "y", 0644, &err));
+  CHECK(err.Line() == "refusing to write through a symbolic link: " + (t / "a/l.json"));
+  CHECK(t.Read("a/f.json") == "x");
+}
+
 TEST_CASE("atomic write: the shim's config.json keeps the engine's owner and mode") {
   if (::geteuid() != 0) {
     MESSAGE("skipped: needs root to act as uid 65534");
