@@ -374,23 +374,8 @@ TEST_CASE(
 
 namespace {
 
-constexpr uid_t kNobody = 65534;
-
-// Runs `f` in a child process as uid/gid 65534 with no supplementary
-// groups (an unprivileged local user); true when it returned true.
-template <typename F>
-bool AsNobody(F f) {
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::umask(0);
-    bool ok = ::setgroups(0, nullptr) == 0 && ::setresgid(kNobody, kNobody, kNobody) == 0 &&
-              ::setresuid(kNobody, kNobody, kNobody) == 0 && f();
-    ::_exit(ok ? 0 : 1);
-  }
-  int status = 0;
-  return pid > 0 && ::waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-         WEXITSTATUS(status) == 0;
-}
+using ocid::test::AsNobody;
+using ocid::test::kNobody;
 
 bool CreateFile(const std::string& path, const std::string& bytes, mode_t mode) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, mode);

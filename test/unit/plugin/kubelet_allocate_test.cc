@@ -15,7 +15,6 @@
 #include "test_tree.h"
 
 #include "../test_tree.h"
-#include "atomic_file.h"
 #include "host_view.h"
 #include "inventory.h"
 #include "kubelet_cdi.h"
@@ -398,8 +397,13 @@ TEST_CASE("kubelet: PreloadFileFor names the file the CDI writer keeps, with its
   ocid::PreloadFile f = ocid::PreloadFileFor(r, t / "cdi");
   // The stem's '.' is percent-encoded (cdi.h CdiPreloadFileName).
   CHECK(f.path == t / "cdi/oci-decorator-pre%2Et.t.preload");
+  CHECK(f.name == "oci-decorator-pre%2Et.t.preload");
   CHECK(f.bytes == "/usr/lib64/libt.so\n");
-  CHECK(ocid::FileIsCurrent(f.path, f.bytes, 0644));
+  // The keeper vouches for it (its directory, the file current in it).
+  std::string path;
+  CHECK(keeper.PreloadFileIfCurrent(f.name, f.bytes, &path));
+  CHECK(path == f.path);
+  CHECK_FALSE(keeper.PreloadFileIfCurrent(f.name, "/other.so\n", &path));
 
   CHECK(ocid::PreloadFileFor(r, "").path.empty());
   ClusterResource two = r;
