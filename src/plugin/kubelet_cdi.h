@@ -27,6 +27,9 @@
 // in directories only root can change or sticky ones), so what the answer
 // names stays what was checked.
 //
+// The kubernetes mode refuses a --cdi-dir that fails the rule at start
+// (kubernetes_cmd.cc), before the first pass.
+//
 // When. On its own thread, a pass runs at start (before Start returns), on
 // every view change and every honoured Recheck (SIGHUP), on inotify events
 // for our file names in the directory (a spec or preload file deleted,
