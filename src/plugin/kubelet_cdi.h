@@ -68,6 +68,12 @@
 // spec this keeper wrote or found current, whose files are still current
 // at that moment, is named; and PreloadFileIfCurrent before it names a
 // preload file (kubelet_allocate.h says what is answered otherwise).
+//
+// `cdi generate --output-dir` pointed at the same directory writes the
+// same names: the keeper then owns them as above (rewrites them to its own
+// rendering, removes those of inventories it has not got). One directory
+// has one writer; CDI cannot tell two specs of one kind apart by file name
+// (two defining one device in one directory disable it).
 #pragma once
 #include <sys/types.h>
 
