@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <ctime>
@@ -172,7 +173,10 @@ bool StatTarget(int dirfd, const std::string& base, const std::string& path, str
 // `mode`, renamed over the name.
 bool ReplaceIn(int dfd, const std::string& dir, const std::string& base, const std::string& path,
                const std::string& data, mode_t mode, uid_t uid, gid_t gid, Error* err) {
-  static unsigned counter = 0;
+  // Atomic: the device plugin writes from two threads at once (the CDI
+  // keeper's, and the main loop's health file), so a plain counter would
+  // be a data race.
+  static std::atomic<unsigned> counter{0};
   std::string tmp =
       "." + base + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(++counter);
   UniqueFd fd(
