@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <ctime>
@@ -176,7 +177,10 @@ bool StatTarget(int dirfd, const std::string& base, const std::string& path, str
 // `mode`, renamed over the name.
 bool ReplaceIn(int dfd, const std::string& dir, const std::string& base, const std::string& path,
                const std::string& data, mode_t mode, uid_t uid, gid_t gid, Error* err) {
-  static unsigned counter = 0;
+  // Atomic: the device plugin writes from two threads at once (the CDI
+  // keeper's, and the main loop's health file), so a plain counter would
+  // be a data race.
+  static std::atomic<unsigned> counter{0};
   std::string tmp =
       "." + base + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(++counter);
   UniqueFd fd(
@@ -199,6 +203,36 @@ bool ReplaceIn(int dfd, const std::string& dir, const std::string& base, const s
     return fail("cannot rename the temporary file over", errno);
   ::fsync(dfd);
   return true;
+}
+
+// `base` in `dfd` (shown as `path`) replaced with `data`, mode `mode`,
+// owned by the effective user; never through a symlink or over a
+// non-regular file.
+bool WriteIn(int dfd, const std::string& dir, const std::string& base, const std::string& path,
+             const std::string& data, mode_t mode, Error* err) {
+  struct stat old;
+  bool exists = false;
+  if (!StatTarget(dfd, base, path, &old, &exists, err)) return false;
+  return ReplaceIn(dfd, dir, base, path, data, mode & 07777, ::geteuid(), ::getegid(), err);
+}
+
+// A file name of one component: not empty, no '/', not "." or "..".
+bool IsOneName(const std::string& name) {
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
+}
+
+// FileIsCurrent for `path` relative to `dirfd` (a symlink as its last
+// component refused).
+bool IsCurrentAt(int dirfd, const std::string& path, const std::string& data, mode_t mode) {
+  UniqueFd fd;
+  struct stat st;
+  Error ignored;
+  if (!OpenRegularFileAt(dirfd, path, LastSymlink::kRefuse, &fd, &ignored, &st) ||
+      (st.st_mode & 07777) != (mode & 07777) || st.st_uid != ::geteuid() ||
+      static_cast<size_t>(st.st_size) != data.size())
+    return false;
+  std::string have;
+  return ReadAllFd(fd.get(), data.size() + 1, path, &have, &ignored) && have == data;
 }
 
 }  // namespace
@@ -274,7 +308,7 @@ bool ReadFileIfExists(const std::string& path, size_t limit, std::string* out, b
 
 bool WriteFileAtomic(const std::string& path, const std::string& data, mode_t mode, Error* err) {
   std::string dir = Dirname(path), base = Basename(path);
-  if (base.empty() || base == "." || base == "..") return Fail(err, "not a file name", path);
+  if (!IsOneName(base)) return Fail(err, "not a file name", path);
   UniqueFd dfd;
   if (!OpenWriteDir(dir, /*create=*/true, &dfd, err)) {
     // The directory's own line ("directory /tmp/cdi is writable by others
@@ -283,22 +317,22 @@ bool WriteFileAtomic(const std::string& path, const std::string& data, mode_t mo
     err->what = (refused ? "refusing to write " : "cannot write ") + path + ": " + err->what;
     return false;
   }
-  struct stat old;
-  bool exists = false;
-  if (!StatTarget(dfd.get(), base, path, &old, &exists, err)) return false;
-  return ReplaceIn(dfd.get(), dir, base, path, data, mode & 07777, ::geteuid(), ::getegid(), err);
+  return WriteIn(dfd.get(), dir, base, path, data, mode, err);
+}
+
+bool WriteFileAtomicAt(int dfd, const std::string& dir, const std::string& name,
+                       const std::string& data, mode_t mode, Error* err) {
+  const std::string path = (dir == "/" ? "" : dir) + "/" + name;
+  if (!IsOneName(name)) return Fail(err, "not a file name", path);
+  return WriteIn(dfd, dir, name, path, data, mode, err);
 }
 
 bool FileIsCurrent(const std::string& path, const std::string& data, mode_t mode) {
-  UniqueFd fd;
-  struct stat st;
-  Error ignored;
-  if (!OpenRegularFileAt(AT_FDCWD, path, LastSymlink::kRefuse, &fd, &ignored, &st) ||
-      (st.st_mode & 07777) != (mode & 07777) || st.st_uid != ::geteuid() ||
-      static_cast<size_t>(st.st_size) != data.size())
-    return false;
-  std::string have;
-  return ReadAllFd(fd.get(), data.size() + 1, path, &have, &ignored) && have == data;
+  return IsCurrentAt(AT_FDCWD, path, data, mode);
+}
+
+bool FileIsCurrentAt(int dfd, const std::string& name, const std::string& data, mode_t mode) {
+  return IsOneName(name) && IsCurrentAt(dfd, name, data, mode);
 }
 
 bool ReplaceBundleFile(const std::string& path, const std::string& data, Error* err) {

@@ -66,12 +66,21 @@ std::string WriteDirRefusal(const std::string& dir);
 // temporary name (".<name>.tmp.<pid>.<n>") ends in no config extension, so
 // directory scanners (CDI, conf.d globs) never pick it up.
 bool WriteFileAtomic(const std::string& path, const std::string& data, mode_t mode, Error* err);
+// The same in `dfd`, a directory OpenWriteDir opened (`dir` is its path,
+// only named in errors): for a caller that resolves the directory once and
+// does everything else through that fd. `name` is one component (no '/').
+bool WriteFileAtomicAt(int dfd, const std::string& dir, const std::string& name,
+                       const std::string& data, mode_t mode, Error* err);
 
 // Whether `path` already is what WriteFileAtomic(path, data, mode) leaves:
 // a regular file (not a symlink) holding exactly `data`, with permission
 // bits exactly `mode`, owned by the effective user. A file with the right
 // bytes but another mode or owner is not current: write it again.
 bool FileIsCurrent(const std::string& path, const std::string& data, mode_t mode);
+// The same for `name` (one component, no '/') in the directory `dfd`,
+// opened O_NOFOLLOW relative to it: what the path to `dfd` resolves to
+// now plays no part.
+bool FileIsCurrentAt(int dfd, const std::string& name, const std::string& data, mode_t mode);
 
 // The runtime shim's rewrite of a bundle's config.json: atomically, never
 // through a symlink, but keeping the existing file's mode and owner, and

@@ -83,7 +83,8 @@ PreloadFile PreloadFileFor(const ClusterResource& r, const std::string& cdi_dir)
   if (f.bytes.empty()) return f;
   Inventory inv;
   inv.file = r.inventory;
-  f.path = cdi_dir + "/" + CdiPreloadFileName(CdiFileName(inv), r.cdi_device.substr(eq + 1));
+  f.name = CdiPreloadFileName(CdiFileName(inv), r.cdi_device.substr(eq + 1));
+  f.path = cdi_dir + "/" + f.name;
   return f;
 }
 

@@ -31,9 +31,12 @@
 //             `cdi` is FAILED_PRECONDITION naming the spec and why.
 //   preload   in the delivery, through the CDI writer's preload file
 //             mounted read-only at /etc/ld.so.preload when there is one
-//             (--cdi-dir, and the file is current: PreloadFileFor), which
-//             keeps an image's own LD_PRELOAD (glibc loads both); else
-//             env LD_PRELOAD, which replaces it.
+//             (--cdi-dir, PreloadFileFor, and the keeper vouches for it as
+//             Allocate answers: kubelet_cdi.h PreloadFileIfCurrent, the
+//             directory the last pass checked, reached by the writer's
+//             rule, and the file current in it), which keeps an image's
+//             own LD_PRELOAD (glibc loads both); else env LD_PRELOAD,
+//             which replaces it.
 #pragma once
 #include <grpcpp/support/status.h>
 
@@ -85,9 +88,11 @@ struct CdiResolution {
 // the spec's name and cdi.h CdiPreloadFileName for the device of
 // r.cdi_device, "oci-decorator-onload.onload.preload") and the bytes it
 // holds when current (one preloaded container path a line). Empty path when
-// there is no cdi_dir, no CDI device or nothing to preload.
+// there is no cdi_dir, no CDI device or nothing to preload. Naming it is
+// the keeper's call (PreloadFileIfCurrent), not this path's.
 struct PreloadFile {
-  std::string path;
+  std::string path;  // cdi_dir/name
+  std::string name;  // in cdi_dir
   std::string bytes;
 };
 PreloadFile PreloadFileFor(const ClusterResource& r, const std::string& cdi_dir);
@@ -96,8 +101,8 @@ PreloadFile PreloadFileFor(const ClusterResource& r, const std::string& cdi_dir)
 // view any more) and whether its CDI device resolves. Fills `out` only
 // when the status is OK; *note gets the log line of an answer that leaves
 // out the CDI device ("" otherwise). `preload_file`,
-// a host path, is the written preload file of r (PreloadFileFor, found
-// current by the caller): the mounts answer mounts it at /etc/ld.so.preload
+// a host path, is the written preload file of r (PreloadFileFor, vouched
+// for by the keeper): the mounts answer mounts it at /etc/ld.so.preload
 // instead of setting env LD_PRELOAD; "" = env LD_PRELOAD.
 grpc::Status BuildAllocateResponse(const std::string& resource, const ClusterResource* r,
                                    const KubernetesOptions& k8s,

@@ -55,6 +55,13 @@ bool RootFile(int dfd, const std::string& name, std::string* bytes) {
   return !bytes || ReadAllFd(fd.get(), kMaxCdiSpecFileBytes, name, bytes, &ignored);
 }
 
+// The names in the directory `dfd` from its start: a pass lists its one
+// fd more than once, and getdents goes on from where the last call ended.
+bool ListNames(int dfd, const std::string& what, std::vector<std::string>* names, Error* err) {
+  if (::lseek(dfd, 0, SEEK_SET) != 0) return Fail(err, "cannot list directory", what, errno);
+  return ListDirectory(dfd, what, names, err);
+}
+
 constexpr uint32_t kDirMask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE |
                               IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
 // Events come in bursts (an editor's save, `rm *`): one pass once this long
@@ -87,34 +94,27 @@ void CdiDirKeeper::SayOnce(const std::string& key, const std::string& line, bool
     log::Warn(line);
 }
 
-void CdiDirKeeper::RemoveStem(const std::string& stem, const std::string& why,
+void CdiDirKeeper::RemoveStem(int dfd, const std::string& stem, const std::string& why,
                               const std::set<std::string>* keep) {
-  UniqueFd dfd(::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   std::vector<std::string> names;
   Error err;
-  if (!dfd.valid() || !ListDirectory(dfd.get(), dir_, &names, &err)) return;
+  if (!ListNames(dfd, dir_, &names, &err)) return;
   // The spec first: an engine then no longer names the preload files.
   const std::string spec = kPrefix + stem + ".json";
-  if (!keep && ::unlinkat(dfd.get(), spec.c_str(), 0) == 0)
+  if (!keep && ::unlinkat(dfd, spec.c_str(), 0) == 0)
     log::Info("removed " + dir_ + "/" + spec + ": " + why);
   for (const auto& n : names) {
     if (PreloadStem(n) != stem || (keep && keep->count(n))) continue;
     // A preload file next to a spec we keep: only root's is ours to remove.
-    if (keep && !RootFile(dfd.get(), n, nullptr)) continue;
-    if (::unlinkat(dfd.get(), n.c_str(), 0) == 0)
-      log::Info("removed " + dir_ + "/" + n + ": " + why);
+    if (keep && !RootFile(dfd, n, nullptr)) continue;
+    if (::unlinkat(dfd, n.c_str(), 0) == 0) log::Info("removed " + dir_ + "/" + n + ": " + why);
   }
 }
 
-void CdiDirKeeper::RemoveOrphans(const std::set<std::string>& stems) {
-  UniqueFd dfd;
-  Error err;
-  if (!OpenWriteDir(dir_, /*create=*/false, &dfd, &err)) {
-    if (err.errnum != ENOENT) log::Warn("CDI specs in " + dir_ + " not cleaned up: " + err.Line());
-    return;
-  }
+void CdiDirKeeper::RemoveOrphans(int dfd, const std::set<std::string>& stems) {
   std::vector<std::string> names;
-  if (!ListDirectory(dfd.get(), dir_, &names, &err)) {
+  Error err;
+  if (!ListNames(dfd, dir_, &names, &err)) {
     log::Warn("CDI specs in " + dir_ + " not cleaned up: " + err.Line());
     return;
   }
@@ -122,89 +122,124 @@ void CdiDirKeeper::RemoveOrphans(const std::set<std::string>& stems) {
   for (const auto& n : names) {
     std::string stem = SpecStem(n), bytes;
     if (stem.empty()) continue;
-    if (stems.count(stem) || !RootFile(dfd.get(), n, &bytes) || !IsRenderedCdiSpec(bytes)) {
+    if (stems.count(stem) || !RootFile(dfd, n, &bytes) || !IsRenderedCdiSpec(bytes)) {
       specs_left.insert(stem);
       continue;
     }
-    if (::unlinkat(dfd.get(), n.c_str(), 0) == 0)
+    if (::unlinkat(dfd, n.c_str(), 0) == 0)
       log::Info("removed " + dir_ + "/" + n + ": no inventory " + stem + ".json in " + config_dir_);
   }
   for (const auto& n : names) {
     std::string owner = PreloadStem(n);
     if (owner.empty() || stems.count(owner) || specs_left.count(owner) ||
-        !RootFile(dfd.get(), n, nullptr))
+        !RootFile(dfd, n, nullptr))
       continue;
-    if (::unlinkat(dfd.get(), n.c_str(), 0) == 0)
+    if (::unlinkat(dfd, n.c_str(), 0) == 0)
       log::Info("removed " + dir_ + "/" + n + ": no inventory in " + config_dir_ + " writes it");
   }
 }
 
+std::shared_ptr<const CdiDirKeeper::Snapshot> CdiDirKeeper::Current() const {
+  std::lock_guard<std::mutex> l(snap_mu_);
+  return snapshot_;
+}
+
+void CdiDirKeeper::Publish(std::shared_ptr<const Snapshot> snap) {
+  {
+    std::lock_guard<std::mutex> l(snap_mu_);
+    snapshot_ = std::move(snap);
+  }
+  ++passes_;
+}
+
 bool CdiDirKeeper::Sync(const ClusterView& view) {
   if (view.cdi_dir.empty()) return true;  // the inventories were never read
+  auto snap = std::make_shared<Snapshot>();
+  // The directory, once for the whole pass, by the writer's rule: every
+  // lookup, write and unlink below goes through this fd, never the path.
+  UniqueFd dir;
+  Error derr;
+  struct stat dst {};
+  if (!OpenWriteDir(dir_, /*create=*/true, &dir, &derr) || ::fstat(dir.get(), &dst) != 0) {
+    if (derr.empty()) Fail(&derr, "cannot stat", dir_, errno);
+    snap->dir_why = "CDI directory " + dir_ + " refused: " + derr.Line();
+    if (snap->dir_why != dir_said_)
+      log::Error(snap->dir_why +
+                 "; nothing is written or removed there, and no CDI device or preload file of it "
+                 "is handed out, until it passes the rule again");
+    dir_said_ = snap->dir_why;
+    Publish(std::move(snap));
+    return false;
+  }
+  if (!dir_said_.empty()) log::Info("CDI directory " + dir_ + " passes the writer's rule again");
+  dir_said_.clear();
+  snap->dev = dst.st_dev;
+  snap->ino = dst.st_ino;
+  const int dfd = dir.get();
+
   bool ok = true;
   std::set<std::string> stems, present;
   for (const ClusterCdiSpec& c : view.cdi_specs) stems.insert(c.stem);
   if (!swept_) {
-    RemoveOrphans(stems);
+    RemoveOrphans(dfd, stems);
     swept_ = true;
   }
-  auto snap = std::make_shared<Snapshot>();
   for (const ClusterCdiSpec& c : view.cdi_specs) {
     present.insert(c.inventory);
     if (c.files.empty()) {
       if (c.state == ClusterCdiSpec::State::kKept) continue;  // broken, never had one
       SayOnce(c.inventory, "CDI spec of " + c.inventory + " not written: " + c.why, false);
-      RemoveStem(c.stem, c.inventory + " yields no CDI spec now");
+      RemoveStem(dfd, c.stem, c.inventory + " yields no CDI spec now");
       written_.erase(c.inventory);
-      if (!c.kind.empty()) snap->emplace(c.kind, OnDisk{c.spec_path, c.why, {}, {}, {}});
+      if (!c.kind.empty()) snap->kinds.emplace(c.kind, OnDisk{c.spec_path, c.why, {}, {}, {}});
       continue;
     }
     // The preload files first, the spec last (cdi.h CdiFilesOf); each only
     // when it is not current (bytes, mode 0644, root's).
-    std::vector<std::string> paths;
+    const std::string spec_name = Basename(c.spec_path);
+    std::vector<std::string> files;
     std::set<std::string> names;
     bool spec_changed = false;
     Error err;
     std::string failed;
     for (const auto& f : c.files) {
-      std::string path = dir_ + "/" + f.name;
-      paths.push_back(path);
+      files.push_back(f.name);
       names.insert(f.name);
-      if (FileIsCurrent(path, f.bytes, 0644)) continue;
-      if (!WriteFileAtomic(path, f.bytes, 0644, &err)) {
+      if (FileIsCurrentAt(dfd, f.name, f.bytes, 0644)) continue;
+      if (!WriteFileAtomicAt(dfd, dir_, f.name, f.bytes, 0644, &err)) {
         failed = err.Line();
         break;
       }
       ++files_written_;
-      if (path == c.spec_path)
+      if (f.name == spec_name)
         spec_changed = true;
       else
-        log::Info("wrote " + path + ": the preload file of " + c.inventory);
+        log::Info("wrote " + dir_ + "/" + f.name + ": the preload file of " + c.inventory);
     }
     if (!failed.empty()) {
       SayOnce(c.inventory, "CDI spec of " + c.inventory + " not written: " + failed, true);
       if (!c.kind.empty())
-        snap->emplace(c.kind, OnDisk{c.spec_path, "not written: " + failed, {}, {}, {}});
+        snap->kinds.emplace(c.kind, OnDisk{c.spec_path, "not written: " + failed, {}, {}, {}});
       ok = false;
       continue;
     }
     said_.erase(c.inventory);
     if (spec_changed) log::Info("wrote " + c.spec_path + ": " + c.summary);
     // Preload files of devices the spec no longer has.
-    RemoveStem(c.stem, "no device of " + c.inventory + " preloads through it now", &names);
-    written_[c.inventory] = paths;
+    RemoveStem(dfd, c.stem, "no device of " + c.inventory + " preloads through it now", &names);
+    written_[c.inventory] = files;
     if (c.kind.empty()) continue;
     OnDisk d;
     d.spec_path = c.spec_path;
     d.devices.insert(c.devices.begin(), c.devices.end());
     d.notes = c.warnings;
     d.files = c.files;
-    if (!snap->emplace(c.kind, std::move(d)).second) continue;
+    if (!snap->kinds.emplace(c.kind, std::move(d)).second) continue;
   }
   // A kind an inventory lost to an earlier one: say so when asked about it.
   for (const ClusterCdiSpec& c : view.cdi_specs)
     if (c.files.empty() && !c.why.empty())
-      if (auto it = snap->find(c.kind); it != snap->end() && it->second.why.empty())
+      if (auto it = snap->kinds.find(c.kind); it != snap->kinds.end() && it->second.why.empty())
         it->second.notes.push_back(c.why);
   for (auto it = written_.begin(); it != written_.end();) {
     if (present.count(it->first)) {
@@ -212,30 +247,51 @@ bool CdiDirKeeper::Sync(const ClusterView& view) {
       continue;
     }
     // The spec first (an engine then no longer names the preload files).
-    for (auto p = it->second.rbegin(); p != it->second.rend(); ++p)
-      if (::unlink(p->c_str()) == 0) log::Info("removed " + *p + ": " + it->first + " is gone");
+    for (auto n = it->second.rbegin(); n != it->second.rend(); ++n)
+      if (::unlinkat(dfd, n->c_str(), 0) == 0)
+        log::Info("removed " + dir_ + "/" + *n + ": " + it->first + " is gone");
     said_.erase(it->first);
     it = written_.erase(it);
   }
-  {
-    std::lock_guard<std::mutex> l(snap_mu_);
-    snapshot_ = std::move(snap);
-  }
-  ++passes_;
+  Publish(std::move(snap));
+  WatchDir(dfd);
   return ok;
 }
 
-bool CdiDirKeeper::Resolves(const std::string& cdi_device, std::string* why) const {
-  std::shared_ptr<const Snapshot> snap;
-  {
-    std::lock_guard<std::mutex> l(snap_mu_);
-    snap = snapshot_;
+bool CdiDirKeeper::OpenChecked(const Snapshot& snap, UniqueFd* dfd, std::string* why) const {
+  if (!snap.dir_why.empty()) {
+    *why = snap.dir_why;
+    return false;
   }
+  Error err;
+  if (!OpenWriteDir(dir_, /*create=*/false, dfd, &err)) {
+    *why = "CDI directory " + dir_ + " refused: " + err.Line();
+    return false;
+  }
+  struct stat st {};
+  if (::fstat(dfd->get(), &st) != 0 || st.st_dev != snap.dev || st.st_ino != snap.ino) {
+    *why = "CDI directory " + dir_ + " is not the directory the keeper last checked (replaced)";
+    return false;
+  }
+  return true;
+}
+
+bool CdiDirKeeper::Resolves(const std::string& cdi_device, std::string* why) const {
+  std::shared_ptr<const Snapshot> snap = Current();
   size_t eq = cdi_device.find('=');
   std::string kind = cdi_device.substr(0, eq);
   std::string device = eq == std::string::npos ? "" : cdi_device.substr(eq + 1);
-  auto it = snap ? snap->find(kind) : Snapshot::const_iterator{};
-  if (!snap || it == snap->end()) {
+  if (!snap) {
+    *why = "no CDI spec of kind " + kind + " in " + dir_ + " (not written yet)";
+    return false;
+  }
+  if (!snap->dir_why.empty()) {
+    *why = snap->dir_why;
+    Wake();
+    return false;
+  }
+  auto it = snap->kinds.find(kind);
+  if (it == snap->kinds.end()) {
     *why = "no CDI spec of kind " + kind + " in " + dir_ + " (not written yet)";
     return false;
   }
@@ -249,15 +305,36 @@ bool CdiDirKeeper::Resolves(const std::string& cdi_device, std::string* why) con
     for (const auto& n : d.notes) *why += "; " + n;
     return false;
   }
+  // The spec names its preload files by path: the directory must be the
+  // one the pass checked, and each file current in it, now.
+  UniqueFd dfd;
+  if (!OpenChecked(*snap, &dfd, why)) {
+    Wake();
+    return false;
+  }
   const std::string spec_name = Basename(d.spec_path);
   const std::string preload_name = CdiPreloadFileName(spec_name, device);
   for (const auto& f : d.files) {
     if (f.name != spec_name && f.name != preload_name) continue;
-    if (FileIsCurrent(dir_ + "/" + f.name, f.bytes, 0644)) continue;
+    if (FileIsCurrentAt(dfd.get(), f.name, f.bytes, 0644)) continue;
     *why = dir_ + "/" + f.name + " is missing or not as written (being rewritten)";
     Wake();
     return false;
   }
+  return true;
+}
+
+bool CdiDirKeeper::PreloadFileIfCurrent(const std::string& name, const std::string& bytes,
+                                        std::string* path) const {
+  std::shared_ptr<const Snapshot> snap = Current();
+  if (!snap) return false;
+  UniqueFd dfd;
+  std::string why;
+  if (!OpenChecked(*snap, &dfd, &why) || !FileIsCurrentAt(dfd.get(), name, bytes, 0644)) {
+    Wake();
+    return false;
+  }
+  *path = dir_ + "/" + name;
   return true;
 }
 
@@ -266,11 +343,16 @@ void CdiDirKeeper::Wake() const {
   if (wake_fd_ >= 0) (void)!::write(wake_fd_, &one, sizeof one);
 }
 
-void CdiDirKeeper::WatchDir() {
-  // The same directory gives the same watch; a new one (removed and made
-  // again) a new watch, the old one's events end with IN_IGNORED.
-  int wd = ::inotify_add_watch(inotify_fd_, dir_.c_str(), kDirMask);
+void CdiDirKeeper::WatchDir(int dfd) {
+  if (inotify_fd_ < 0) return;  // not started: a test's Sync
+  // The directory the pass checked, through its fd: never whatever the path
+  // leads to by now. The same directory gives the same watch; a new one
+  // (removed and made again, or another reached) a new watch, and the old
+  // one is dropped (its events end with IN_IGNORED).
+  const std::string self = "/proc/self/fd/" + std::to_string(dfd);
+  int wd = ::inotify_add_watch(inotify_fd_, self.c_str(), kDirMask);
   if (wd < 0 && dir_watch_ >= 0) log::Warn("CDI directory " + dir_ + ": " + std::strerror(errno));
+  if (dir_watch_ >= 0 && wd != dir_watch_) ::inotify_rm_watch(inotify_fd_, dir_watch_);
   dir_watch_ = wd;
 }
 
@@ -281,7 +363,6 @@ bool CdiDirKeeper::Start(const ResourceWatch* watch, std::chrono::milliseconds p
   if (wake_fd_ < 0) return Fail(err, "cannot create an eventfd", "", errno);
   ResourceWatch::Mark seen = watch->CurrentMark();
   Sync(watch->View());
-  WatchDir();
   thread_ = std::thread([this, watch, period] { Loop(watch, period); });
   // View changes and honoured rechecks, as wake-ups of the loop.
   waiter_ = std::thread([this, watch, seen]() mutable {
@@ -330,7 +411,8 @@ void CdiDirKeeper::Loop(const ResourceWatch* watch, std::chrono::milliseconds pe
     }
     if (fds[0].revents & POLLIN) {
       // Only events for our names matter (not others' files, not our
-      // temporary names), and the directory itself going away.
+      // temporary names), and the directory itself going away or changing
+      // its mode or owner.
       const Clock::time_point first = Clock::now();
       for (;;) {
         ssize_t got;
@@ -341,7 +423,9 @@ void CdiDirKeeper::Loop(const ResourceWatch* watch, std::chrono::milliseconds pe
             if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED | IN_Q_OVERFLOW)) {
               if ((ev->mask & IN_IGNORED) && ev->wd == dir_watch_) dir_watch_ = -1;
               due = true;
-            } else if (ev->len > 0 && Ours(ev->name)) {
+            } else if (ev->len == 0 ? (ev->mask & IN_ATTRIB) != 0 : Ours(ev->name)) {
+              // One of our names, or the directory's own mode or owner
+              // (the writer's rule again).
               due = true;
             }
           }
@@ -352,7 +436,6 @@ void CdiDirKeeper::Loop(const ResourceWatch* watch, std::chrono::milliseconds pe
     if (!due) continue;
     next_pass = Clock::now() + period;
     Sync(watch->View());
-    WatchDir();
   }
 }
 

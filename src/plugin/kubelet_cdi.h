@@ -8,12 +8,35 @@
 // makes the directory match that view. The directory must have the same
 // path on the host as in the plugin.
 //
-// When. On its own thread, a pass runs at start (before Start returns),
-// on every view change and every honoured Recheck (SIGHUP), on inotify
-// events for our file names in the directory (a spec or preload file
-// deleted, renamed, written or chmod'ed by anyone), and every --recheck-
-// interval. A pass that finds everything current writes nothing, so the
-// events of its own writes cause one more pass and no more.
+// One directory, one rule (SECURITY.md 2.9, 2.13). Each pass resolves
+// --cdi-dir once by the writer's rule (atomic_file.h OpenWriteDir, missing
+// components made 0755: from "/" with O_NOFOLLOW, a symlink followed only
+// when root made it where others cannot change it, the directory and its
+// ancestors root's and not writable by others unless sticky), and every
+// listing, write, unlink and "is it current" of the pass goes through that
+// fd; its identity (device, inode) is published with what the pass found.
+// A pass that finds the directory failing the rule (chmod'ed 0777, a
+// component swapped for a link another user made) writes nothing, removes
+// nothing, says so in one line (once while it lasts) and publishes a
+// snapshot under which nothing of the directory is handed out. An answer
+// names paths under --cdi-dir, which the kubelet and the runtime resolve
+// later: so Resolves and PreloadFileIfCurrent resolve the path again by
+// the same rule at that moment, require the very directory of the last
+// pass, and check the files through that fd. Once the path passes the
+// rule, only root can change what it leads to (each component is root's,
+// in directories only root can change or sticky ones), so what the answer
+// names stays what was checked.
+//
+// The kubernetes mode refuses a --cdi-dir that fails the rule at start
+// (kubernetes_cmd.cc), before the first pass.
+//
+// When. On its own thread, a pass runs at start (before Start returns), on
+// every view change and every honoured Recheck (SIGHUP), on inotify events
+// for our file names in the directory (a spec or preload file deleted,
+// renamed, written or chmod'ed by anyone) and for the directory's own mode
+// or owner (watched through the fd of the pass, never by path), and every
+// --recheck-interval. A pass that finds everything current writes nothing,
+// so the events of its own writes cause one more pass and no more.
 //
 // Each file is written (atomic_file.h: root's, 0644, in a directory only
 // root can change) unless it is already current: the right bytes AND mode
@@ -43,9 +66,17 @@
 //
 // Allocate asks Resolves before it names a CDI device: only a device of a
 // spec this keeper wrote or found current, whose files are still current
-// at that moment, is named (kubelet_allocate.h says what is answered
-// otherwise).
+// at that moment, is named; and PreloadFileIfCurrent before it names a
+// preload file (kubelet_allocate.h says what is answered otherwise).
+//
+// `cdi generate --output-dir` pointed at the same directory writes the
+// same names: the keeper then owns them as above (rewrites them to its own
+// rendering, removes those of inventories it has not got). One directory
+// has one writer; CDI cannot tell two specs of one kind apart by file name
+// (two defining one device in one directory disable it).
 #pragma once
+#include <sys/types.h>
+
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -59,6 +90,7 @@
 #include "cluster.h"
 #include "error.h"
 #include "resource_watch.h"
+#include "unique_fd.h"
 
 namespace ocid {
 
@@ -84,10 +116,20 @@ class CdiDirKeeper {
   void Stop();
 
   // Whether `cdi_device` ("amd.com/onload=onload") is in a spec the last
-  // pass wrote or found current, and the spec and the device's preload
-  // file are still current now; otherwise *why names the spec and why, and
-  // the keeper is woken. Thread-safe.
+  // pass wrote or found current, --cdi-dir still leads by the writer's
+  // rule to the directory that pass checked, and the spec and the device's
+  // preload file in it are still current now; otherwise *why names the
+  // spec (or the directory) and why, and the keeper is woken. Thread-safe.
   bool Resolves(const std::string& cdi_device, std::string* why) const;
+
+  // Whether the preload file `name` (one component) holding `bytes` may be
+  // named to the kubelet now: --cdi-dir leads by the writer's rule to the
+  // directory the last pass checked, and `name` in it, opened O_NOFOLLOW
+  // through that directory's fd, is current (the bytes, mode 0644,
+  // root's). Then *path is --cdi-dir/name; otherwise false, and the keeper
+  // is woken. Thread-safe.
+  bool PreloadFileIfCurrent(const std::string& name, const std::string& bytes,
+                            std::string* path) const;
 
   // Files written so far (tests: a pass that finds everything current
   // writes none).
@@ -104,26 +146,41 @@ class CdiDirKeeper {
     std::vector<std::string> notes;     // devices left out, conflicts
     std::vector<CdiFileToWrite> files;  // names relative to the directory
   };
-  using Snapshot = std::map<std::string, OnDisk>;
+  struct Snapshot {
+    // The directory failed the rule on the pass: why (then nothing below,
+    // and nothing of it is handed out).
+    std::string dir_why;
+    dev_t dev = 0;  // the directory the pass checked
+    ino_t ino = 0;
+    std::map<std::string, OnDisk> kinds;
+  };
 
-  // Removes the spec of `stem` and the preload files that belong to it
-  // (cdi.h CdiSpecOfPreloadFile: a.b's files are not a's); with `keep`,
-  // only preload files not named there.
-  void RemoveStem(const std::string& stem, const std::string& why,
+  // The directory of `snap`, opened now by the writer's rule, into *dfd;
+  // false with *why when the pass found it unsafe, it fails the rule now,
+  // or the path now leads to another directory.
+  bool OpenChecked(const Snapshot& snap, UniqueFd* dfd, std::string* why) const;
+  std::shared_ptr<const Snapshot> Current() const;
+  void Publish(std::shared_ptr<const Snapshot> snap);
+  // Removes the spec of `stem` in `dfd` and the preload files that belong
+  // to it (cdi.h CdiSpecOfPreloadFile: a.b's files are not a's); with
+  // `keep`, only preload files not named there.
+  void RemoveStem(int dfd, const std::string& stem, const std::string& why,
                   const std::set<std::string>* keep = nullptr);
   // The first pass: files of stems not in `stems`, as the header says.
-  void RemoveOrphans(const std::set<std::string>& stems);
+  void RemoveOrphans(int dfd, const std::set<std::string>& stems);
   // Logs `line` for `key` unless it is what was last said for it.
   void SayOnce(const std::string& key, const std::string& line, bool error);
   void Loop(const ResourceWatch* watch, std::chrono::milliseconds period);
-  void WatchDir();
+  // Watches the directory `dfd` (the one the pass checked, by its fd).
+  void WatchDir(int dfd);
   void Wake() const;
 
   std::string dir_;
   std::string config_dir_;
-  // inventory file -> its files' paths, the spec last
+  // inventory file -> its files' names in the directory, the spec last
   std::map<std::string, std::vector<std::string>> written_;
   std::map<std::string, std::string> said_;  // inventory file -> last line logged
+  std::string dir_said_;                     // the directory's refusal, while it lasts
   bool swept_ = false;
   std::atomic<uint64_t> files_written_{0};
   std::atomic<uint64_t> passes_{0};

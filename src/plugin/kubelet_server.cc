@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cstring>
 
-#include "atomic_file.h"
 #include "kubelet_allocate.h"
 #include "log.h"
 
@@ -144,14 +143,17 @@ grpc::Status DevicePluginServer::Allocate(grpc::ServerContext* ctx,
   CdiResolution cdi;
   if (cdi_ && r && r->healthy && k8s_.allocate != AllocateMode::kMounts)
     cdi.resolves = cdi_->Resolves(r->cdi_device, &cdi.why);
-  // The CDI writer's preload file, only when it is there and current
-  // (atomic_file.h FileIsCurrent: the bytes, 0644, root's): a mount of a
-  // missing file fails the container, and one that is not ours is not
-  // trusted. Otherwise the answer preloads through env LD_PRELOAD.
+  // The CDI writer's preload file, only when the keeper vouches for it now
+  // (kubelet_cdi.h PreloadFileIfCurrent: --cdi-dir reached by the writer's
+  // rule is the directory its last pass checked, and the file in it is
+  // current: the bytes, 0644, root's). A mount of a missing file fails the
+  // container, and one that is not ours, or reached through a path others
+  // can change, is not trusted. Otherwise the answer preloads through env
+  // LD_PRELOAD.
   std::string preload_file;
-  if (r && k8s_.allocate != AllocateMode::kCdi) {
+  if (cdi_ && r && k8s_.allocate != AllocateMode::kCdi) {
     PreloadFile pf = PreloadFileFor(*r, k8s_.cdi_dir);
-    if (!pf.path.empty() && FileIsCurrent(pf.path, pf.bytes, 0644)) preload_file = pf.path;
+    if (!pf.name.empty()) cdi_->PreloadFileIfCurrent(pf.name, pf.bytes, &preload_file);
   }
   std::string note;
   grpc::Status st = BuildAllocateResponse(resource_, r, k8s_, *req, out, cdi, &note, preload_file);

@@ -1,12 +1,16 @@
 // `kubernetes`, in the order it works: decide what Allocate returns (and
-// warn when it names CDI devices no spec of ours resolves); clear the
-// environment; run the kubelet loop (kubelet_loop.h) until a signal.
+// warn when it names CDI devices no spec of ours resolves); refuse a
+// --cdi-dir that fails the writer's rule; clear the environment; run the
+// kubelet loop (kubelet_loop.h) until a signal.
 #include "kubernetes_cmd.h"
 
 #include <cstdlib>
 
+#include "atomic_file.h"
+#include "error.h"
 #include "kubelet_loop.h"
 #include "log.h"
+#include "unique_fd.h"
 
 namespace ocid {
 namespace {
@@ -31,6 +35,22 @@ int RunKubernetes(const PluginOptions& opts, const KubernetesCommand& cmd) {
               "written elsewhere on this node (oci-decorator cdi generate)");
   if (allocate.empty()) allocate = k8s.cdi_dir.empty() ? "mounts" : "both";
   k8s.allocate = AllocateModeOf(allocate);
+
+  // --cdi-dir by the writer's rule (atomic_file.h OpenWriteDir, missing
+  // components made 0755), before anything is served: one that others can
+  // change, or reached through a link another user made, is refused here
+  // with one line rather than kept (kubelet_cdi.h). The keeper checks it
+  // again on every pass, and Allocate as it answers.
+  if (!k8s.cdi_dir.empty()) {
+    UniqueFd dir;
+    Error err;
+    if (!OpenWriteDir(k8s.cdi_dir, /*create=*/true, &dir, &err)) {
+      bool refused = err.errnum == 0 && err.path.empty();
+      err.what = std::string("kubernetes: ") + (refused ? "refusing" : "cannot use") +
+                 " --cdi-dir " + k8s.cdi_dir + ": " + err.what;
+      return log::Failed(err, kExitFailure);
+    }
+  }
 
   // Nothing here reads the environment, but gRPC does (GRPC_TRACE,
   // GRPC_VERBOSITY, proxies, poll strategies) when it starts: whatever a

@@ -14,7 +14,11 @@
 #         to podman --device: Onload works in the container;
 #   3. --cdi-dir kept while it runs (a spec removed comes back, Allocate
 #      names only specs that are there); without --cdi-dir the default
-#      names no CDI device.
+#      names no CDI device;
+#   4. --cdi-dir under the writer's directory rule: a link another user
+#      planted is refused at start and nothing behind it is removed; a
+#      path re-pointed while the plugin runs never makes Allocate name a
+#      preload file in a directory the keeper has not checked.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 it_setup lib64
 plugin_suite kubelet_standin.py
@@ -221,6 +225,122 @@ stop_plugin
 writes=$(grep -c "wrote $SPEC4" "$T/logs/keep.log")
 check "the keeper's own writes did not make it loop: $writes writes of the spec: the first and 3 repairs (at most 6)" \
   test "$writes" -le 6
+
+echo "# --- --cdi-dir under the writer's one directory rule (issue 27, finding 2)"
+# listing DIR: every entry below DIR with its inode, owner, mode and sha256.
+listing() {
+  (cd "$1" && find . -mindepth 1 | sort | while read -r f; do
+    printf '%s %s ' "$f" "$(stat -c '%i %u %a' "$f")"
+    if [[ -f $f && ! -L $f ]]; then sha256sum <"$f" | cut -c1-16; else echo; fi
+  done)
+}
+# preload_of RESP: "<host path of the /etc/ld.so.preload mount, or none> <LD_PRELOAD env, or null>".
+preload_of() {
+  jq -r '.container_responses[0] | "\([.mounts[]? | select(.container_path == "/etc/ld.so.preload") | .host_path] | first // "none") \(.envs.LD_PRELOAD)"' <<<"$1"
+}
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+# (a) A local user plants --cdi-dir as a link in a sticky world-writable
+# directory, to root's directory of specs (standing in for /etc/cdi). The
+# config has an inventory that yields no spec here: before, the keeper
+# removed its files by name through the link.
+SCONF=$T/conf-sticky
+mkdir -p "$SCONF"
+cp "$SRC/config/onload.json" "$SCONF/"
+cat >"$SCONF/nospec.json" <<'JSON'
+{"version": "1", "activation_flag": "OCI_NOSPEC", "cdi_kind": "oci-decorator.test/nospec",
+ "driver_feature": ["nospec"], "inventory": {"nospec": {"devices": ["ocid_nospec_missing"]}}}
+JSON
+VICTIM=$T/victim-cdi
+mkdir -m 0755 "$VICTIM" "$T/sticky"
+chmod 1777 "$T/sticky"
+cp "$T/cdi4/oci-decorator-onload.json" "$T/cdi4/oci-decorator-onload.onload.preload" "$VICTIM/"
+echo '{}' >"$VICTIM/oci-decorator-nospec.json"
+echo /usr/lib64/libonload.so >"$VICTIM/oci-decorator-nospec.nospec.preload"
+chmod 0644 "$VICTIM"/*
+"${NOBODY[@]}" ln -s "$VICTIM" "$T/sticky/cdi" || die "uid 65534 cannot plant the link"
+before=$(listing "$VICTIM")
+KDIRS=$T/kubelet-sticky
+mkdir -m 0750 "$KDIRS"
+timeout 5 env -i "$OCID_PLUGIN" --config-dir "$SCONF" --host-root "$HOST_ROOT" --log-target stderr \
+  kubernetes --kubelet-dir "$KDIRS" --cdi-dir "$T/sticky/cdi" >"$T/logs/sticky.log" 2>&1
+rc=$?
+assert_eq "[planted link] refused at start: exit 1" 1 "$rc"
+assert_eq "[planted link] with one line" 1 "$(wc -l <"$T/logs/sticky.log")"
+assert_contains "[planted link] naming --cdi-dir, the link and its owner" "$(cat "$T/logs/sticky.log")" \
+  "error: kubernetes: refusing --cdi-dir $T/sticky/cdi: not following symbolic link $T/sticky/cdi: it belongs to another user (owner 65534)"
+assert_eq "[planted link] nothing removed or written in the link's target (root's files listed before and after)" \
+  "$before" "$(listing "$VICTIM")"
+check_not "[planted link] nothing served" test -e "$KDIRS/oci-decorator-amd.com_onload.sock"
+
+# (b) A healthy start through a link root made ($T/cdilink -> cdireal),
+# then root re-points it: Allocate names a preload file only in a directory
+# the keeper has checked, never one reached through another user's link.
+mkdir -p "$T/cdireal/cdi"
+ln -s cdireal "$T/cdilink"
+KDIRR=$T/kubelet-repoint
+mkdir -m 0750 "$KDIRR"
+# No periodic pass (--recheck-interval): what runs a pass here is known.
+env -i "$OCID_PLUGIN" --config-dir "$CONF_DIR" --host-root "$HOST_ROOT" --recheck-interval 3600 \
+  kubernetes --kubelet-dir "$KDIRR" --allocate mounts --cdi-dir "$T/cdilink/cdi" \
+  >>"$T/logs/repoint.log" 2>&1 &
+PLUGIN_PIDS+=($!)
+PLUGIN_PID=$!
+SOCKR=$KDIRR/oci-decorator-amd.com_onload.sock
+PRELOADR=$T/cdilink/cdi/oci-decorator-onload.onload.preload
+check "[re-pointed] the onload socket is served" wait_socket "$SOCKR"
+allocate_r() { "$PY" "$STANDIN" allocate --socket "$SOCKR" --ids onload-0 2>&1; }
+assert_eq "[re-pointed] healthy: Allocate mounts the preload file under --cdi-dir, no env" \
+  "$PRELOADR null" "$(preload_of "$(allocate_r)")"
+# Root points the link at another root directory holding the same files.
+mkdir -p "$T/cdireal2"
+cp -a "$T/cdireal/cdi" "$T/cdireal2/"
+ln -sfn cdireal2 "$T/cdilink.new" && mv -T "$T/cdilink.new" "$T/cdilink"
+assert_eq "[re-pointed by root] the first Allocate after: not the preload file (its directory not checked yet), env LD_PRELOAD" \
+  "none /usr/lib64/libonload.so" "$(preload_of "$(allocate_r)")"
+named=no
+for _ in $(seq 1 50); do
+  [[ $(preload_of "$(allocate_r)") == "$PRELOADR null" ]] && { named=yes; break; }
+  sleep 0.1
+done
+assert_eq "[re-pointed by root] named again once a pass has checked the new directory" yes "$named"
+# Root points it at a link another user made in a sticky directory, to a
+# root directory with the same files, current: the user could re-point
+# that link at any file before the kubelet mounts what Allocate named.
+mkdir -m 1777 "$T/sticky2"
+mkdir -p "$T/victim2"
+cp -a "$T/cdireal/cdi" "$T/victim2/"
+"${NOBODY[@]}" ln -s "$T/victim2" "$T/sticky2/u" || die "uid 65534 cannot plant the link"
+before=$(listing "$T/victim2")
+ln -sfn sticky2/u "$T/cdilink.new" && mv -T "$T/cdilink.new" "$T/cdilink"
+seen=""
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+  seen+="$(preload_of "$(allocate_r)")|"
+  sleep 0.1
+done
+assert_eq "[re-pointed through a user's link] 10 Allocates: never the preload file, env LD_PRELOAD" \
+  "$(printf 'none /usr/lib64/libonload.so|%.0s' {1..10})" "$seen"
+check "[re-pointed through a user's link] the keeper says so" \
+  grep -q "error: CDI directory $T/cdilink/cdi refused: not following symbolic link $T/sticky2/u: it belongs to another user (owner 65534); nothing is written or removed there" "$T/logs/repoint.log"
+assert_eq "[re-pointed through a user's link] once while it lasts" 1 \
+  "$(grep -c "CDI directory $T/cdilink/cdi refused" "$T/logs/repoint.log")"
+assert_eq "[re-pointed through a user's link] nothing removed or written behind it" \
+  "$before" "$(listing "$T/victim2")"
+# Root's own directory again; then an ancestor made writable by others
+# after a pass: refused as Allocate asks.
+ln -sfn cdireal "$T/cdilink.new" && mv -T "$T/cdilink.new" "$T/cdilink"
+named=no
+for _ in $(seq 1 50); do
+  [[ $(preload_of "$(allocate_r)") == "$PRELOADR null" ]] && { named=yes; break; }
+  sleep 0.1
+done
+assert_eq "[back to root's directory] named again after a pass" yes "$named"
+check "[back to root's directory] the keeper says the directory passes again" \
+  grep -q "info: CDI directory $T/cdilink/cdi passes the writer's rule again" "$T/logs/repoint.log"
+chmod 0777 "$T/cdireal"
+assert_eq "[ancestor made 0777] Allocate: not the preload file, env LD_PRELOAD" \
+  "none /usr/lib64/libonload.so" "$(preload_of "$(allocate_r)")"
+chmod 0755 "$T/cdireal"
+stop_plugin
 
 echo "# --- without --cdi-dir: the default answer names no CDI device; an explicit --allocate both warns once"
 KDIR5=$T/kubelet5

@@ -374,23 +374,8 @@ TEST_CASE(
 
 namespace {
 
-constexpr uid_t kNobody = 65534;
-
-// Runs `f` in a child process as uid/gid 65534 with no supplementary
-// groups (an unprivileged local user); true when it returned true.
-template <typename F>
-bool AsNobody(F f) {
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::umask(0);
-    bool ok = ::setgroups(0, nullptr) == 0 && ::setresgid(kNobody, kNobody, kNobody) == 0 &&
-              ::setresuid(kNobody, kNobody, kNobody) == 0 && f();
-    ::_exit(ok ? 0 : 1);
-  }
-  int status = 0;
-  return pid > 0 && ::waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-         WEXITSTATUS(status) == 0;
-}
+using ocid::test::AsNobody;
+using ocid::test::kNobody;
 
 bool CreateFile(const std::string& path, const std::string& bytes, mode_t mode) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, mode);
@@ -502,6 +487,39 @@ TEST_CASE("atomic write: a foreign-owned 0666 file at the name becomes root's, m
   t.Link("cdi/link.preload", preload);
   ::chown(preload.c_str(), 0, 0);
   CHECK_FALSE(ocid::FileIsCurrent(t / "cdi/link.preload", "/usr/lib64/libonload.so\n", 0644));
+}
+
+TEST_CASE("atomic write: through a directory fd, what its path leads to now plays no part") {
+  TempTree t;
+  t.Dir("a");
+  t.Dir("b");
+  t.Link("link", "a");
+  ocid::UniqueFd dfd;
+  Error err;
+  REQUIRE_MESSAGE(ocid::OpenWriteDir(t / "link", /*create=*/false, &dfd, &err), err.Line());
+  // The path is re-pointed after the directory was opened: the fd's
+  // directory is written and judged, never the path's.
+  std::filesystem::remove(t / "link");
+  t.Link("link", "b");
+  REQUIRE_MESSAGE(ocid::WriteFileAtomicAt(dfd.get(), t / "link", "f.json", "x", 0644, &err),
+                  err.Line());
+  CHECK(t.Read("a/f.json") == "x");
+  CHECK_FALSE(t.Exists("b/f.json"));
+  CHECK(ocid::FileIsCurrentAt(dfd.get(), "f.json", "x", 0644));
+  CHECK_FALSE(ocid::FileIsCurrent(t / "link/f.json", "x", 0644));
+  CHECK_FALSE(ocid::FileIsCurrentAt(dfd.get(), "f.json", "y", 0644));
+  CHECK_FALSE(ocid::FileIsCurrentAt(dfd.get(), "f.json", "x", 0600));
+  // One component only, and never a symlink at the name.
+  t.File("b/g.json", "x");
+  CHECK_FALSE(ocid::FileIsCurrentAt(dfd.get(), "../b/g.json", "x", 0644));
+  CHECK_FALSE(ocid::WriteFileAtomicAt(dfd.get(), t / "a", "../b/g.json", "y", 0644, &err));
+  CHECK(err.Line() == "not a file name: " + (t / "a/../b/g.json"));
+  CHECK(t.Read("b/g.json") == "x");
+  t.Link("a/l.json", t / "a/f.json");
+  CHECK_FALSE(ocid::FileIsCurrentAt(dfd.get(), "l.json", "x", 0644));
+  CHECK_FALSE(ocid::WriteFileAtomicAt(dfd.get(), t / "a", "l.json", "y", 0644, &err));
+  CHECK(err.Line() == "refusing to write through a symbolic link: " + (t / "a/l.json"));
+  CHECK(t.Read("a/f.json") == "x");
 }
 
 TEST_CASE("atomic write: the shim's config.json keeps the engine's owner and mode") {

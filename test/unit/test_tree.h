@@ -2,7 +2,9 @@
 // $TMPDIR (or /tmp), removed recursively at the end of the test.
 #pragma once
 #include <fcntl.h>
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -64,5 +66,25 @@ class TempTree {
  private:
   std::string path_;
 };
+
+// An unprivileged local user, for tests run as root.
+constexpr uid_t kNobody = 65534;
+
+// Runs `f` in a child process as uid/gid 65534 with no supplementary
+// groups and umask 0 (an unprivileged local user); true when it returned
+// true. Needs root.
+template <typename F>
+bool AsNobody(F f) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::umask(0);
+    bool ok = ::setgroups(0, nullptr) == 0 && ::setresgid(kNobody, kNobody, kNobody) == 0 &&
+              ::setresuid(kNobody, kNobody, kNobody) == 0 && f();
+    ::_exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  return pid > 0 && ::waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+         WEXITSTATUS(status) == 0;
+}
 
 }  // namespace ocid::test

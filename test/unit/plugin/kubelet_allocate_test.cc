@@ -10,15 +10,11 @@
 #include <vector>
 
 #include "fake_host.h"
-#include "inventory.h"
-#include "node_facts.h"
-#include "test_tree.h"
-
-#include "../test_tree.h"
-#include "atomic_file.h"
 #include "host_view.h"
 #include "inventory.h"
 #include "kubelet_cdi.h"
+#include "node_facts.h"
+#include "test_tree.h"
 
 using ocid::AllocateMode;
 using ocid::BuildAllocateResponse;
@@ -49,7 +45,7 @@ ClusterResource Onload(bool healthy) {
   return r;
 }
 
-v1beta1::AllocateRequest Request(std::vector<std::vector<std::string>> containers) {
+v1beta1::AllocateRequest Request(const std::vector<std::vector<std::string>>& containers) {
   v1beta1::AllocateRequest req;
   for (const auto& ids : containers) {
     auto* c = req.add_container_requests();
@@ -319,9 +315,10 @@ TEST_CASE("kubelet: an unknown ID is quoted through the one escaping rule, cut s
   ClusterResource r = Onload(true);
   auto opts = Opts(AllocateMode::kBoth);
   v1beta1::AllocateResponse out;
-  auto st =
-      BuildAllocateResponse("amd.com/onload", &r, opts,
-                            Request({{std::string("a\nb\0c\xc2\x9b\xe2\x80\xae", 10)}}), &out);
+  // U+202E on purpose: the escaping rule's input.
+  // NOLINTNEXTLINE(misc-misleading-bidirectional)
+  const std::string id("a\nb\0c\xc2\x9b\xe2\x80\xae", 10);
+  auto st = BuildAllocateResponse("amd.com/onload", &r, opts, Request({{id}}), &out);
   CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
   CHECK(st.error_message().find("unknown device ID \"a\\x0ab\\x00c\\xc2\\x9b\\xe2\\x80\\xae\"") !=
         std::string::npos);
@@ -398,8 +395,13 @@ TEST_CASE("kubelet: PreloadFileFor names the file the CDI writer keeps, with its
   ocid::PreloadFile f = ocid::PreloadFileFor(r, t / "cdi");
   // The stem's '.' is percent-encoded (cdi.h CdiPreloadFileName).
   CHECK(f.path == t / "cdi/oci-decorator-pre%2Et.t.preload");
+  CHECK(f.name == "oci-decorator-pre%2Et.t.preload");
   CHECK(f.bytes == "/usr/lib64/libt.so\n");
-  CHECK(ocid::FileIsCurrent(f.path, f.bytes, 0644));
+  // The keeper vouches for it (its directory, the file current in it).
+  std::string path;
+  CHECK(keeper.PreloadFileIfCurrent(f.name, f.bytes, &path));
+  CHECK(path == f.path);
+  CHECK_FALSE(keeper.PreloadFileIfCurrent(f.name, "/other.so\n", &path));
 
   CHECK(ocid::PreloadFileFor(r, "").path.empty());
   ClusterResource two = r;

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -461,4 +462,162 @@ TEST_CASE("kubelet cdi: a write storm to others' files in --cdi-dir starves no p
   writer.join();
   keeper.Stop();
   watch.Stop();
+}
+
+namespace {
+
+// Every entry of `dir`: name, inode, owner, mode and bytes, sorted. Equal
+// before and after: nothing was removed, written or replaced there.
+std::string Listing(const std::string& dir) {
+  std::set<std::string> lines;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    struct stat st {};
+    ::lstat(e.path().c_str(), &st);
+    lines.insert(e.path().filename().string() + " " + std::to_string(st.st_ino) + " " +
+                 std::to_string(st.st_uid) + " " + std::to_string(st.st_mode) + " " +
+                 Slurp(e.path().string()));
+  }
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
+// Copies every file of `from` into `to` as root's, mode 0644: what root
+// keeps in another directory (/etc/cdi from `cdi generate`).
+void CopyFiles(const std::string& from, const std::string& to) {
+  std::filesystem::create_directories(to);
+  for (const auto& e : std::filesystem::directory_iterator(from)) {
+    const std::string dst = to + "/" + e.path().filename().string();
+    std::ofstream(dst) << Slurp(e.path().string());
+    REQUIRE(::chmod(dst.c_str(), 0644) == 0);
+  }
+}
+
+const std::string kPreloadT = "oci-decorator-pre.t.preload";
+const std::string kPreloadBytes = "/usr/lib64/libt.so\n";
+
+}  // namespace
+
+// Issue 27, finding 2. --cdi-dir /tmp/cdi, root's directory in a sticky
+// world-writable one, goes (a tmp cleaner, an operator); a local user
+// plants /tmp/cdi -> /etc/cdi, where root's specs are. Before, the keeper
+// unlinked through the link (the stem of an inventory that yields no spec,
+// the files of one that is gone), and Allocate's path-based "is it current"
+// followed it: it would name the link's path to the kubelet, which the user
+// can re-point at any file before the kubelet mounts it.
+TEST_CASE("kubelet cdi: --cdi-dir through a link another user planted: nothing removed or named") {
+  if (::geteuid() != 0) {
+    MESSAGE("skipped: needs root to act as uid 65534");
+    return;
+  }
+  ocid::test::TempTree t;
+  ::chmod(t.path().c_str(), 0755);  // so that uid 65534 reaches sticky/
+  t.File("host/libt.so", "x");
+  t.File("conf/pre.json", Inventory(t / "host/libt.so"));
+  // An inventory that yields no spec on this host: its files go by name.
+  t.File("conf/nospec.json", Inventory(t / "host/missing.so", "example.com/nospec"));
+  t.Dir("sticky/cdi");
+  REQUIRE(::chmod((t / "sticky").c_str(), 01777) == 0);
+  Node node{t / "conf", t / "sticky/cdi", {}};
+  ocid::CdiDirKeeper keeper(t / "sticky/cdi", t / "conf");
+  REQUIRE(keeper.Sync(node.Build()));
+  std::string why, path;
+  REQUIRE_MESSAGE(keeper.Resolves("example.com/pre=t", &why), why);
+  REQUIRE(keeper.PreloadFileIfCurrent(kPreloadT, kPreloadBytes, &path));
+  CHECK(path == t / "sticky/cdi" + "/" + kPreloadT);
+
+  // Root's directory elsewhere (standing in for /etc/cdi) with the same
+  // files, current, and those of the stem that yields no spec.
+  CopyFiles(t / "sticky/cdi", t / "victim");
+  t.File("victim/oci-decorator-nospec.json", "{}");
+  t.File("victim/oci-decorator-nospec.t.preload", kPreloadBytes);
+  std::filesystem::remove_all(t / "sticky/cdi");
+  REQUIRE(ocid::test::AsNobody(
+      [&] { return ::symlink((t / "victim").c_str(), (t / "sticky/cdi").c_str()) == 0; }));
+  const std::string before = Listing(t / "victim");
+
+  // The pass refuses the directory: nothing removed, nothing written.
+  CHECK_FALSE(keeper.Sync(node.Build()));
+  CHECK(Listing(t / "victim") == before);
+  // Nothing of it is named.
+  CHECK_FALSE(keeper.Resolves("example.com/pre=t", &why));
+  CHECK_MESSAGE(why == "CDI directory " + (t / "sticky/cdi") +
+                           " refused: not following symbolic link " + (t / "sticky/cdi") +
+                           ": it belongs to another user (owner 65534)",
+                why);
+  path.clear();
+  CHECK_FALSE(keeper.PreloadFileIfCurrent(kPreloadT, kPreloadBytes, &path));
+  CHECK(path.empty());
+  // The inventory goes: its files are not removed through the link either.
+  std::filesystem::remove(t / "conf/pre.json");
+  CHECK_FALSE(keeper.Sync(node.Build()));
+  CHECK(Listing(t / "victim") == before);
+
+  // Root's directory back: the keeper keeps it, and names it again.
+  std::filesystem::remove(t / "sticky/cdi");
+  t.Dir("sticky/cdi");
+  t.File("conf/pre.json", Inventory(t / "host/libt.so"));
+  CHECK(keeper.Sync(node.Build()));
+  CHECK_MESSAGE(keeper.Resolves("example.com/pre=t", &why), why);
+  CHECK(keeper.PreloadFileIfCurrent(kPreloadT, kPreloadBytes, &path));
+  CHECK(Listing(t / "victim") == before);
+}
+
+// What Allocate names, the kubelet resolves later: the path must lead to
+// the directory the keeper's last pass checked, by the writer's rule, as
+// Allocate answers. A link root re-points is followed only after a pass
+// has checked where it leads; an ancestor made writable by others after
+// the pass is refused at once.
+TEST_CASE(
+    "kubelet cdi: a --cdi-dir re-pointed or made unsafe after a pass is seen as Allocate asks") {
+  ocid::test::TempTree t;
+  t.File("host/libt.so", "x");
+  t.File("conf/pre.json", Inventory(t / "host/libt.so"));
+  t.Dir("one/cdi");
+  t.Link("link", "one");
+  Node node{t / "conf", t / "link/cdi", {}};
+  ocid::CdiDirKeeper keeper(t / "link/cdi", t / "conf");
+  REQUIRE(keeper.Sync(node.Build()));
+  REQUIRE(t.Exists("one/cdi/" + kPreloadT));
+  std::string why, path;
+  REQUIRE_MESSAGE(keeper.Resolves("example.com/pre=t", &why), why);
+  REQUIRE(keeper.PreloadFileIfCurrent(kPreloadT, kPreloadBytes, &path));
+  CHECK(path == t / "link/cdi/" + kPreloadT);
+
+  // Root re-points the link at another directory with the same files,
+  // current: not named until a pass has checked it.
+  CopyFiles(t / "one/cdi", t / "two/cdi");
+  std::filesystem::remove(t / "link");
+  t.Link("link", "two");
+  CHECK_FALSE(keeper.Resolves("example.com/pre=t", &why));
+  CHECK_MESSAGE(why == "CDI directory " + (t / "link/cdi") +
+                           " is not the directory the keeper last checked (replaced)",
+                why);
+  path.clear();
+  CHECK_FALSE(keeper.PreloadFileIfCurrent(kPreloadT, kPreloadBytes, &path));
+  CHECK(path.empty());
+  REQUIRE(keeper.Sync(node.Build()));
+  CHECK_MESSAGE(keeper.Resolves("example.com/pre=t", &why), why);
+  CHECK(keeper.PreloadFileIfCurrent(kPreloadT, kPreloadBytes, &path));
+
+  // An ancestor made writable by others after the pass: others could now
+  // swap what the path leads to. Refused as Allocate asks, no pass needed.
+  REQUIRE(::chmod((t / "two").c_str(), 0777) == 0);
+  CHECK_FALSE(keeper.Resolves("example.com/pre=t", &why));
+  CHECK_MESSAGE(why == "CDI directory " + (t / "link/cdi") + " refused: directory " + (t / "two") +
+                           " is writable by others and not sticky (owner " +
+                           std::to_string(::geteuid()) + ", mode 0777)",
+                why);
+  CHECK_FALSE(keeper.PreloadFileIfCurrent(kPreloadT, kPreloadBytes, &path));
+  // A pass then writes and removes nothing there, though the inventory is
+  // gone.
+  const std::string before = Listing(t / "two/cdi");
+  std::filesystem::remove(t / "conf/pre.json");
+  CHECK_FALSE(keeper.Sync(node.Build()));
+  CHECK(Listing(t / "two/cdi") == before);
+  CHECK_FALSE(keeper.PreloadFileIfCurrent(kPreloadT, kPreloadBytes, &path));
+  // Safe again: the pass removes the gone inventory's files.
+  REQUIRE(::chmod((t / "two").c_str(), 0755) == 0);
+  CHECK(keeper.Sync(node.Build()));
+  CHECK_FALSE(t.Exists("two/cdi/" + kPreloadT));
 }
