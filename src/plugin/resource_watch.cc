@@ -52,6 +52,19 @@ std::string NameOf(const ClusterResource& r) {
   return r.nomad_vendor + "/" + r.nomad_type;
 }
 
+// What an inotify event says happened, for the debug line of a rebuild.
+std::string EventWhat(uint32_t mask) {
+  if (mask & IN_Q_OVERFLOW) return "events lost (inotify queue overflow)";
+  if (mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)) return "the directory itself went";
+  if (mask & IN_CREATE) return "created";
+  if (mask & IN_DELETE) return "deleted";
+  if (mask & IN_MOVED_FROM) return "moved away";
+  if (mask & IN_MOVED_TO) return "moved in";
+  if (mask & IN_CLOSE_WRITE) return "written";
+  if (mask & IN_ATTRIB) return "attributes changed";
+  return "changed";
+}
+
 // Milliseconds until `t`, rounded up (a deadline 0.4 ms away is not a
 // reason to poll with 0), 0 when past, at most a minute.
 int MsUntil(Clock::time_point t, Clock::time_point now) {
@@ -79,7 +92,7 @@ bool ResourceWatch::Start(Error* err) {
   if (inotify_fd_ < 0) return Fail(err, "cannot start inotify", "", errno);
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (wake_fd_ < 0) return Fail(err, "cannot create an eventfd", "", errno);
-  Rebuild();
+  Rebuild("start");
   thread_ = std::thread([this] { Loop(); });
   return true;
 }
@@ -110,6 +123,11 @@ uint64_t ResourceWatch::WaitForChange(uint64_t seen, std::chrono::milliseconds t
   return generation_;
 }
 
+uint64_t ResourceWatch::Rebuilds() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return rebuilds_;
+}
+
 ResourceWatch::Mark ResourceWatch::CurrentMark() const {
   std::lock_guard<std::mutex> l(mu_);
   return Mark{generation_, rechecked_};
@@ -132,12 +150,14 @@ void ResourceWatch::Recheck() {
   if (wake_fd_ >= 0) (void)!::write(wake_fd_, &one, sizeof one);
 }
 
-void ResourceWatch::Rebuild() {
-  uint64_t asked = 0;
+void ResourceWatch::Rebuild(const std::string& why) {
+  uint64_t asked = 0, number = 0;
   {
     std::lock_guard<std::mutex> l(mu_);
     asked = recheck_asked_;
+    number = ++rebuilds_;
   }
+  OCID_DEBUG("rebuilding the view (#" + std::to_string(number) + "): " + why);
   InventorySet set;
   Error err;
   bool loaded = LoadInventoryDir(opts_.config_dir, &set, &err);
@@ -222,7 +242,14 @@ void ResourceWatch::Rebuild() {
   }
 }
 
-bool ResourceWatch::DrainEvents() {
+std::string ResourceWatch::EventPath(int wd, const std::string& name) const {
+  std::string dir;
+  for (const auto& [d, w] : watches_)
+    if (w == wd) dir = d;
+  return Printable(dir + (name.empty() ? "" : "/" + name));
+}
+
+bool ResourceWatch::DrainEvents(std::string* why) {
   alignas(struct inotify_event) char buf[8192];
   bool relevant = false;
   for (;;) {
@@ -234,12 +261,15 @@ bool ResourceWatch::DrainEvents() {
       if (relevant) continue;
       if (ev->mask & IN_Q_OVERFLOW) {
         relevant = true;
+        *why = EventWhat(ev->mask);
         continue;
       }
       // A watch removed by Rebuild still reports IN_IGNORED once: not ours.
       auto it = filters_.find(ev->wd);
       if (it == filters_.end()) continue;
-      relevant = it->second.Relevant(ev->mask, ev->len ? std::string(ev->name) : std::string());
+      std::string name = ev->len ? std::string(ev->name) : std::string();
+      relevant = it->second.Relevant(ev->mask, name);
+      if (relevant) *why = EventPath(ev->wd, name) + ": " + EventWhat(ev->mask);
     }
   }
   return relevant;
@@ -249,6 +279,7 @@ void ResourceWatch::Loop() {
   const auto period = std::chrono::seconds(opts_.recheck_seconds);
   Clock::time_point next_recheck = Clock::now() + period;
   Debounce debounce;
+  std::string first_event;  // what started the pending debounce
   for (;;) {
     {
       std::lock_guard<std::mutex> l(mu_);
@@ -264,25 +295,29 @@ void ResourceWatch::Loop() {
       return;
     }
     now = Clock::now();
-    bool rebuild = false;
+    std::string why;  // empty: no rebuild
     if (n > 0 && (fds[1].revents & POLLIN)) {
       uint64_t v;
       (void)!::read(wake_fd_, &v, sizeof v);
-      rebuild = true;  // Recheck() or Stop()
+      why = "asked (SIGHUP)";  // Recheck() or Stop()
     }
-    if (n > 0 && (fds[0].revents & POLLIN) && DrainEvents()) debounce.Event(now);
-    if (debounce.pending() && now >= debounce.Due()) rebuild = true;
+    std::string event;
+    if (n > 0 && (fds[0].revents & POLLIN) && DrainEvents(&event)) {
+      if (!debounce.pending()) first_event = event;
+      debounce.Event(now);
+    }
+    if (debounce.pending() && now >= debounce.Due() && why.empty()) why = first_event;
     if (now >= next_recheck) {
-      rebuild = true;
+      if (why.empty()) why = "the periodic re-check";
       next_recheck = now + period;
     }
-    if (!rebuild) continue;
+    if (why.empty()) continue;
     {
       std::lock_guard<std::mutex> l(mu_);
       if (stopping_) return;
     }
     debounce.Clear();
-    Rebuild();
+    Rebuild(why);
   }
 }
 

@@ -114,10 +114,13 @@ TEST_CASE(
   CHECK(v.cdi_specs[0].files.back().bytes.find("example.com/watch") != std::string::npos);
 
   ResourceWatch::Mark m0 = w.CurrentMark();
+  uint64_t r0 = w.Rebuilds();
+  CHECK(r0 >= 1);  // the first build
   w.Recheck();
   ResourceWatch::Mark m1 = w.WaitForMark(m0, 5s);
   CHECK(m1.rechecks == m0.rechecks + 1);
   CHECK(m1.generation == m0.generation);
+  CHECK(w.Rebuilds() == r0 + 1);  // rebuilt once, though nothing changed
   // The spec changes with the inventory: a new generation.
   t.File("conf/t.json", Inventory(t / "host/tool")
                             .replace(Inventory(t / "host/tool").find("example.com/watch"), 17,
