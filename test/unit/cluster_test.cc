@@ -37,9 +37,10 @@ const char* kRdma = R"({
   "inventory": {"rdma": {"devices": ["infiniband/uverbs0"]}}
 })";
 
-InventorySet Load(std::vector<std::pair<std::string, std::string>> files) {
+InventorySet Load(const std::vector<std::pair<std::string, std::string>>& files) {
   std::vector<ocid::InventoryFile> raw;
-  for (auto& [path, bytes] : files) raw.push_back({path, bytes, {}});
+  raw.reserve(files.size());
+  for (const auto& [path, bytes] : files) raw.push_back({path, bytes, {}});
   InventorySet set;
   ocid::ParseInventoryFiles(raw, &set);
   return set;
