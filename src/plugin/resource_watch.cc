@@ -217,6 +217,7 @@ void ResourceWatch::Rebuild(const std::string& why) {
     it = watches_.erase(it);
   }
   filters_.clear();
+  std::map<int, uint32_t> masks;
   for (const auto& [d, w] : dirs) {
     // Without IN_MASK_ADD the mask replaces the one a directory had.
     int wd = ::inotify_add_watch(inotify_fd_, d.c_str(), w.mask | IN_ONLYDIR);
@@ -225,7 +226,14 @@ void ResourceWatch::Rebuild(const std::string& why) {
       continue;
     }
     watches_[d] = wd;
-    filters_[wd] = w;
+    filters_[wd].push_back(w);
+    // Two paths to one directory (/sbin and /usr/sbin on a merged-/usr
+    // host) get one watch: it asks for what both ask for, and an event on
+    // it is judged by each one's names.
+    uint32_t& mask = masks[wd];
+    if (mask != 0 && (mask | w.mask) != w.mask)
+      ::inotify_add_watch(inotify_fd_, d.c_str(), mask | w.mask | IN_ONLYDIR);
+    mask |= w.mask;
   }
 
   std::string digest = DigestOf(next);
@@ -268,7 +276,8 @@ bool ResourceWatch::DrainEvents(std::string* why) {
       auto it = filters_.find(ev->wd);
       if (it == filters_.end()) continue;
       std::string name = ev->len ? std::string(ev->name) : std::string();
-      relevant = it->second.Relevant(ev->mask, name);
+      for (const WatchedDir& w : it->second)
+        if (!relevant) relevant = w.Relevant(ev->mask, name);
       if (relevant) *why = EventPath(ev->wd, name) + ": " + EventWhat(ev->mask);
     }
   }

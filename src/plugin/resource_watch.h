@@ -18,6 +18,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "cluster.h"
 #include "error.h"
@@ -92,7 +93,7 @@ class ResourceWatch {
   int wake_fd_ = -1;  // eventfd: Stop() and Recheck() wake the loop
   // Loop thread only: directory -> inotify watch, and what counts there.
   std::map<std::string, int> watches_;
-  std::map<int, WatchedDir> filters_;
+  std::map<int, std::vector<WatchedDir>> filters_;  // one per path of the directory
   std::thread thread_;
 };
 

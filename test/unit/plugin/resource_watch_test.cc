@@ -148,3 +148,36 @@ TEST_CASE("resource watch: without a CDI directory the view carries no specs") {
   CHECK(w.View().cdi_specs.empty());
   w.Stop();
 }
+
+TEST_CASE("resource watch: two paths to one directory share a watch; both's names count") {
+  // inotify gives one watch per directory, however many paths lead to it
+  // (/sbin and /usr/sbin on a merged-/usr host): the names of each path's
+  // entries count on it, not only the last one's.
+  ocid::test::TempTree t;
+  t.File("host/tool", "x");
+  t.File("host/other", "y");
+  std::filesystem::create_directory_symlink(t / "host", t / "alias");
+  t.File("conf/t.json", Inventory(t / "host/tool"));
+  std::string other = Inventory(t / "alias/other");
+  for (auto [from, to] : {std::pair<std::string, std::string>{"OCI_T", "OCI_O"},
+                          {"example.com/watch", "example.com/other"},
+                          {"\"t\"", "\"o\""}})
+    for (size_t at = other.find(from); at != std::string::npos; at = other.find(from, at))
+      other.replace(at, from.size(), to);
+  t.File("conf/o.json", other);
+  ocid::PluginOptions opts;
+  opts.config_dir = t / "conf";
+  opts.host_root = "/";
+  opts.recheck_seconds = 3600;
+  ResourceWatch w(opts);
+  ocid::Error err;
+  REQUIRE_MESSAGE(w.Start(&err), err.Line());
+  REQUIRE(Find(w.View(), "example.com/t"));
+  REQUIRE(Find(w.View(), "example.com/o"));
+  CHECK(Find(w.View(), "example.com/o")->healthy);
+  std::filesystem::remove(t / "host/other");
+  CHECK(WaitHealth(w, "example.com/o", false));
+  std::filesystem::remove(t / "host/tool");
+  CHECK(WaitHealth(w, "example.com/t", false));
+  w.Stop();
+}
