@@ -1,8 +1,10 @@
 #include "resource_watch.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +19,8 @@
 #include "inventory.h"
 #include "log.h"
 #include "node_facts.h"
+#include "rootfs_path.h"
+#include "unique_fd.h"
 
 namespace ocid {
 namespace {
@@ -174,18 +178,26 @@ void ResourceWatch::Rebuild(const std::string& why) {
       r.why = err.Line();
       r.delivery = Delivery{};
     }
+    used_.clear();
+    host_root_.reset();
   } else {
+    // Every read through `seen`, which records the facts the view uses of
+    // each name it matched (host_watch.h): what an attribute change is
+    // judged against until the next rebuild.
+    RecordingView seen(*host);
     // The NICs, once per rebuild, through the same reader as `check`.
-    HostNics nics = ReadHostNics(*host, NicVendorsToRead(set));
-    BuildClusterView(set, *host, nics, opts_.host_path_root, &previous, &next, opts_.profile);
+    HostNics nics = ReadHostNics(seen, NicVendorsToRead(set));
+    BuildClusterView(set, seen, nics, opts_.host_path_root, &previous, &next, opts_.profile);
     // The CDI specs of the same set on the same host; an unreadable
     // inventory directory keeps the last ones.
     if (!opts_.cdi_dir.empty() && loaded) {
-      BuildClusterCdi(set, *host, opts_.host_path_root, opts_.cdi_dir, &previous, &next);
+      BuildClusterCdi(set, seen, opts_.host_path_root, opts_.cdi_dir, &previous, &next);
     } else if (!opts_.cdi_dir.empty()) {
       next.cdi_dir = previous.cdi_dir;
       next.cdi_specs = previous.cdi_specs;
     }
+    used_ = seen.used();
+    host_root_.reset(::fcntl(host->fd(), F_DUPFD_CLOEXEC, 0));
   }
 
   // What changed, one line each.
@@ -229,7 +241,7 @@ void ResourceWatch::Rebuild(const std::string& why) {
     filters_[wd].push_back(w);
     // Two paths to one directory (/sbin and /usr/sbin on a merged-/usr
     // host) get one watch: it asks for what both ask for, and an event on
-    // it is judged by each one's names.
+    // it is judged by each one's names (and paths, for their facts).
     uint32_t& mask = masks[wd];
     if (mask != 0 && (mask | w.mask) != w.mask)
       ::inotify_add_watch(inotify_fd_, d.c_str(), mask | w.mask | IN_ONLYDIR);
@@ -250,6 +262,27 @@ void ResourceWatch::Rebuild(const std::string& why) {
   }
 }
 
+bool ResourceWatch::FactsNow(const std::string& path, NameFacts* out) const {
+  // As HostRootView::Match looks a path up: openat2 inside the host root,
+  // symlinks followed there, O_PATH (nothing is opened), fstat.
+  if (!host_root_.valid()) return false;
+  UniqueFd fd;
+  Error ignored;
+  if (!OpenInRoot(host_root_.get(), path, O_PATH, &fd, &ignored)) return false;
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return false;
+  HostMatch m;
+  m.type = FileTypeOf(st.st_mode);
+  m.rdev = st.st_rdev;
+  m.mode = st.st_mode;
+  m.uid = st.st_uid;
+  m.gid = st.st_gid;
+  m.dev = st.st_dev;
+  m.ino = st.st_ino;
+  *out = FactsOf(m);
+  return true;
+}
+
 std::string ResourceWatch::EventPath(int wd, const std::string& name) const {
   std::string dir;
   for (const auto& [d, w] : watches_)
@@ -260,6 +293,18 @@ std::string ResourceWatch::EventPath(int wd, const std::string& name) const {
 bool ResourceWatch::DrainEvents(std::string* why) {
   alignas(struct inotify_event) char buf[8192];
   bool relevant = false;
+  // Each name looked up once per drain, however many events name it.
+  std::map<std::string, std::pair<bool, NameFacts>> looked;
+  LookupFacts now = [&](const std::string& path, NameFacts* out) {
+    auto it = looked.find(path);
+    if (it == looked.end()) {
+      NameFacts facts;
+      bool found = FactsNow(path, &facts);
+      it = looked.emplace(path, std::make_pair(found, facts)).first;
+    }
+    *out = it->second.second;
+    return it->second.first;
+  };
   for (;;) {
     ssize_t n = ::read(inotify_fd_, buf, sizeof buf);
     if (n <= 0) break;
@@ -277,7 +322,7 @@ bool ResourceWatch::DrainEvents(std::string* why) {
       if (it == filters_.end()) continue;
       std::string name = ev->len ? std::string(ev->name) : std::string();
       for (const WatchedDir& w : it->second)
-        if (!relevant) relevant = w.Relevant(ev->mask, name);
+        if (!relevant) relevant = w.Relevant(ev->mask, name, used_, now);
       if (relevant) *why = EventPath(ev->wd, name) + ": " + EventWhat(ev->mask);
     }
   }

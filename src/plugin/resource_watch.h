@@ -24,6 +24,7 @@
 #include "error.h"
 #include "host_watch.h"
 #include "plugin_options.h"
+#include "unique_fd.h"
 
 namespace ocid {
 
@@ -78,6 +79,9 @@ class ResourceWatch {
   bool DrainEvents(std::string* why);
   // The watched directory of `wd` and `name` in it, for a log line.
   std::string EventPath(int wd, const std::string& name) const;
+  // `path` (within the host root) looked up now, as the planner looks it
+  // up: the executor of WatchedDir::Relevant's lookup.
+  bool FactsNow(const std::string& path, NameFacts* out) const;
 
   PluginOptions opts_;
   mutable std::mutex mu_;
@@ -94,6 +98,10 @@ class ResourceWatch {
   // Loop thread only: directory -> inotify watch, and what counts there.
   std::map<std::string, int> watches_;
   std::map<int, std::vector<WatchedDir>> filters_;  // one per path of the directory
+  // Loop thread only: what the current view used of each name it matched,
+  // and the host root it was matched in (host_watch.h).
+  ViewFacts used_;
+  UniqueFd host_root_;
   std::thread thread_;
 };
 
