@@ -164,7 +164,8 @@ std::string CdiSpecSummary(const CdiSpec& spec) {
 }
 
 bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string& host_root,
-                  const std::string& spec_path, CdiSpec* out, Error* err) {
+                  const std::string& spec_path, CdiSpec* out, Error* err,
+                  const VersionReport* versions) {
   *out = CdiSpec{};
   out->inventory = inv.file;
   out->kind = CdiKindOf(inv);
@@ -187,7 +188,7 @@ bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string&
     Error e;
     if (!CheckCdiDeviceName(f.name, &why)) {
       out->warnings.push_back("feature \"" + f.name + "\" gets no CDI device: " + why);
-    } else if (!BuildInventoryPlan(inv, {f.name}, host, &d.plan, &e)) {
+    } else if (!BuildInventoryPlan(inv, {f.name}, host, &d.plan, &e, versions)) {
       out->warnings.push_back("no CDI device \"" + f.name + "\": " + e.Line());
       all_ok = false;
     } else {
@@ -199,7 +200,7 @@ bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string&
     CdiDevice all;
     all.name = "all";
     Error e;
-    if (BuildInventoryPlan(inv, inv.driver_features, host, &all.plan, &e)) {
+    if (BuildInventoryPlan(inv, inv.driver_features, host, &all.plan, &e, versions)) {
       AddWarnings(all.plan, &out->warnings);
       devices.push_back(std::move(all));
     } else

@@ -52,6 +52,7 @@
 #include "host_view.h"
 #include "inventory.h"
 #include "plan.h"
+#include "version_lock.h"
 
 namespace ocid {
 
@@ -96,9 +97,12 @@ std::string CdiSpecSummary(const CdiSpec& spec);
 // written at `spec_path`, an absolute host path ("" = stdout, no directory:
 // env LD_PRELOAD). Its directory gets the preload files, named after the
 // spec's file (oci-decorator-it.json -> oci-decorator-it.<device>.preload),
-// and out->file_name is that file's name.
+// and out->file_name is that file's name. `versions`: the version lock of
+// `inv` as the caller already read it (planner.h BuildInventoryPlan); null
+// reads it for each device that is guarded.
 bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string& host_root,
-                  const std::string& spec_path, CdiSpec* out, Error* err);
+                  const std::string& spec_path, CdiSpec* out, Error* err,
+                  const VersionReport* versions = nullptr);
 
 // Inventories whose CDI kind an earlier one (in file-name order) already
 // has, mapped to one line saying whose: two specs of one kind both name

@@ -47,10 +47,11 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 // With `profile` set, a resource of an inventory with profiles whose
 // features preload also carries the profile's variables (an unknown or
 // unusable profile makes it unhealthy, saying why).
+// `versions` is the version lock of `inv` as the view read it.
 ClusterResource Resource(const Inventory& inv, const std::vector<std::string>& features,
                          const HostView& host, const HostNics& nics,
                          const std::string& host_path_root, const std::string& profile,
-                         std::vector<std::string>* warnings) {
+                         const VersionReport& versions, std::vector<std::string>* warnings) {
   ClusterResource r;
   r.inventory = inv.file;
   r.features = features;
@@ -69,7 +70,7 @@ ClusterResource Resource(const Inventory& inv, const std::vector<std::string>& f
     r.profile = profile;
     return true;
   };
-  if (!BuildInventoryPlan(inv, features, host, &plan, &e) || !add_profile() ||
+  if (!BuildInventoryPlan(inv, features, host, &plan, &e, &versions) || !add_profile() ||
       !DeliveryOf(plan, host_path_root, &r.delivery, &e)) {
     r.healthy = false;
     r.why = e.Line();
@@ -138,9 +139,13 @@ void BuildClusterView(const InventorySet& set, const HostView& host, const HostN
           ": serves no cluster resource: invalid CDI kind (set \"cdi_kind\"): " + why);
       continue;
     }
-    // Read once per inventory: the versions its guarded resources carry.
+    // Read once per inventory: every plan of it checks the lock against
+    // this reading, and its guarded resources carry it.
     VersionReport versions;
-    if (inv.version_lock.configured()) versions = CheckVersions(inv, host);
+    if (inv.version_lock.configured()) {
+      versions = CheckVersions(inv, host);
+      out->version_locks[inv.file] = versions;
+    }
     auto versions_of = [&](const ClusterResource& r) {
       return inv.version_lock.Guards(r.features) ? versions : VersionReport{};
     };
@@ -157,7 +162,7 @@ void BuildClusterView(const InventorySet& set, const HostView& host, const HostN
       bool nomad_ok = claim(nomad_names, nomad_vendor + "/" + f.name, inv.file, "Nomad device");
       if (!k8s_ok && !nomad_ok) continue;
       ClusterResource r =
-          Resource(inv, {f.name}, host, nics, host_path_root, profile, &out->warnings);
+          Resource(inv, {f.name}, host, nics, host_path_root, profile, versions, &out->warnings);
       r.versions = versions_of(r);
       r.k8s_name = k8s_ok ? k8s : "";
       if (nomad_ok) {
@@ -172,8 +177,8 @@ void BuildClusterView(const InventorySet& set, const HostView& host, const HostN
       std::string type;
       for (const Feature& f : inv.features) type += f.name;
       if (!claim(nomad_names, nomad_vendor + "/" + type, inv.file, "Nomad device")) continue;
-      ClusterResource r =
-          Resource(inv, inv.driver_features, host, nics, host_path_root, profile, &out->warnings);
+      ClusterResource r = Resource(inv, inv.driver_features, host, nics, host_path_root, profile,
+                                   versions, &out->warnings);
       r.versions = versions_of(r);
       r.nomad_vendor = nomad_vendor;
       r.nomad_type = type;
@@ -219,9 +224,11 @@ void BuildClusterCdi(const InventorySet& set, const HostView& host,
     c.spec_path = cdi_dir + "/" + CdiFileName(inv);
     CdiSpec spec;
     Error err;
+    auto read = out->version_locks.find(inv.file);
+    const VersionReport* versions = read == out->version_locks.end() ? nullptr : &read->second;
     if (auto it = conflicts.find(inv.file); it != conflicts.end()) {
       c.why = it->second;
-    } else if (!BuildCdiSpec(inv, host, host_path_root, c.spec_path, &spec, &err)) {
+    } else if (!BuildCdiSpec(inv, host, host_path_root, c.spec_path, &spec, &err, versions)) {
       c.why = err.Line();
     } else {
       c.state = ClusterCdiSpec::State::kWritten;

@@ -23,6 +23,7 @@
 // unhealthy with its error, so a kubelet keeps counting them as allocated
 // instead of forgetting them; its neighbours are not affected.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,10 @@ struct ClusterView {
   // When `resources` is empty, why (the device plugin's watch says: the
   // directory unreadable, no inventory, each refused): its readiness.
   std::string none_why;
+  // The version lock of each inventory that has one, by file, as this view
+  // read it: once per inventory, whatever the number of its features; every
+  // plan of the view, and of its CDI specs (BuildClusterCdi), uses it.
+  std::map<std::string, VersionReport> version_locks;
   // With a CDI directory (BuildClusterCdi): every inventory's spec in it,
   // loaded ones in file-name order, then broken ones. `cdi_dir` empty: none.
   std::string cdi_dir;
@@ -103,7 +108,8 @@ void BuildClusterView(const InventorySet& set, const HostView& host, const HostN
                       const std::string& host_path_root, const ClusterView* previous,
                       ClusterView* out, const std::string& profile = "");
 
-// Adds to `out` (built by BuildClusterView from the same `set` and `host`)
+// Adds to `out` (built by BuildClusterView from the same `set` and `host`,
+// whose version lock readings it plans with: ClusterView::version_locks)
 // each inventory's CDI spec as it belongs in `cdi_dir`, the absolute host
 // directory the specs go to (cdi.h BuildCdiSpec, host paths named under
 // `host_path_root`, the preload files named under `cdi_dir`):

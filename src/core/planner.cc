@@ -42,7 +42,8 @@ const char* Expected(EntryKind kind) {
 
 class Planner {
  public:
-  Planner(const PlanInputs& in, Plan* out, Error* err) : in_(in), plan_(out), err_(err) {}
+  Planner(const PlanInputs& in, Plan* out, Error* err, const VersionReport* versions = nullptr)
+      : in_(in), plan_(out), err_(err), versions_(versions) {}
 
   bool Run() {
     const OciState& st = *in_.state;
@@ -141,7 +142,7 @@ class Planner {
   // is a warning. Runs only for an inventory that was asked for.
   bool CheckVersionLock(const Inventory& inv, const std::vector<std::string>& features) {
     if (!inv.version_lock.Guards(features)) return true;
-    VersionReport r = CheckVersions(inv, *in_.host);
+    VersionReport r = versions_ ? *versions_ : CheckVersions(inv, *in_.host);
     const std::string prefix = "inventory " + inv.file + ": ";
     switch (r.state) {
       case VersionState::kMatch:
@@ -348,6 +349,7 @@ class Planner {
   const PlanInputs& in_;
   Plan* plan_;
   Error* err_;
+  const VersionReport* versions_;  // the caller's reading (RunInventory), or null
 };
 
 }  // namespace
@@ -371,10 +373,11 @@ HostCredentials ProcessOnHost(const BundleConfig& cfg) {
 }
 
 bool BuildInventoryPlan(const Inventory& inv, const std::vector<std::string>& features,
-                        const HostView& host, Plan* out, Error* err) {
+                        const HostView& host, Plan* out, Error* err,
+                        const VersionReport* versions) {
   *out = Plan{};
   PlanInputs in{nullptr, nullptr, nullptr, &host};
-  Planner p(in, out, err);
+  Planner p(in, out, err, versions);
   return p.RunInventory(inv, features);
 }
 

@@ -11,6 +11,7 @@
 #include "inventory.h"
 #include "oci_state.h"
 #include "plan.h"
+#include "version_lock.h"
 
 namespace ocid {
 
@@ -33,8 +34,13 @@ bool BuildPlan(const PlanInputs& in, Plan* out, Error* err);
 // (what a CDI device carries): the same entries, alternatives, globs, merges
 // and device rules as BuildPlan, without activation or config.json (so no
 // container_device_rules). Fails on a feature the inventory does not have.
+// `versions`: the version lock of `inv` as the caller read it on `host`
+// (CheckVersions), for a caller planning many feature sets of one inventory
+// (the device plugin's view and its CDI specs), so the library is read once,
+// not once per plan; null reads it here, when the features are guarded.
 bool BuildInventoryPlan(const Inventory& inv, const std::vector<std::string>& features,
-                        const HostView& host, Plan* out, Error* err);
+                        const HostView& host, Plan* out, Error* err,
+                        const VersionReport* versions = nullptr);
 
 // What a plan asks for that hook mode cannot give: the profile's variables
 // (a prestart hook cannot change the environment of the process). One line

@@ -34,12 +34,57 @@ bool Matches(const std::set<std::string>& patterns, const std::string& name) {
 
 }  // namespace
 
-bool WatchedDir::Relevant(uint32_t event_mask, const std::string& name) const {
+NameFacts FactsOf(const HostMatch& m) {
+  NameFacts f;
+  f.type = m.type;
+  f.rdev = m.rdev;
+  f.mode = m.mode;
+  f.uid = m.uid;
+  f.gid = m.gid;
+  f.dev = m.dev;
+  f.ino = m.ino;
+  return f;
+}
+
+bool WatchedDir::Relevant(uint32_t event_mask, const std::string& name, const ViewFacts& used,
+                          const LookupFacts& now) const {
   if (event_mask & kAlways) return true;
   if (any_name) return true;
   if (name.empty()) return false;
-  if ((event_mask & kNames) && (Matches(devices, name) || Matches(files, name))) return true;
-  return (event_mask & IN_CLOSE_WRITE) && Matches(files, name);
+  bool file = Matches(files, name);
+  bool watched = file || Matches(devices, name);
+  if (!watched) return false;
+  if (event_mask & (kNames & ~IN_ATTRIB)) return true;  // created, deleted, renamed
+  if ((event_mask & IN_CLOSE_WRITE) && file) return true;
+  if (!(event_mask & IN_ATTRIB)) return false;
+  // An attribute change: does the view use something that changed?
+  auto it = used.find(PathOf(name));
+  if (it == used.end()) return false;  // the view read no attribute of it
+  if (it->second.mixed) return true;
+  NameFacts facts;
+  return !now(it->first, &facts) || facts != it->second.facts;
+}
+
+std::string WatchedDir::PathOf(const std::string& name) const {
+  return (host_dir == "/" ? "" : host_dir) + "/" + name;
+}
+
+bool RecordingView::Match(const std::string& pattern, std::vector<HostMatch>* out,
+                          Error* err) const {
+  if (!host_.Match(pattern, out, err)) return false;
+  for (const HostMatch& m : *out) {
+    NameFacts facts = FactsOf(m);
+    Record(m.path, facts);
+    // A chmod through a symlink is reported on the name of the file it
+    // leads to.
+    if (!m.resolved.empty() && m.resolved != m.path) Record(m.resolved, facts);
+  }
+  return true;
+}
+
+void RecordingView::Record(const std::string& path, const NameFacts& facts) const {
+  auto [it, first] = used_.emplace(path, UsedFacts{facts, false});
+  if (!first && it->second.facts != facts) it->second.mixed = true;
 }
 
 std::map<std::string, WatchedDir> PlanWatches(const InventorySet& set, const std::string& host_root,
@@ -54,6 +99,7 @@ std::map<std::string, WatchedDir> PlanWatches(const InventorySet& set, const std
           Split(device ? "/dev/" + s : s, &dir, &leaf);
           if (leaf.empty()) continue;
           WatchedDir& w = dirs[UnderRoot(host_root, dir)];
+          w.host_dir = dir;
           w.mask |= kNames | kSelf;
           if (device) {
             w.devices.insert(leaf);

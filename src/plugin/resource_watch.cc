@@ -1,8 +1,10 @@
 #include "resource_watch.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +20,8 @@
 #include "kubelet_volume.h"
 #include "log.h"
 #include "node_facts.h"
+#include "rootfs_path.h"
+#include "unique_fd.h"
 
 namespace ocid {
 namespace {
@@ -53,6 +57,19 @@ std::string NameOf(const ClusterResource& r) {
   return r.nomad_vendor + "/" + r.nomad_type;
 }
 
+// What an inotify event says happened, for the debug line of a rebuild.
+std::string EventWhat(uint32_t mask) {
+  if (mask & IN_Q_OVERFLOW) return "events lost (inotify queue overflow)";
+  if (mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)) return "the directory itself went";
+  if (mask & IN_CREATE) return "created";
+  if (mask & IN_DELETE) return "deleted";
+  if (mask & IN_MOVED_FROM) return "moved away";
+  if (mask & IN_MOVED_TO) return "moved in";
+  if (mask & IN_CLOSE_WRITE) return "written";
+  if (mask & IN_ATTRIB) return "attributes changed";
+  return "changed";
+}
+
 // Milliseconds until `t`, rounded up (a deadline 0.4 ms away is not a
 // reason to poll with 0), 0 when past, at most a minute.
 int MsUntil(Clock::time_point t, Clock::time_point now) {
@@ -80,7 +97,7 @@ bool ResourceWatch::Start(Error* err) {
   if (inotify_fd_ < 0) return Fail(err, "cannot start inotify", "", errno);
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (wake_fd_ < 0) return Fail(err, "cannot create an eventfd", "", errno);
-  Rebuild();
+  Rebuild("start");
   thread_ = std::thread([this] { Loop(); });
   return true;
 }
@@ -133,6 +150,11 @@ uint64_t ResourceWatch::WaitForChange(uint64_t seen, std::chrono::milliseconds t
   return generation_;
 }
 
+uint64_t ResourceWatch::Rebuilds() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return rebuilds_;
+}
+
 ResourceWatch::Mark ResourceWatch::CurrentMark() const {
   std::lock_guard<std::mutex> l(mu_);
   return Mark{generation_, rechecked_};
@@ -155,12 +177,14 @@ void ResourceWatch::Recheck() {
   if (wake_fd_ >= 0) (void)!::write(wake_fd_, &one, sizeof one);
 }
 
-void ResourceWatch::Rebuild() {
-  uint64_t asked = 0;
+void ResourceWatch::Rebuild(const std::string& why) {
+  uint64_t asked = 0, number = 0;
   {
     std::lock_guard<std::mutex> l(mu_);
     asked = recheck_asked_;
+    number = ++rebuilds_;
   }
+  OCID_DEBUG("rebuilding the view (#" + std::to_string(number) + "): " + why);
   InventorySet set;
   Error err;
   bool loaded = LoadInventoryDir(opts_.config_dir, &set, &err, ConfigDirVouchOf(opts_));
@@ -177,18 +201,26 @@ void ResourceWatch::Rebuild() {
       r.why = err.Line();
       r.delivery = Delivery{};
     }
+    used_.clear();
+    host_root_.reset();
   } else {
+    // Every read through `seen`, which records the facts the view uses of
+    // each name it matched (host_watch.h): what an attribute change is
+    // judged against until the next rebuild.
+    RecordingView seen(*host);
     // The NICs, once per rebuild, through the same reader as `check`.
-    HostNics nics = ReadHostNics(*host, NicVendorsToRead(set));
-    BuildClusterView(set, *host, nics, opts_.host_path_root, &previous, &next, opts_.profile);
+    HostNics nics = ReadHostNics(seen, NicVendorsToRead(set));
+    BuildClusterView(set, seen, nics, opts_.host_path_root, &previous, &next, opts_.profile);
     // The CDI specs of the same set on the same host; an unreadable
     // inventory directory keeps the last ones.
     if (!opts_.cdi_dir.empty() && loaded) {
-      BuildClusterCdi(set, *host, opts_.host_path_root, opts_.cdi_dir, &previous, &next);
+      BuildClusterCdi(set, seen, opts_.host_path_root, opts_.cdi_dir, &previous, &next);
     } else if (!opts_.cdi_dir.empty()) {
       next.cdi_dir = previous.cdi_dir;
       next.cdi_specs = previous.cdi_specs;
     }
+    used_ = seen.used();
+    host_root_.reset(::fcntl(host->fd(), F_DUPFD_CLOEXEC, 0));
   }
 
   if (next.resources.empty())
@@ -223,6 +255,7 @@ void ResourceWatch::Rebuild() {
     it = watches_.erase(it);
   }
   filters_.clear();
+  std::map<int, uint32_t> masks;
   for (const auto& [d, w] : dirs) {
     // Without IN_MASK_ADD the mask replaces the one a directory had.
     int wd = ::inotify_add_watch(inotify_fd_, d.c_str(), w.mask | IN_ONLYDIR);
@@ -231,7 +264,14 @@ void ResourceWatch::Rebuild() {
       continue;
     }
     watches_[d] = wd;
-    filters_[wd] = w;
+    filters_[wd].push_back(w);
+    // Two paths to one directory (/sbin and /usr/sbin on a merged-/usr
+    // host) get one watch: it asks for what both ask for, and an event on
+    // it is judged by each one's names (and paths, for their facts).
+    uint32_t& mask = masks[wd];
+    if (mask != 0 && (mask | w.mask) != w.mask)
+      ::inotify_add_watch(inotify_fd_, d.c_str(), mask | w.mask | IN_ONLYDIR);
+    mask |= w.mask;
   }
 
   std::string digest = DigestOf(next);
@@ -248,9 +288,49 @@ void ResourceWatch::Rebuild() {
   }
 }
 
-bool ResourceWatch::DrainEvents() {
+bool ResourceWatch::FactsNow(const std::string& path, NameFacts* out) const {
+  // As HostRootView::Match looks a path up: openat2 inside the host root,
+  // symlinks followed there, O_PATH (nothing is opened), fstat.
+  if (!host_root_.valid()) return false;
+  UniqueFd fd;
+  Error ignored;
+  if (!OpenInRoot(host_root_.get(), path, O_PATH, &fd, &ignored)) return false;
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return false;
+  HostMatch m;
+  m.type = FileTypeOf(st.st_mode);
+  m.rdev = st.st_rdev;
+  m.mode = st.st_mode;
+  m.uid = st.st_uid;
+  m.gid = st.st_gid;
+  m.dev = st.st_dev;
+  m.ino = st.st_ino;
+  *out = FactsOf(m);
+  return true;
+}
+
+std::string ResourceWatch::EventPath(int wd, const std::string& name) const {
+  std::string dir;
+  for (const auto& [d, w] : watches_)
+    if (w == wd) dir = d;
+  return Printable(dir + (name.empty() ? "" : "/" + name));
+}
+
+bool ResourceWatch::DrainEvents(std::string* why) {
   alignas(struct inotify_event) char buf[8192];
   bool relevant = false;
+  // Each name looked up once per drain, however many events name it.
+  std::map<std::string, std::pair<bool, NameFacts>> looked;
+  LookupFacts now = [&](const std::string& path, NameFacts* out) {
+    auto it = looked.find(path);
+    if (it == looked.end()) {
+      NameFacts facts;
+      bool found = FactsNow(path, &facts);
+      it = looked.emplace(path, std::make_pair(found, facts)).first;
+    }
+    *out = it->second.second;
+    return it->second.first;
+  };
   for (;;) {
     ssize_t n = ::read(inotify_fd_, buf, sizeof buf);
     if (n <= 0) break;
@@ -260,12 +340,16 @@ bool ResourceWatch::DrainEvents() {
       if (relevant) continue;
       if (ev->mask & IN_Q_OVERFLOW) {
         relevant = true;
+        *why = EventWhat(ev->mask);
         continue;
       }
       // A watch removed by Rebuild still reports IN_IGNORED once: not ours.
       auto it = filters_.find(ev->wd);
       if (it == filters_.end()) continue;
-      relevant = it->second.Relevant(ev->mask, ev->len ? std::string(ev->name) : std::string());
+      std::string name = ev->len ? std::string(ev->name) : std::string();
+      for (const WatchedDir& w : it->second)
+        if (!relevant) relevant = w.Relevant(ev->mask, name, used_, now);
+      if (relevant) *why = EventPath(ev->wd, name) + ": " + EventWhat(ev->mask);
     }
   }
   return relevant;
@@ -275,6 +359,7 @@ void ResourceWatch::Loop() {
   const auto period = std::chrono::seconds(opts_.recheck_seconds);
   Clock::time_point next_recheck = Clock::now() + period;
   Debounce debounce;
+  std::string first_event;  // what started the pending debounce
   for (;;) {
     {
       std::lock_guard<std::mutex> l(mu_);
@@ -290,25 +375,29 @@ void ResourceWatch::Loop() {
       return;
     }
     now = Clock::now();
-    bool rebuild = false;
+    std::string why;  // empty: no rebuild
     if (n > 0 && (fds[1].revents & POLLIN)) {
       uint64_t v;
       (void)!::read(wake_fd_, &v, sizeof v);
-      rebuild = true;  // Recheck() or Stop()
+      why = "asked (SIGHUP)";  // Recheck() or Stop()
     }
-    if (n > 0 && (fds[0].revents & POLLIN) && DrainEvents()) debounce.Event(now);
-    if (debounce.pending() && now >= debounce.Due()) rebuild = true;
+    std::string event;
+    if (n > 0 && (fds[0].revents & POLLIN) && DrainEvents(&event)) {
+      if (!debounce.pending()) first_event = event;
+      debounce.Event(now);
+    }
+    if (debounce.pending() && now >= debounce.Due() && why.empty()) why = first_event;
     if (now >= next_recheck) {
-      rebuild = true;
+      if (why.empty()) why = "the periodic re-check";
       next_recheck = now + period;
     }
-    if (!rebuild) continue;
+    if (why.empty()) continue;
     {
       std::lock_guard<std::mutex> l(mu_);
       if (stopping_) return;
     }
     debounce.Clear();
-    Rebuild();
+    Rebuild(why);
   }
 }
 

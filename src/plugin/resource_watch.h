@@ -18,11 +18,13 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "cluster.h"
 #include "error.h"
 #include "host_watch.h"
 #include "plugin_options.h"
+#include "unique_fd.h"
 
 namespace ocid {
 
@@ -74,11 +76,23 @@ class ResourceWatch {
   // returns the mark then current.
   Mark WaitForMark(Mark seen, std::chrono::milliseconds timeout) const;
 
+  // How many rebuilds have run, the first included, whether or not the
+  // view changed: what a rebuild costs (it reads every inventory, plans
+  // every resource, reads the version lock's library) is paid each time.
+  // Each is also one debug line, "rebuilding the view (#N): <why>".
+  uint64_t Rebuilds() const;
+
  private:
   void Loop();
-  void Rebuild();
-  // Reads what inotify has; true when an event can change the view.
-  bool DrainEvents();
+  void Rebuild(const std::string& why);
+  // Reads what inotify has; true when an event can change the view, with
+  // the first such event in *why.
+  bool DrainEvents(std::string* why);
+  // The watched directory of `wd` and `name` in it, for a log line.
+  std::string EventPath(int wd, const std::string& name) const;
+  // `path` (within the host root) looked up now, as the planner looks it
+  // up: the executor of WatchedDir::Relevant's lookup.
+  bool FactsNow(const std::string& path, NameFacts* out) const;
 
   PluginOptions opts_;
   mutable std::mutex mu_;
@@ -88,12 +102,17 @@ class ResourceWatch {
   uint64_t generation_ = 0;
   uint64_t recheck_asked_ = 0;  // Recheck() calls
   uint64_t rechecked_ = 0;      // of those, how many a finished rebuild covers
+  uint64_t rebuilds_ = 0;
   bool stopping_ = false;
   int inotify_fd_ = -1;
   int wake_fd_ = -1;  // eventfd: Stop() and Recheck() wake the loop
   // Loop thread only: directory -> inotify watch, and what counts there.
   std::map<std::string, int> watches_;
-  std::map<int, WatchedDir> filters_;
+  std::map<int, std::vector<WatchedDir>> filters_;  // one per path of the directory
+  // Loop thread only: what the current view used of each name it matched,
+  // and the host root it was matched in (host_watch.h).
+  ViewFacts used_;
+  UniqueFd host_root_;
   std::thread thread_;
 };
 

@@ -11,7 +11,11 @@
 #      line and touches nothing; after the first's SIGTERM a waiting one
 #      takes over;
 #   5. --health-file and `probe`: fresh, stale (a stopped loop), --ready
-#      before and after registration.
+#      before and after registration;
+#   6. no rebuild under an unprivileged touch storm (issue 27): nobody
+#      touches the 0666 /dev/onload 20 times a second for 5 s and the
+#      plugin's rebuild count (its debug line per rebuild) does not move;
+#      a chmod is still exactly one rebuild, and health stays right.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 it_setup lib64
 plugin_suite kubelet_standin.py
@@ -184,6 +188,48 @@ out=$("$OCID_PLUGIN" probe --health-file "$T/none" 2>&1); rc=$?
 assert_eq "probe: no file: exit 1" 1 "$rc"
 kill -TERM "$PLUGIN_PID"; wait "$PLUGIN_PID"
 kill "$KUBELET_PID" 2>/dev/null; wait "$KUBELET_PID" 2>/dev/null
+
+echo "# --- 6. nobody touches /dev/onload 20 times a second: no rebuild (issue 27)"
+K6=$T/k6; mkdir -m 0750 "$K6"
+TLOG=$T/logs/touch.log
+NODE=$HOST_ROOT/dev/onload
+chmod 0666 "$NODE"   # as on a real host: any local user may touch it
+# --log-level debug: one line per rebuild; no periodic rebuild in the window.
+env -i "$OCID_PLUGIN" --config-dir "$CONF_DIR" --host-root "$HOST_ROOT" --log-level debug \
+  --recheck-interval 3600 kubernetes --kubelet-dir "$K6" >>"$TLOG" 2>&1 &
+PLUGIN_PID=$!
+BG_PIDS+=("$PLUGIN_PID")
+rebuilds() { grep -c "rebuilding the view (#" "$TLOG"; }
+rebuilt_past() { (( $(rebuilds) > $1 )); }
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+check "the onload socket is served" wait_socket "$K6/$ONLOAD_SOCK"
+check "ListAndWatch: amd.com/onload Healthy" onload_health_is "$K6/$ONLOAD_SOCK" Healthy
+check "nobody may touch /dev/onload (0666)" as_nobody touch "$NODE"
+sleep 0.5   # past any rebuild that touch could have started (at most 200 ms)
+n0=$(rebuilds)
+# The count below means something only if rebuilds are logged at all.
+assert_contains "the plugin logs each rebuild (at debug level)" "$(cat "$TLOG")" \
+  "rebuilding the view (#1): start"
+m0=$(stat -c %y "$NODE")
+c0=$(cpu_ticks "$PLUGIN_PID")
+for _ in $(seq 100); do as_nobody touch "$NODE"; sleep 0.05; done
+sleep 0.5
+n1=$(rebuilds)
+c1=$(cpu_ticks "$PLUGIN_PID")
+info "rebuilds: $n0 before the touch storm, $n1 after; CPU over it: $((c1 - c0)) ticks of 1/$(getconf CLK_TCK) s"
+check "the storm touched /dev/onload (its mtime moved)" test "$(stat -c %y "$NODE")" != "$m0"
+assert_eq "100 touches by nobody in 5 s: no rebuild" "$n0" "$n1"
+check "... and health stays right: Healthy" onload_health_is "$K6/$ONLOAD_SOCK" Healthy
+chmod 0660 "$NODE"
+check "a chmod of /dev/onload: rebuilt" wait_for 3 rebuilt_past "$n1"
+sleep 0.5
+assert_eq "... exactly once" "$((n1 + 1))" "$(rebuilds)"
+assert_contains "... saying why" "$(grep "rebuilding the view (#" "$TLOG" | tail -1)" \
+  "/dev/onload: attributes changed"
+check "... and health stays right: Healthy" onload_health_is "$K6/$ONLOAD_SOCK" Healthy
+chmod 0666 "$NODE"
+kill -TERM "$PLUGIN_PID"; wait "$PLUGIN_PID"
+assert_eq "touch storm: exits 0 on SIGTERM" 0 "$?"
 
 for f in "$T"/logs/*.log; do
   assert_no_match "$(basename "$f"): no crash, no internal error" "$(cat "$f")" \

@@ -37,9 +37,10 @@ const char* kRdma = R"({
   "inventory": {"rdma": {"devices": ["infiniband/uverbs0"]}}
 })";
 
-InventorySet Load(std::vector<std::pair<std::string, std::string>> files) {
+InventorySet Load(const std::vector<std::pair<std::string, std::string>>& files) {
   std::vector<ocid::InventoryFile> raw;
-  for (auto& [path, bytes] : files) raw.push_back({path, bytes, {}});
+  raw.reserve(files.size());
+  for (const auto& [path, bytes] : files) raw.push_back({path, bytes, {}});
   InventorySet set;
   ocid::ParseInventoryFiles(raw, &set);
   return set;
@@ -422,4 +423,48 @@ TEST_CASE("cluster: resources of a version-locked inventory carry the versions r
   CHECK(onload->versions.module_version == "9.2.0.43 cloud");
   CHECK(onload->versions.library_version == "9.2.0.43 cloud");
   CHECK(Find(v, "zf")->versions.state == ocid::VersionState::kNotConfigured);  // not guarded
+}
+
+TEST_CASE("cluster: one rebuild reads each inventory's version lock once, however many features") {
+  // Issue 27: every planned resource and every CDI device read the library
+  // up to its banner again (a real libonload.so: 590 KB each), so a view
+  // of one inventory read it 7 times. A view and its CDI specs now plan
+  // with the one reading the view took (ClusterView::version_locks).
+  auto locked = [](const std::string& name, const std::string& lib, int features) {
+    std::string names, entries;
+    for (int i = 0; i < features; ++i) {
+      std::string f = "\"f" + std::to_string(i) + "\"";
+      names += (i ? ", " : "") + f;
+      entries +=
+          (i ? ", " : "") + f + R"(: {"devices": ["onload"], "libraries": [")" + lib + R"("]})";
+    }
+    return R"({"version": "1", "activation_flag": "OCI_)" + name + R"(", "cdi_kind": ")" + name +
+           R"(.com/lock", "driver_feature": [)" + names + R"(],
+      "version_lock": {"module_version": "/sys/module/onload/version", "library": ")" +
+           lib + R"("}, "inventory": {)" + entries + "}}";
+  };
+  const std::string version = ocid_test::ReleaseVersion("9.2.0.43");
+  for (int features : {1, 2, 5}) {
+    CAPTURE(features);
+    std::string a = locked("a", "/usr/lib64/libonload.so", features);
+    std::string b = locked("b", "/opt/onload/usr/lib64/libonload.so", features);
+    InventorySet set = Load({{"/c/a.json", a}, {"/c/b.json", b}, {"/c/rdma.json", kRdma}});
+    REQUIRE_MESSAGE(set.broken.empty(), set.broken[0].error.Line());
+    FakeHost h = Host();
+    h.Content("/sys/module/onload/version", ocid_test::ModuleFile(version));
+    for (const char* lib : {"/usr/lib64/libonload.so", "/opt/onload/usr/lib64/libonload.so"})
+      h.Content(lib, ocid_test::RealLibrary(ocid_test::Banner(version), 4096, 65536));
+    ClusterView v;
+    BuildClusterView(set, h, {}, "/", nullptr, &v);
+    ocid::BuildClusterCdi(set, h, "/", "/var/run/cdi", nullptr, &v);
+    // Everything planned and healthy, so every plan did ask for the lock.
+    CHECK(v.resources.size() == 2 * (features + (features > 1 ? 1 : 0)) + 1);
+    for (const ClusterResource& r : v.resources) CHECK_MESSAGE(r.healthy, r.why);
+    for (const ocid::ClusterCdiSpec& c : v.cdi_specs)
+      CHECK(c.state == ocid::ClusterCdiSpec::State::kWritten);
+    // Two inventories with a lock: two library reads, one each.
+    CHECK(h.reads_of["/usr/lib64/libonload.so"] == 1);
+    CHECK(h.reads_of["/opt/onload/usr/lib64/libonload.so"] == 1);
+    CHECK(h.reads_of["/sys/module/onload/version"] == 2);
+  }
 }

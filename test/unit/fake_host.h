@@ -63,11 +63,13 @@ class FakeHost : public ocid::HostView {
     return *this;
   }
   size_t chunk_size = 65536;
-  mutable int reads = 0;          // ReadChunks calls
-  mutable size_t bytes_read = 0;  // bytes shown to sinks
+  mutable int reads = 0;                        // ReadChunks calls
+  mutable std::map<std::string, int> reads_of;  // ReadChunks calls by path
+  mutable size_t bytes_read = 0;                // bytes shown to sinks
   bool ReadChunks(const std::string& path, size_t limit, const ChunkSink& sink,
                   Error* err) const override {
     ++reads;
+    ++reads_of[path];
     auto it = tree_.find(path);
     if (it == tree_.end()) return ocid::Fail(err, "cannot open", path, ENOENT);
     if (it->second.type != FileType::kRegular)

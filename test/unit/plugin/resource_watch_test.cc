@@ -3,15 +3,20 @@
 // its resources, unhealthy.
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <chrono>
 #include <filesystem>
 #include <string>
+#include <thread>
 
 #include "../test_tree.h"
 #include "resource_watch.h"
 
 using namespace std::chrono_literals;
 using ocid::ClusterView;
+using ocid::Debounce;
 using ocid::ResourceWatch;
 
 namespace {
@@ -42,6 +47,17 @@ bool WaitHealth(const ResourceWatch& w, const std::string& name, bool healthy) {
     if (std::chrono::steady_clock::now() > deadline) return false;
     w.WaitForChange(gen, 200ms);
   }
+}
+
+// touch(1): both timestamps to now, an IN_ATTRIB event and nothing else.
+bool Touch(const std::string& path) { return ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0) == 0; }
+
+// Waits (up to 5 s) until `w` has rebuilt more than `n` times.
+bool WaitRebuilds(const ResourceWatch& w, uint64_t n) {
+  auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (w.Rebuilds() <= n && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);
+  return w.Rebuilds() > n;
 }
 
 }  // namespace
@@ -114,10 +130,13 @@ TEST_CASE(
   CHECK(v.cdi_specs[0].files.back().bytes.find("example.com/watch") != std::string::npos);
 
   ResourceWatch::Mark m0 = w.CurrentMark();
+  uint64_t r0 = w.Rebuilds();
+  CHECK(r0 >= 1);  // the first build
   w.Recheck();
   ResourceWatch::Mark m1 = w.WaitForMark(m0, 5s);
   CHECK(m1.rechecks == m0.rechecks + 1);
   CHECK(m1.generation == m0.generation);
+  CHECK(w.Rebuilds() == r0 + 1);  // rebuilt once, though nothing changed
   // The spec changes with the inventory: a new generation.
   t.File("conf/t.json", Inventory(t / "host/tool")
                             .replace(Inventory(t / "host/tool").find("example.com/watch"), 17,
@@ -143,5 +162,77 @@ TEST_CASE("resource watch: without a CDI directory the view carries no specs") {
   REQUIRE_MESSAGE(w.Start(&err), err.Line());
   CHECK(w.View().cdi_dir.empty());
   CHECK(w.View().cdi_specs.empty());
+  w.Stop();
+}
+
+TEST_CASE("resource watch: a touched device node or file rebuilds nothing; a chmod rebuilds once") {
+  // Issue 27: a timestamp change is an attribute change (IN_ATTRIB), and
+  // /dev/onload is 0666, so any local user could keep the root plugin
+  // rebuilding (and reading libonload.so) with touch. /dev/null stands in
+  // for it: 0666 on every host, so this needs no root either.
+  ocid::test::TempTree t;
+  t.File("host/tool", "x");
+  t.File("conf/t.json", Inventory(t / "host/tool"));
+  ocid::PluginOptions opts;
+  opts.config_dir = t / "conf";
+  opts.host_root = "/";
+  opts.recheck_seconds = 3600;  // no periodic rebuild during the test
+  ResourceWatch w(opts);
+  ocid::Error err;
+  REQUIRE_MESSAGE(w.Start(&err), err.Line());
+  REQUIRE(Find(w.View(), "example.com/t"));
+  REQUIRE(Find(w.View(), "example.com/t")->healthy);
+  const uint64_t r0 = w.Rebuilds();
+
+  // 20 touches a second for a second, of the device node and of the file:
+  // each is an IN_ATTRIB on a watched name, none changes what a view uses.
+  for (int i = 0; i < 20; ++i) {
+    REQUIRE(Touch("/dev/null"));
+    REQUIRE(Touch(t / "host/tool"));
+    std::this_thread::sleep_for(50ms);
+  }
+  std::this_thread::sleep_for(Debounce::kMaxDelay + 200ms);  // past any due rebuild
+  CHECK(w.Rebuilds() == r0);
+
+  // A chmod of the same file is a change of what the view used: one
+  // rebuild, and only one.
+  std::filesystem::permissions(t / "host/tool", std::filesystem::perms::owner_all);
+  CHECK(WaitRebuilds(w, r0));
+  std::this_thread::sleep_for(Debounce::kMaxDelay + 200ms);
+  CHECK(w.Rebuilds() == r0 + 1);
+  CHECK(Find(w.View(), "example.com/t")->healthy);
+  w.Stop();
+}
+
+TEST_CASE("resource watch: two paths to one directory share a watch; both's names count") {
+  // inotify gives one watch per directory, however many paths lead to it
+  // (/sbin and /usr/sbin on a merged-/usr host): the names of each path's
+  // entries count on it, not only the last one's.
+  ocid::test::TempTree t;
+  t.File("host/tool", "x");
+  t.File("host/other", "y");
+  std::filesystem::create_directory_symlink(t / "host", t / "alias");
+  t.File("conf/t.json", Inventory(t / "host/tool"));
+  std::string other = Inventory(t / "alias/other");
+  for (auto [from, to] : {std::pair<std::string, std::string>{"OCI_T", "OCI_O"},
+                          {"example.com/watch", "example.com/other"},
+                          {"\"t\"", "\"o\""}})
+    for (size_t at = other.find(from); at != std::string::npos; at = other.find(from, at))
+      other.replace(at, from.size(), to);
+  t.File("conf/o.json", other);
+  ocid::PluginOptions opts;
+  opts.config_dir = t / "conf";
+  opts.host_root = "/";
+  opts.recheck_seconds = 3600;
+  ResourceWatch w(opts);
+  ocid::Error err;
+  REQUIRE_MESSAGE(w.Start(&err), err.Line());
+  REQUIRE(Find(w.View(), "example.com/t"));
+  REQUIRE(Find(w.View(), "example.com/o"));
+  CHECK(Find(w.View(), "example.com/o")->healthy);
+  std::filesystem::remove(t / "host/other");
+  CHECK(WaitHealth(w, "example.com/o", false));
+  std::filesystem::remove(t / "host/tool");
+  CHECK(WaitHealth(w, "example.com/t", false));
   w.Stop();
 }
