@@ -14,10 +14,8 @@
 #include "node_facts.h"
 #include "test_tree.h"
 
-#include "../test_tree.h"
 #include "atomic_file.h"
 #include "host_view.h"
-#include "inventory.h"
 #include "kubelet_cdi.h"
 
 using ocid::AllocateMode;
@@ -49,7 +47,7 @@ ClusterResource Onload(bool healthy) {
   return r;
 }
 
-v1beta1::AllocateRequest Request(std::vector<std::vector<std::string>> containers) {
+v1beta1::AllocateRequest Request(const std::vector<std::vector<std::string>>& containers) {
   v1beta1::AllocateRequest req;
   for (const auto& ids : containers) {
     auto* c = req.add_container_requests();
@@ -319,15 +317,19 @@ TEST_CASE("kubelet: an unknown ID is quoted through the one escaping rule, cut s
   ClusterResource r = Onload(true);
   auto opts = Opts(AllocateMode::kBoth);
   v1beta1::AllocateResponse out;
-  auto st =
-      BuildAllocateResponse("amd.com/onload", &r, opts,
-                            Request({{std::string("a\nb\0c\xc2\x9b\xe2\x80\xae", 10)}}), &out);
+  const std::string id("a\nb\0c\xc2\x9b\xe2\x80\xae", 10);  // NOLINT(misc-misleading-bidirectional)
+  auto st = BuildAllocateResponse("amd.com/onload", &r, opts, Request({{id}}), &out);
   CHECK(st.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
   CHECK(st.error_message().find("unknown device ID \"a\\x0ab\\x00c\\xc2\\x9b\\xe2\\x80\\xae\"") !=
         std::string::npos);
   st = BuildAllocateResponse("amd.com/onload", &r, opts, Request({{std::string(200, 'x')}}), &out);
-  CHECK(st.error_message().find("[... 120 bytes ...]") != std::string::npos);
-  CHECK(st.error_message().find(std::string(61, 'x')) == std::string::npos);
+  // At most kMaxShownId bytes quoted, the marker included (error.h Printable).
+  const std::string& m = st.error_message();
+  size_t open = m.find("unknown device ID \"") + 19, close = m.find('"', open);
+  REQUIRE(close != std::string::npos);
+  CHECK(close - open <= ocid::kMaxShownId);
+  CHECK(m.find("[... 143 bytes ...]") != std::string::npos);
+  CHECK(m.find(std::string(61, 'x')) == std::string::npos);
 }
 
 // Issue 20, finding 11: env LD_PRELOAD replaces an image's own; with the
