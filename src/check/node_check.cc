@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "atomic_file.h"
 #include "cdi.h"
 #include "delivery.h"
+#include "dir_trust.h"
 #include "planner.h"
 
 namespace ocid {
@@ -182,17 +182,15 @@ std::string PreloadFilesProblem(const CdiSpec& spec, const std::string& dir,
 
 // Why a spec of ours in `dir` (or one of its preload files) is not safe as
 // it is: a file others can write or someone else owns, a CDI directory
-// (or an ancestor) others can change: the rule root's writer applies
-// (atomic_file.h). "" when safe.
+// others can change (through a link it is reached by, or one of its real
+// ancestors): root's writer's rule on root's writer's walk (dir_trust.h),
+// so the reason is the writer's own. "" when safe.
 std::string UnsafeCdiProblem(const CdiFile& spec, const std::vector<std::string>& preload_names,
                              const NodeFacts& node) {
   for (const auto& d : node.cdi_dirs) {
     if (d.dir != spec.dir) continue;
-    for (size_t i = 0; i < d.chain.size(); ++i) {
-      std::string why = UnsafeDirReason(d.chain[i].first, d.chain[i].second.uid,
-                                        d.chain[i].second.mode, /*ancestor=*/i > 0);
-      if (!why.empty()) return why + ": others can replace its specs";
-    }
+    if (std::string why = UnsafeStepsReason(d.steps); !why.empty())
+      return why + ": others can replace its specs";
   }
   std::string why = UnsafeFileReason(spec.dir + "/" + spec.name, spec.owner.uid, spec.owner.mode);
   if (!why.empty()) return why;

@@ -20,8 +20,9 @@
 //   - CDI specs of the inventory in /etc/cdi and /var/run/cdi: current
 //     (byte for byte what `cdi generate` would write now) or stale; unsafe
 //     (a failure) when the spec or one of its preload files is not root's
-//     or is writable by group or others, or the directory (or an ancestor)
-//     is one root's writer would refuse (atomic_file.h).
+//     or is writable by group or others, or the directory is one root's
+//     writer would refuse: the writer's rule over the writer's walk, the
+//     links to the directory and its real ancestors (dir_trust.h).
 // Per node: the NICs, the cgroup layout, the kernel interfaces, and the
 // delivery modes set up (hooks.d entries, the runtime shim in docker or
 // containerd). Not set up is information; an inventory that no mode

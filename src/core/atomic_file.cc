@@ -9,147 +9,14 @@
 #include <cerrno>
 #include <cstdio>
 #include <ctime>
-#include <deque>
 #include <vector>
 
+#include "dir_trust.h"
 #include "files.h"
 #include "path_text.h"
 
 namespace ocid {
 namespace {
-
-bool TrustedOwner(uid_t uid) { return uid == 0 || uid == ::geteuid(); }
-
-std::string Octal(mode_t mode) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(mode & 07777));
-  return buf;
-}
-
-std::string Join(const std::vector<std::string>& parts, size_t n) {
-  std::string s;
-  for (size_t i = 0; i < n && i < parts.size(); ++i) s += "/" + parts[i];
-  return s.empty() ? "/" : s;
-}
-
-std::vector<std::string> Components(const std::string& path) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i <= path.size()) {
-    size_t j = path.find('/', i);
-    if (j == std::string::npos) j = path.size();
-    if (j > i) out.push_back(path.substr(i, j - i));
-    i = j + 1;
-  }
-  return out;
-}
-
-constexpr int kDirFlags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-constexpr int kMaxLinks = 40;  // as the kernel's MAXSYMLINKS
-
-// `name` in `parent` (whose path is `at`) is a directory just made by
-// mkdirat: give it 0755 whatever the umask.
-bool SetNewDirMode(int parent, const std::string& name, const std::string& shown, Error* err) {
-  UniqueFd fd(::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd.valid() || ::fchmod(fd.get(), 0755) != 0)
-    return Fail(err, "cannot set the mode of directory", shown, errno);
-  return true;
-}
-
-// Resolves `dir` from "/" into *out (O_PATH), following a symlink only when
-// it is root's or the effective user's, in a directory others cannot change;
-// *names gets the components of the directory reached.
-bool ResolveDir(const std::string& dir, bool create, UniqueFd* out, std::vector<std::string>* names,
-                Error* err) {
-  std::deque<std::string> rest;
-  for (auto& c : Components(dir)) rest.push_back(std::move(c));
-  UniqueFd cur(::open("/", kDirFlags));
-  if (!cur.valid()) return Fail(err, "cannot open directory", "/", errno);
-  names->clear();
-  int links = 0;
-  while (!rest.empty()) {
-    std::string c = std::move(rest.front());
-    rest.pop_front();
-    if (c == ".") continue;
-    if (c == "..") {
-      UniqueFd up(::openat(cur.get(), "..", kDirFlags));
-      if (!up.valid())
-        return Fail(err, "cannot open directory", Join(*names, names->size()) + "/..", errno);
-      cur = std::move(up);
-      if (!names->empty()) names->pop_back();
-      continue;
-    }
-    const std::string shown = Join(*names, names->size()) + (names->empty() ? "" : "/") + c;
-    UniqueFd next(::openat(cur.get(), c.c_str(), kDirFlags));
-    if (!next.valid() && errno == ENOENT && create) {
-      if (::mkdirat(cur.get(), c.c_str(), 0755) == 0) {
-        if (!SetNewDirMode(cur.get(), c, shown, err)) return false;
-      } else if (errno != EEXIST) {
-        return Fail(err, "cannot create directory", shown, errno);
-      }
-      next.reset(::openat(cur.get(), c.c_str(), kDirFlags));
-    }
-    if (next.valid()) {
-      cur = std::move(next);
-      names->push_back(std::move(c));
-      continue;
-    }
-    int e = errno;
-    struct stat lst;
-    if ((e != ENOTDIR && e != ELOOP) ||
-        ::fstatat(cur.get(), c.c_str(), &lst, AT_SYMLINK_NOFOLLOW) != 0)
-      return Fail(err, "cannot open directory", shown, e);
-    if (!S_ISLNK(lst.st_mode)) return Fail(err, "not a directory", shown);
-    if (++links > kMaxLinks) return Fail(err, "cannot open directory", dir, ELOOP);
-    // fs.protected_symlinks' rule, whatever the sysctl says: a link others
-    // made, or one in a directory others can change, is not followed.
-    struct stat in;
-    if (::fstat(cur.get(), &in) != 0) return Fail(err, "cannot stat", shown, errno);
-    std::string why = UnsafeDirReason(Join(*names, names->size()), in.st_uid, in.st_mode, true);
-    if (why.empty() && !TrustedOwner(lst.st_uid))
-      why = "it belongs to another user (owner " + std::to_string(lst.st_uid) + ")";
-    if (!why.empty()) return Fail(err, "not following symbolic link " + shown + ": " + why);
-    char buf[PATH_MAX];
-    ssize_t n = ::readlinkat(cur.get(), c.c_str(), buf, sizeof buf);
-    if (n < 0 || static_cast<size_t>(n) >= sizeof buf)
-      return Fail(err, "cannot read link", shown, n < 0 ? errno : ENAMETOOLONG);
-    std::string target(buf, static_cast<size_t>(n));
-    auto parts = Components(target);
-    rest.insert(rest.begin(), parts.begin(), parts.end());
-    if (!target.empty() && target[0] == '/') {
-      cur.reset(::open("/", kDirFlags));
-      if (!cur.valid()) return Fail(err, "cannot open directory", "/", errno);
-      names->clear();
-    }
-  }
-  *out = std::move(cur);
-  return true;
-}
-
-// The directory `fd` (named by `names`) and its ancestors, up to "/", as
-// UnsafeDirReason says.
-// `self_is_ancestor`: `fd` only stands for a directory still to be made
-// below it, so it is judged as an ancestor (WriteDirRefusal).
-bool CheckDirChain(int fd, std::vector<std::string> names, Error* err,
-                   bool self_is_ancestor = false) {
-  struct stat st;
-  if (::fstat(fd, &st) != 0) return Fail(err, "cannot stat", Join(names, names.size()), errno);
-  std::string why =
-      UnsafeDirReason(Join(names, names.size()), st.st_uid, st.st_mode, self_is_ancestor);
-  UniqueFd cur(::openat(fd, ".", kDirFlags));
-  while (why.empty()) {
-    UniqueFd up(::openat(cur.get(), "..", kDirFlags));
-    struct stat here, above;
-    if (!up.valid() || ::fstat(cur.get(), &here) != 0 || ::fstat(up.get(), &above) != 0)
-      return Fail(err, "cannot stat the parent of", Join(names, names.size()), errno);
-    if (here.st_dev == above.st_dev && here.st_ino == above.st_ino) break;  // "/"
-    if (!names.empty()) names.pop_back();
-    why = UnsafeDirReason(Join(names, names.size()), above.st_uid, above.st_mode, true);
-    cur = std::move(up);
-  }
-  if (!why.empty()) return Fail(err, why);
-  return true;
-}
 
 std::string Absolute(const std::string& path) {
   if (!path.empty() && path[0] == '/') return path;
@@ -237,54 +104,43 @@ bool IsCurrentAt(int dirfd, const std::string& path, const std::string& data, mo
 
 }  // namespace
 
-std::string UnsafeDirReason(const std::string& dir, uid_t uid, mode_t mode, bool ancestor) {
-  std::string what;
-  bool sticky_ok = ancestor && (mode & S_ISVTX);
-  if (!TrustedOwner(uid))
-    what = "belongs to another user";
-  else if ((mode & S_IWOTH) && !sticky_ok)
-    what = ancestor ? "is writable by others and not sticky" : "is writable by others";
-  else if ((mode & S_IWGRP) && !sticky_ok)
-    what = ancestor ? "is writable by its group and not sticky" : "is writable by its group";
-  if (what.empty()) return "";
-  return "directory " + dir + " " + what + " (owner " + std::to_string(uid) + ", mode " +
-         Octal(mode) + ")";
-}
-
-std::string UnsafeFileReason(const std::string& path, uid_t uid, mode_t mode) {
-  std::string what;
-  if (!TrustedOwner(uid))
-    what = "belongs to another user";
-  else if (mode & S_IWOTH)
-    what = "is writable by others";
-  else if (mode & S_IWGRP)
-    what = "is writable by its group";
-  if (what.empty()) return "";
-  return path + " " + what + " (owner " + std::to_string(uid) + ", mode " + Octal(mode) + ")";
-}
-
 bool OpenWriteDir(const std::string& dir, bool create, UniqueFd* out, Error* err) {
+  // The walk and the rule `check` applies too (dir_trust.h), from "/".
+  UniqueFd root(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!root.valid()) return Fail(err, "cannot open directory", "/", errno);
   UniqueFd path_fd;
-  std::vector<std::string> names;
-  if (!ResolveDir(Absolute(dir), create, &path_fd, &names, err)) return false;
-  if (!CheckDirChain(path_fd.get(), names, err)) return false;
+  std::vector<DirStep> steps;
+  if (!WalkDir(root.get(), Absolute(dir), create, &path_fd, &steps, err)) return false;
+  if (std::string why = UnsafeStepsReason(steps); !why.empty()) return Fail(err, why);
   out->reset(::openat(path_fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!out->valid()) return Fail(err, "cannot open directory", Join(names, names.size()), errno);
+  if (!out->valid()) {
+    int e = errno;
+    std::string reached = dir;  // the kDir step names the directory the walk reached
+    for (const DirStep& s : steps)
+      if (s.kind == DirStep::Kind::kDir) reached = s.path;
+    return Fail(err, "cannot open directory", reached, e);
+  }
   return true;
 }
 
 std::string WriteDirRefusal(const std::string& dir) {
   std::string p = Absolute(dir);
+  UniqueFd root(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!root.valid()) return "";
   for (bool missing = false;; missing = true) {
     UniqueFd fd;
-    std::vector<std::string> names;
+    std::vector<DirStep> steps;
     Error err;
-    if (ResolveDir(p, /*create=*/false, &fd, &names, &err)) {
-      if (CheckDirChain(fd.get(), names, &err, missing)) return "";
-      return err.errnum == 0 && err.path.empty() ? err.what : "";
+    if (WalkDir(root.get(), p, /*create=*/false, &fd, &steps, &err)) {
+      // A directory still to be made below the one reached: that one is
+      // judged as an ancestor (sticky is enough).
+      if (missing)
+        for (DirStep& s : steps)
+          if (s.kind == DirStep::Kind::kDir) s.kind = DirStep::Kind::kAncestor;
+      return UnsafeStepsReason(steps);
     }
-    // A refused symlink is the rule's; anything but a missing name is not.
-    if (err.errnum != ENOENT) return err.errnum == 0 && err.path.empty() ? err.what : "";
+    // Anything but a missing name is not the rule's to say.
+    if (err.errnum != ENOENT) return "";
     if (p == "/" || p.empty()) return "";
     p = Dirname(p);
   }

@@ -14,6 +14,7 @@
 //   writable by group or others only when sticky (then others cannot
 //   rename what root made in it). Otherwise the write is refused with one
 //   line naming the directory, its owner and its mode.
+//   The walk and this rule are dir_trust.h's, the same `check` applies.
 // - The file is always created fresh: a temporary name (O_EXCL), written,
 //   fchown'd to the effective uid and gid (a setgid directory does not
 //   pick the group), fchmod'ed to exactly the mode the caller states (the
@@ -30,6 +31,7 @@
 #include <cstddef>
 #include <string>
 
+#include "dir_trust.h"
 #include "error.h"
 #include "unique_fd.h"
 
@@ -39,15 +41,6 @@ namespace ocid {
 // A missing file is not an error: *exists is false and *out empty.
 bool ReadFileIfExists(const std::string& path, size_t limit, std::string* out, bool* exists,
                       Error* err);
-
-// Why root must not write files in a directory owned by `uid` with `mode`
-// ("" when it may): "directory /tmp/cdi is writable by others (owner 0,
-// mode 1777)". `ancestor`: a directory above it, where sticky is enough.
-std::string UnsafeDirReason(const std::string& dir, uid_t uid, mode_t mode, bool ancestor);
-// Why a file root wrote is not safe as it is ("" when it is): owned by
-// someone other than root or the effective user, or writable by its group
-// or others.
-std::string UnsafeFileReason(const std::string& path, uid_t uid, mode_t mode);
 
 // Opens `dir` (relative: to the current directory) as the header says,
 // creating missing components 0755 when `create`, and checks it and its

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ocid {
 
@@ -12,14 +13,29 @@ struct Error {
   std::string path;  // the path, file or key concerned ("" if none)
   int errnum = 0;    // errno, 0 if not a system error
 
-  // One line, whatever the inputs held: each part through Printable(), so
-  // cut to kMaxShownBytes (the middle is elided). A config.json can put
-  // anything in a message: a newline in an annotation key, a 10 MB env value.
+  // One line, whatever the inputs held: the parts through Printable(), cut
+  // so that the line is at most kMaxLineBytes (the middle of what is too
+  // long elided). A config.json can put anything in a message: a newline in
+  // an annotation key, a 10 MB env value.
   std::string Line() const;
   bool empty() const { return what.empty(); }
 };
 
-constexpr size_t kMaxShownBytes = 4096;
+// The one bound on a line that shows bytes someone else chose (a
+// container, a bundle, a kubelet), SECURITY.md 2.11: every log line on
+// every target (a text or JSON line on stderr and in the log file, a syslog
+// datagram, each field of a journald entry), every line the runtime shim
+// appends to a runtime's --log, and Error::Line() is at most this many
+// bytes as written: escapes and quoting included, the newline not counted.
+// The log module's renderers and the shim's apply it (log.h, shim_config.h),
+// whatever their callers did; what does not fit is cut in the middle, and
+// the cut says so ("[... N bytes ...]").
+constexpr size_t kMaxLineBytes = 4096;
+
+// How a renderer writes what Printable returns: as it is, or inside a
+// quoted string that doubles '"' and '\\' (a JSON string, a logfmt
+// value). Printable's `max` counts the bytes as written.
+enum class Quoting { kNone, kDoubled };
 
 // The one escaping rule for every byte a container, a bundle or a client
 // chose, before it reaches a log line, an error line, the runtime's --log or
@@ -35,10 +51,24 @@ constexpr size_t kMaxShownBytes = 4096;
 //     surrogates, above U+10FFFF, cut short).
 // Everything else is kept: printable ASCII and other UTF-8 ("café").
 // Backslashes are not doubled: the rule makes a line safe to show, not
-// reversible. Longer than `max` bytes: head and tail kept, the middle
-// elided ("[... N bytes ...]"); std::string_view::npos for no cut. The
-// result is unchanged by a second pass (when not cut).
-std::string Printable(std::string_view s, size_t max = kMaxShownBytes);
+// reversible.
+//
+// The result takes at most `max` bytes as written under `quoting`
+// (std::string_view::npos: no cut). What is longer keeps its head (three
+// quarters) and its tail, the middle replaced by "[... N bytes ...]", N
+// the bytes of `s` left out. A cut never splits a character, an escape, or
+// a marker of an earlier cut (whose N then counts in the new one), so a
+// text already through Printable can be cut again. A `max` too small for
+// the marker gives what fits of "[...]". The result is unchanged by a
+// second pass with the same `max`.
+std::string Printable(std::string_view s, size_t max = kMaxLineBytes,
+                      Quoting quoting = Quoting::kNone);
+
+// Texts that share one line (a message and its fields), each through
+// Printable and cut so that together they take at most `room` bytes as
+// written: the short ones whole, the long ones sharing the rest evenly.
+std::vector<std::string> PrintableParts(const std::vector<std::string_view>& parts, size_t room,
+                                        Quoting quoting = Quoting::kNone);
 
 // The same rule for a JSON text that nlohmann::json dumped with
 // ensure_ascii false and error_handler_t::replace (valid UTF-8, C0 already

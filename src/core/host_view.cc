@@ -122,6 +122,11 @@ HostRead HostView::Owner(const std::string& path, FileOwner*, Error* err) const 
   return NotHere(*this, path, err);
 }
 
+HostRead HostView::DirSteps(const std::string& dir, std::vector<DirStep>* out, Error* err) const {
+  out->clear();
+  return NotHere(*this, dir, err);
+}
+
 HostRead HostRootView::OpenPath(const std::string& path, int flags, UniqueFd* fd,
                                 Error* err) const {
   Error e;
@@ -240,6 +245,18 @@ bool HostRootView::Exists(const std::string& path) const {
   UniqueFd fd;
   Error ignored;
   return OpenPath(path, O_PATH, &fd, &ignored) == HostRead::kOk;
+}
+
+HostRead HostRootView::DirSteps(const std::string& dir, std::vector<DirStep>* out,
+                                Error* err) const {
+  // The writer's own walk, from the host root's fd instead of "/".
+  UniqueFd fd;
+  Error e;
+  if (WalkDir(root_.get(), dir, /*create=*/false, &fd, out, &e)) return HostRead::kOk;
+  out->clear();
+  if (Missing(e.errnum)) return HostRead::kMissing;
+  *err = Error{e.what, e.path.empty() ? "" : Display(e.path), e.errnum};
+  return HostRead::kError;
 }
 
 bool HostRootView::OpenSource(const std::string& path, UniqueFd* out, Error* err) const {

@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "dir_trust.h"
 #include "error.h"
 #include "unique_fd.h"
 
@@ -101,6 +102,12 @@ class HostView {
     (void)path;
     return false;
   }
+  // The walk of root's writer to the directory `dir` inside the host root
+  // and up from it to the host root (WalkDir, dir_trust.h): each link met,
+  // the directory reached, its real ancestors, what `check` judges with the
+  // writer's rule. A link the rule refuses ends the steps. kMissing when
+  // `dir`, or a directory on the way, is missing or not a directory.
+  virtual HostRead DirSteps(const std::string& dir, std::vector<DirStep>* out, Error* err) const;
 };
 
 class HostRootView : public HostView {
@@ -119,6 +126,7 @@ class HostRootView : public HostView {
   HostRead Identity(const std::string& path, FileIdentity* out, Error* err) const override;
   HostRead Owner(const std::string& path, FileOwner* out, Error* err) const override;
   bool Exists(const std::string& path) const override;
+  HostRead DirSteps(const std::string& dir, std::vector<DirStep>* out, Error* err) const override;
   std::string Display(const std::string& path) const override {
     return root_path_ == "/" ? path : root_path_ + path;
   }

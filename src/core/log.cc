@@ -20,12 +20,14 @@
 
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
+#include <algorithm>
 #include <cerrno>
-#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <utility>
+#include <vector>
 
 #include "error.h"
 
@@ -45,14 +47,26 @@ void WriteAll(int fd, const char* p, size_t left) {
 // Writes are serialized by g_mu in Write(): the device plugin logs from its
 // gRPC, watch and main threads at once (an uncontended lock costs the hook
 // nothing measurable).
+//
+// The text renderer: the message arrives as the caller gave it, and goes
+// through Printable here, cut to what the line has left after this sink's
+// prefix (time, program, level), so that the line is at most kMaxLineBytes.
 class FdSink : public spdlog::sinks::base_sink<spdlog::details::null_mutex> {
  public:
   explicit FdSink(int fd) : fd_(fd) {}
 
  protected:
   void sink_it_(const spdlog::details::log_msg& msg) override {
+    spdlog::details::log_msg line = msg;
     spdlog::memory_buf_t buf;
-    formatter_->format(msg, buf);
+    line.payload = {};
+    formatter_->format(line, buf);  // the prefix and the newline alone
+    size_t framing = buf.size() > 0 ? buf.size() - 1 : 0;
+    const std::string shown = Printable(std::string_view(msg.payload.data(), msg.payload.size()),
+                                        kMaxLineBytes > framing ? kMaxLineBytes - framing : 0);
+    line.payload = {shown.data(), shown.size()};
+    buf.clear();
+    formatter_->format(line, buf);
     WriteAll(fd_, buf.data(), buf.size());
   }
   void flush_() override {}
@@ -156,19 +170,15 @@ void JsonString(std::string* out, std::string_view s) {
   *out += '"';
 }
 
-void JournalField(std::string* out, const char* key, std::string_view value) {
-  if (value.find('\n') == std::string_view::npos) {
-    *out += key;
-    *out += '=';
-    *out += value;
-    *out += '\n';
-    return;
-  }
+// KEY=value, the value through Printable and cut so that the field is at
+// most kMaxLineBytes (so it holds no newline: journald's binary-safe form
+// is never needed). `max_value` cuts it further.
+void JournalField(std::string* out, std::string_view key, std::string_view raw,
+                  size_t max_value = std::string::npos) {
+  size_t room = kMaxLineBytes > key.size() + 1 ? kMaxLineBytes - key.size() - 1 : 0;
   *out += key;
-  *out += '\n';
-  uint64_t n = value.size();
-  for (int i = 0; i < 8; ++i) *out += static_cast<char>((n >> (8 * i)) & 0xff);
-  *out += value;
+  *out += '=';
+  *out += Printable(raw, std::min(room, max_value));
   *out += '\n';
 }
 
@@ -210,24 +220,27 @@ void SendJournal(Level level, std::string_view message, const Fields& fields) {
     ssize_t n;
     do n = ::send(g_journald.fd, d.data(), d.size(), MSG_NOSIGNAL);
     while (n < 0 && errno == EINTR);
-    // Too big for one datagram: the message is cut (halved) until it fits.
+    // Too big for one datagram (a tiny socket buffer): the message is cut
+    // (halved) until it fits.
     if (n >= 0 || errno != EMSGSIZE || max < 256) return;
-    max = std::min(message.size(), max) / 2;
+    max = std::min(kMaxLineBytes, max) / 2;
   }
 }
 
 void SendSyslog(Level level, std::string_view message) {
   Connect(&g_syslog, g_cfg.syslog_socket, "syslog");
   if (g_syslog.fd < 0) return;
-  std::string_view m = message;
+  size_t max = std::string::npos;
   for (;;) {
-    std::string d = SyslogDatagram(level, g_program, static_cast<int>(::getpid()), m,
-                                   static_cast<long long>(::time(nullptr)));
+    std::string d = SyslogDatagram(level, g_program, static_cast<int>(::getpid()), message,
+                                   static_cast<long long>(::time(nullptr)), max);
     ssize_t n;
     do n = ::send(g_syslog.fd, d.data(), d.size(), MSG_NOSIGNAL);
     while (n < 0 && errno == EINTR);
-    if (n >= 0 || errno != EMSGSIZE || m.size() < 256) return;
-    m = m.substr(0, m.size() / 2);
+    // Too big for one datagram (a tiny socket buffer): the message is cut
+    // (halved) until it fits.
+    if (n >= 0 || errno != EMSGSIZE || d.size() < 256) return;
+    max = d.size() / 2;
   }
 }
 
@@ -368,20 +381,19 @@ int Failed(const ocid::Error& e, int code) {
 
 void Write(Level level, std::string_view message) { Write(level, message, Fields{}); }
 
-void Write(Level level, std::string_view raw, const Fields& raw_fields) {
+void Write(Level level, std::string_view message, const Fields& fields) {
   if (!Enabled(level)) return;
-  // Every line and field through the one escaping rule (error.h Printable),
-  // whoever built it: a container's bytes reach every target as the same
-  // visible escapes, never as a control a terminal or a log reader obeys.
-  // Callers cut what can be huge; nothing is cut here.
-  auto shown = [](std::string_view s) { return Printable(s, std::string_view::npos); };
-  const std::string message = shown(raw);
-  const Fields fields{shown(raw_fields.container_id), shown(raw_fields.inventory),
-                      shown(raw_fields.feature),      shown(raw_fields.decision),
-                      shown(raw_fields.reason),       shown(raw_fields.stage)};
+  // The message and the fields go to every target as the caller gave them:
+  // each target's renderer (FdSink for text, JsonLine, JournalDatagram,
+  // SyslogDatagram) puts them through the one escaping rule and the one
+  // bound (error.h Printable, kMaxLineBytes), whoever built them. A
+  // container's bytes reach every target as the same visible escapes, never
+  // as a control a terminal or a log reader obeys, and never as a line
+  // longer than the bound.
   std::lock_guard<std::mutex> lock(g_mu);
   if (g_cfg.format == Format::kText) {
-    if (g_to_stderr || g_to_file) TextLogger().log(ToSpd(level), "{}", message);
+    if (g_to_stderr || g_to_file)
+      TextLogger().log(ToSpd(level), spdlog::string_view_t(message.data(), message.size()));
   } else if (g_to_file || (g_to_stderr && level >= g_stderr_level)) {
     std::string line = JsonLine(level, g_program, message, fields, Rfc3339Now());
     if (g_to_stderr && level >= g_stderr_level) WriteAll(g_cfg.stderr_fd, line.data(), line.size());
@@ -402,10 +414,8 @@ int SyslogPriority(Level level) {
 
 std::string JournalDatagram(Level level, const std::string& program, std::string_view message,
                             const Fields& fields, size_t max_message) {
-  std::string m(message.substr(0, max_message));
-  if (m.size() < message.size()) m += "...";
   std::string d;
-  JournalField(&d, "MESSAGE", m);
+  JournalField(&d, "MESSAGE", message, max_message);
   JournalField(&d, "PRIORITY", std::to_string(SyslogPriority(level)));
   JournalField(&d, "SYSLOG_FACILITY", "3");
   JournalField(&d, "SYSLOG_IDENTIFIER", program);
@@ -422,7 +432,7 @@ std::string JournalDatagram(Level level, const std::string& program, std::string
 }
 
 std::string SyslogDatagram(Level level, const std::string& program, int pid,
-                           std::string_view message, long long unix_time) {
+                           std::string_view message, long long unix_time, size_t max_message) {
   static const char* const kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                         "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
   time_t t = static_cast<time_t>(unix_time);
@@ -433,21 +443,16 @@ std::string SyslogDatagram(Level level, const std::string& program, int pid,
       head, sizeof head, "<%d>%s %2d %02d:%02d:%02d %s[%d]: ", 3 * 8 + SyslogPriority(level),
       kMonths[u.tm_mon % 12], u.tm_mday, u.tm_hour, u.tm_min, u.tm_sec, program.c_str(), pid);
   std::string d = head;
-  // One datagram is one record: a newline would split it in some readers.
-  for (char c : message) d += c == '\n' ? ' ' : c;
-  return d;
+  // One datagram is one record, one line: no newline (Printable escapes it).
+  size_t room = kMaxLineBytes > d.size() ? kMaxLineBytes - d.size() : 0;
+  return d + Printable(message, std::min(room, max_message));
 }
 
 std::string JsonLine(Level level, const std::string& program, std::string_view message,
                      const Fields& fields, const std::string& time) {
-  std::string out = "{\"time\":";
-  JsonString(&out, time);
-  out += ",\"level\":";
-  JsonString(&out, LevelName(level));
-  out += ",\"program\":";
-  JsonString(&out, program);
-  out += ",\"message\":";
-  JsonString(&out, message);
+  // The message and the fields that are set share what the line has left
+  // after its keys, time, level and program (JSON doubles '"' and '\\').
+  std::vector<std::pair<const char*, std::string_view>> members = {{"message", message}};
   const std::pair<const char*, const std::string*> named[] = {
       {"container_id", &fields.container_id},
       {"inventory", &fields.inventory},
@@ -455,14 +460,30 @@ std::string JsonLine(Level level, const std::string& program, std::string_view m
       {"decision", &fields.decision},
       {"reason", &fields.reason},
       {"stage", &fields.stage}};
-  for (const auto& [key, value] : named) {
-    if (value->empty()) continue;
-    out += ",\"";
-    out += key;
-    out += "\":";
-    JsonString(&out, *value);
-  }
-  return out + "}\n";
+  for (const auto& [key, value] : named)
+    if (!value->empty()) members.emplace_back(key, *value);
+  auto render = [&](const std::vector<std::string>& values) {
+    std::string out = "{\"time\":";
+    JsonString(&out, time);
+    out += ",\"level\":";
+    JsonString(&out, LevelName(level));
+    out += ",\"program\":";
+    JsonString(&out, program);
+    for (size_t i = 0; i < members.size(); ++i) {
+      out += ",\"";
+      out += members[i].first;
+      out += "\":";
+      JsonString(&out, values[i]);
+    }
+    return out + "}";
+  };
+  size_t framing = render(std::vector<std::string>(members.size())).size();
+  std::vector<std::string_view> raw;
+  raw.reserve(members.size());
+  for (const auto& m : members) raw.push_back(m.second);
+  return render(PrintableParts(raw, kMaxLineBytes > framing ? kMaxLineBytes - framing : 0,
+                               Quoting::kDoubled)) +
+         "\n";
 }
 
 }  // namespace ocid::log

@@ -4,7 +4,10 @@
 //
 // Lines go to targets: stderr, a file, syslog (/dev/log) and journald (its
 // native protocol on /run/systemd/journal/socket), as text or, on stderr
-// and the file, one JSON object per line. The sockets are opened lazily, on
+// and the file, one JSON object per line. Whatever the caller passes, every
+// target's renderer shows it through the one escaping rule and within the
+// one bound (error.h: Printable, kMaxLineBytes): no line it writes, and no
+// journald field, is longer than kMaxLineBytes. The sockets are opened lazily, on
 // the first message that passes the level, or by OpenSinks(); a container
 // that did not ask and logs nothing opens no socket.
 #pragma once
@@ -77,9 +80,10 @@ void SetStderrLevel(Level level);
 void OpenSinks();
 
 bool Enabled(Level level);
-// The message and every field go through Printable (error.h) first, on every
-// target: the one escaping rule, whatever the caller did.
-void Write(Level level, std::string_view raw, const Fields& raw_fields);
+// The message and every field go through Printable (error.h) in each
+// target's renderer: the one escaping rule, and lines cut to kMaxLineBytes,
+// whatever the caller did.
+void Write(Level level, std::string_view message, const Fields& fields);
 void Write(Level level, std::string_view message);
 
 inline void Debug(std::string_view m) { Write(Level::kDebug, m); }
@@ -92,20 +96,25 @@ inline void Error(std::string_view m) { Write(Level::kError, m); }
 // codes their own meaning, as `check` does).
 int Failed(const ocid::Error& e, int code);
 
-// The encodings, pure, for the sinks and their tests.
+// The encodings, pure, for the sinks and their tests. Each takes the
+// message and fields as callers gave them and applies Printable and the
+// bound itself.
 // syslog severity: error 3, warn 4, info 6, debug and trace 7.
 int SyslogPriority(Level level);
-// One journald native-protocol datagram: KEY=value\n per field, or
-// KEY\n<64-bit little-endian length>value\n when the value holds a newline.
-// MESSAGE is cut to `max_message` bytes (marked "...") when longer.
+// One journald native-protocol datagram: KEY=value\n per field, each field
+// at most kMaxLineBytes before its newline (a value through Printable holds
+// no newline). MESSAGE is cut further to `max_message` bytes when given.
 std::string JournalDatagram(Level level, const std::string& program, std::string_view message,
                             const Fields& fields, size_t max_message = std::string::npos);
 // One RFC 3164 datagram for /dev/log, facility daemon: "<pri>Mmm dd
-// hh:mm:ss program[pid]: message". `unix_time` is in seconds.
+// hh:mm:ss program[pid]: message", at most kMaxLineBytes, the message
+// cut further to `max_message` when given. `unix_time` is in seconds.
 std::string SyslogDatagram(Level level, const std::string& program, int pid,
-                           std::string_view message, long long unix_time);
+                           std::string_view message, long long unix_time,
+                           size_t max_message = std::string::npos);
 // One JSON object and a newline: time, level, program, message, then the
-// non-empty fields. `time` is RFC 3339.
+// non-empty fields; at most kMaxLineBytes before the newline (the message
+// and fields share what the rest leaves). `time` is RFC 3339.
 std::string JsonLine(Level level, const std::string& program, std::string_view message,
                      const Fields& fields, const std::string& time);
 

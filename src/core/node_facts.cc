@@ -125,16 +125,9 @@ bool ReadCdiDirs(const HostView& host, std::vector<CdiDir>* out, Error* err) {
   for (const char* dir : kCdiDirs) {
     CdiDir d;
     d.dir = dir;
-    for (std::string p = dir;;) {
-      FileOwner o;
-      HostRead r = host.Owner(p, &o, err);
-      if (r == HostRead::kError) return false;
-      if (r == HostRead::kMissing) break;
-      d.chain.emplace_back(p, o);
-      if (p == "/") break;
-      p = Dirname(p);
-    }
-    if (!d.chain.empty() && d.chain[0].first == dir) out->push_back(std::move(d));
+    HostRead r = host.DirSteps(dir, &d.steps, err);
+    if (r == HostRead::kError) return false;
+    if (r == HostRead::kOk) out->push_back(std::move(d));
   }
   return true;
 }

@@ -47,12 +47,13 @@ struct CdiFile {
   Error error;      // set when it could not be read
   FileOwner owner;  // its owner and mode
 };
-// A CDI directory that exists, and who can change it: the directory, then
-// each of its ancestors up to "/" (the directory's path cut back, as the
-// host root resolves each: /var/run is /run).
+// A CDI directory that exists, and who can change it: the steps of root's
+// writer's walk to it under the host root (HostView::DirSteps, dir_trust.h):
+// the links it follows, the directory it reaches (/var/run/cdi is /run/cdi),
+// and that directory's real ancestors, walked up by "..".
 struct CdiDir {
   std::string dir;
-  std::vector<std::pair<std::string, FileOwner>> chain;
+  std::vector<DirStep> steps;
 };
 bool ReadCdiDirs(const HostView& host, std::vector<CdiDir>* out, Error* err);
 constexpr size_t kMaxCdiSpecBytes = 4 << 20;

@@ -71,15 +71,22 @@ bool ValidateShimSettings(const ShimSettings& s, Error* err) {
 
 std::string RuntimeLogLine(const std::string& format, const std::string& level,
                            const std::string& raw, const std::string& time) {
-  const std::string msg = Printable(raw, std::string_view::npos);
-  if (format == "json") {
-    nlohmann::ordered_json j;
-    j["level"] = level;
-    j["msg"] = msg;
-    j["time"] = time;
-    return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
-  }
-  return "time=" + Quoted(time) + " level=" + level + " msg=" + Quoted(msg) + "\n";
+  // Both formats quote msg, doubling '"' and '\\': the message gets what the
+  // line has left after the rest, counted as written.
+  auto render = [&](const std::string& msg) {
+    if (format == "json") {
+      nlohmann::ordered_json j;
+      j["level"] = level;
+      j["msg"] = msg;
+      j["time"] = time;
+      return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    }
+    return "time=" + Quoted(time) + " level=" + level + " msg=" + Quoted(msg);
+  };
+  const size_t framing = render("").size();
+  return render(Printable(raw, kMaxLineBytes > framing ? kMaxLineBytes - framing : 0,
+                          Quoting::kDoubled)) +
+         "\n";
 }
 
 }  // namespace ocid

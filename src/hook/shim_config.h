@@ -45,6 +45,8 @@ bool ValidateShimSettings(const ShimSettings& s, Error* err);
 // the JSON log to say why a create failed. `time` must be RFC 3339. `raw`
 // goes through Printable (error.h) first, in both formats: the text format's
 // quoting escapes only '"' and '\\', and JSON leaves DEL, C1 and bidi raw.
+// The line is at most kMaxLineBytes before its newline, whatever `raw` holds:
+// the one bound of every line a container's bytes reach (error.h).
 std::string RuntimeLogLine(const std::string& format, const std::string& level,
                            const std::string& raw, const std::string& time);
 

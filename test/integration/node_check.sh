@@ -194,6 +194,29 @@ assert_match "[CDI dir others can write] a FAIL row naming the directory, owner 
 chmod 0755 "$H/etc/cdi"
 run_check --json
 assert_eq "[safe again] current" "0 current" "$RC $(json 'j["inventories"][0]["cdi"][0]["state"]')"
+# Issue 27, finding 5: /etc/cdi a link root made into a directory another
+# user owns. check judged the path's prefixes (/etc/cdi, /etc: root's) and
+# called it current; the writer walks the real ancestors (/srv/u: the
+# user's) and refuses. Now both say so, in the same words.
+mkdir -p "$H/srv/u"
+mv "$H/etc/cdi" "$H/srv/u/cdi"
+chown 65534:65534 "$H/srv/u"
+ln -s ../srv/u/cdi "$H/etc/cdi"
+run_check --json
+assert_eq "[/etc/cdi a root link into another user's directory] exit 1, unsafe, the real ancestor named" \
+  "1 unsafe directory /srv/u belongs to another user (owner 65534, mode 0755): others can replace its specs" \
+  "$RC $(json 'j["inventories"][0]["cdi"][0]["state"], j["inventories"][0]["cdi"][0]["reason"]')"
+gen_rc=0
+"$OCID_BIN" --config-dir "$CONF_DIR" --host-root "$H" cdi generate --output-dir "$H/etc/cdi" \
+  2>"$T/cdi.err" || gen_rc=$?
+assert_eq "[/etc/cdi a root link into another user's directory] cdi generate refuses it, in the same words" \
+  "1 directory $H/srv/u belongs to another user (owner 65534, mode 0755)" \
+  "$gen_rc $(grep -o "directory $H/srv/u belongs to another user (owner 65534, mode 0755)" "$T/cdi.err")"
+rm "$H/etc/cdi"
+mv "$H/srv/u/cdi" "$H/etc/cdi"
+rm -r "$H/srv"
+run_check --json
+assert_eq "[link gone] current again" "0 current" "$RC $(json 'j["inventories"][0]["cdi"][0]["state"]')"
 # The library is upgraded: the spec names the old file.
 mv "$H/usr/lib64/libonload_ext.so.1.2.0" "$H/usr/lib64/libonload_ext.so.1.2.1"
 ln -sfn libonload_ext.so.1.2.1 "$H/usr/lib64/libonload_ext.so.1"

@@ -7,7 +7,8 @@
 #      pass the device cgroup, libonload preloaded; only the shim's keys changed;
 #   2. a second create from the same bundle adds nothing (idempotent); a request
 #      holding CR, VT and FF is escaped in runc's --log (text and json) and the
-#      shim's own log;
+#      shim's own log; one of 1 MiB is applied, and no line of either log is
+#      longer than the one bound (4096 bytes);
 #   3. `oci-decorator runtime --runtime R -- ... run` (the subcommand form);
 #   4. a container that did not ask: config.json byte-identical, even when
 #      it is not JSON at all (nothing parsed); state and delete pass through;
@@ -149,6 +150,54 @@ for fmt in text json; do
   runc --root "$RUNC_ROOT" delete -f "$CID" >/dev/null 2>&1
 done
 check_not "no raw CR, VT or FF in the shim's own log" quiet grep -qaP '[\x0b\x0c\x0d]' "$T/logs/shim.log"
+
+# --- 2c. a request of 1 MiB -----------------------------------------------------------------
+# Issue 27, finding 3: the "edited" line quoted the whole request: OCI_ONLOAD=all and 1 MiB
+# of TAB (a valid request: the hook trims blanks around each feature) made a 4 MB line in
+# the shim's own log and 5 MB in runc's --log, on every create. Every line a container's
+# bytes reach is now cut to one bound (error.h kMaxLineBytes). A variable of 1 MiB is more
+# than execve takes (128 KiB a string): that container is edited, then cannot start, as a
+# crash-looping pod's; one of 100 KiB (still 400 KB once escaped) runs with Onload.
+echo "# --- 2c. a 1 MiB request: edited, every log line within the bound"
+MAX_LINE=4096
+longest_line() { LC_ALL=C awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$1"; }
+for fmt in text json; do
+  for size in 1048576 102400; do
+    make_bundle "big-$fmt" --no-hook --env OCI_ONLOAD=all \
+      --jq ".process.env |= map(if . == \"OCI_ONLOAD=all\" then . + (\"\\t\" * $size) else . end)" \
+      -- 'echo "LDP $LD_PRELOAD"; echo END'
+    IT_IDS+=("$CID")
+    check "[$fmt, $size] config.json holds the request" test "$(stat -c %s "$B/config.json")" -gt "$size"
+    RLOG=$T/logs/runc-$CID.$fmt
+    "$SHIM" "${SHIM_OPTS[@]}" --root "$RUNC_ROOT" --log "$RLOG" --log-format "$fmt" \
+      create --bundle "$B" "$CID" </dev/null >"$B/out" 2>"$B/err"
+    RC=$?
+    assert_eq "[$fmt, $size] create exits 0" 0 "$RC"
+    assert_eq "[$fmt, $size] the shim edited config.json: LD_PRELOAD and the /dev/onload device" \
+      "LD_PRELOAD=/usr/lib64/libonload.so /dev/onload" \
+      "$(jq -r '[(.process.env[] | select(startswith("LD_PRELOAD="))), (.linux.devices[] | select(.path == "/dev/onload") | .path)] | join(" ")' "$B/config.json")"
+    if ((size < 131072)); then
+      runc --root "$RUNC_ROOT" start "$CID" >/dev/null 2>&1
+      for _ in $(seq 1 100); do
+        [[ $(runc --root "$RUNC_ROOT" state "$CID" 2>/dev/null | jq -r .status) == stopped ]] && break
+        sleep 0.1
+      done
+      OUT=$(cat "$B/out")
+      assert_eq "[$fmt, $size] the container ran with libonload preloaded" /usr/lib64/libonload.so "$(field LDP)"
+    fi
+    edited=$(grep -a "container $CID: edited" "$RLOG")
+    assert_contains "[$fmt, $size] runc's log has the edited line" "$edited" "env OCI_ONLOAD=all"
+    assert_contains "[$fmt, $size] ... saying it was cut" "$edited" " bytes ...]"
+    assert_contains "[$fmt, $size] ... and how it ends" "$edited" "devices, LD_PRELOAD /usr/lib64/libonload.so"
+    n=$(longest_line "$RLOG")
+    check "[$fmt, $size] runc's --log: longest line $n bytes, at most $MAX_LINE" test "$n" -le "$MAX_LINE"
+    edited=$(grep -a "container $CID: edited" "$T/logs/shim.log")
+    assert_contains "[$fmt, $size] the shim's own log has the edited line, cut" "$edited" " bytes ...]"
+    runc --root "$RUNC_ROOT" delete -f "$CID" >/dev/null 2>&1
+  done
+done
+n=$(longest_line "$T/logs/shim.log")
+check "the shim's own log: longest line $n bytes, at most $MAX_LINE" test "$n" -le "$MAX_LINE"
 
 # --- 3. the subcommand form, with `run` --------------------------------------------------
 echo "# --- 3. oci-decorator runtime --runtime R -- ... run"

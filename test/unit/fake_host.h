@@ -122,6 +122,27 @@ class FakeHost : public ocid::HostView {
     return ocid::HostRead::kOk;
   }
   bool Exists(const std::string& path) const override { return tree_.count(path) || IsDir(path); }
+  // The directory and each directory above it, by the path's prefixes: the
+  // fake follows no symbolic link (the real walk, links included, is tested
+  // on real trees: host_view_test.cc, node_check_test.cc).
+  ocid::HostRead DirSteps(const std::string& dir, std::vector<ocid::DirStep>* out,
+                          Error* err) const override {
+    out->clear();
+    for (std::string p = dir;; p = p.rfind('/') == 0 ? "/" : p.substr(0, p.rfind('/'))) {
+      ocid::FileOwner o;
+      if (Owner(p, &o, err) != ocid::HostRead::kOk) {
+        out->clear();
+        return ocid::HostRead::kMissing;
+      }
+      ocid::DirStep s;
+      s.kind = out->empty() ? ocid::DirStep::Kind::kDir : ocid::DirStep::Kind::kAncestor;
+      s.path = p;
+      s.uid = o.uid;
+      s.mode = o.mode;
+      out->push_back(s);
+      if (p == "/") return ocid::HostRead::kOk;
+    }
+  }
   bool Match(const std::string& pattern, std::vector<HostMatch>* out, Error*) const override {
     out->clear();
     size_t slash = pattern.rfind('/');

@@ -21,6 +21,7 @@ using test::TempTree;
 
 std::vector<std::string> Paths(const std::vector<HostMatch>& ms) {
   std::vector<std::string> out;
+  out.reserve(ms.size());
   for (const auto& m : ms) out.push_back(m.path);
   return out;
 }
@@ -231,7 +232,63 @@ TEST_CASE("HostView: node facts read through a fake host") {
   REQUIRE(ReadCdiDirs(h, &dirs, &err));
   REQUIRE(dirs.size() == 1);  // /var/run/cdi is not there
   CHECK(dirs[0].dir == "/etc/cdi");
-  CHECK(dirs[0].chain.size() == 3);  // /etc/cdi, /etc, /
+  REQUIRE(dirs[0].steps.size() == 3);  // /etc/cdi, /etc, /
+  CHECK(dirs[0].steps[0].kind == DirStep::Kind::kDir);
+  CHECK(dirs[0].steps[2].path == "/");
+}
+
+// Issue 27, finding 5: what `check` holds a CDI directory to is the walk
+// of root's writer (dir_trust.h), made inside the host root: the links met
+// (each with the directory holding it), the directory reached, and its
+// real ancestors by "..", up to the host root and never above it.
+TEST_CASE("HostRootView::DirSteps: the writer's walk, inside the host root") {
+  TempTree host;
+  host.Dir("srv/real");
+  host.Link("srv/cdi", "real");        // relative
+  host.Link("etc/cdi", "/srv/cdi");    // absolute: from the host root
+  host.Link("etc/up", "../../../..");  // ".." stops at the host root
+  host.Link("etc/loop", "loop");
+  host.File("etc/file", "x");
+  std::unique_ptr<HostRootView> v;
+  Error err;
+  REQUIRE(HostRootView::Open(host.path(), &v, &err));
+  std::vector<DirStep> steps;
+  REQUIRE(v->DirSteps("/etc/cdi", &steps, &err) == HostRead::kOk);
+  auto kinds = [&] {
+    std::string k;
+    for (const auto& s : steps)
+      k += s.kind == DirStep::Kind::kLink ? "L" : s.kind == DirStep::Kind::kDir ? "D" : "A";
+    return k;
+  };
+  CHECK(kinds() == "LLDAA");
+  CHECK(steps[0].path == "/etc/cdi");
+  CHECK(steps[0].parent == "/etc");
+  CHECK(steps[1].path == "/srv/cdi");
+  CHECK(steps[1].parent == "/srv");
+  CHECK(steps[2].path == "/srv/real");
+  CHECK(steps[3].path == "/srv");
+  CHECK(steps[4].path == "/");
+  CHECK(steps[2].mode == 0755);
+  CHECK(UnsafeStepsReason(steps).empty());
+
+  REQUIRE(v->DirSteps("/etc/up/srv/real", &steps, &err) == HostRead::kOk);
+  CHECK(kinds() == "LDAA");
+  CHECK(steps[1].path == "/srv/real");
+  REQUIRE(v->DirSteps("/", &steps, &err) == HostRead::kOk);
+  CHECK(kinds() == "D");
+  CHECK(v->DirSteps("/etc/missing", &steps, &err) == HostRead::kMissing);
+  CHECK(v->DirSteps("/etc/file", &steps, &err) == HostRead::kMissing);
+  CHECK(v->DirSteps("/etc/loop", &steps, &err) == HostRead::kMissing);
+  CHECK(steps.empty());
+
+  // A link the rule refuses ends the walk there; it is the reason.
+  REQUIRE(::chmod((host / "srv").c_str(), 0777) == 0);
+  REQUIRE(v->DirSteps("/etc/cdi", &steps, &err) == HostRead::kOk);
+  CHECK(kinds() == "LL");
+  CHECK(UnsafeStepsReason(steps) ==
+        "not following symbolic link /srv/cdi: directory /srv is writable by others and not "
+        "sticky (owner " +
+            std::to_string(::geteuid()) + ", mode 0777)");
 }
 
 TEST_CASE("HostView: a view of names only cannot read, and finds nothing") {
@@ -265,6 +322,10 @@ TEST_CASE("HostView: a view of names only cannot read, and finds nothing") {
   CHECK(v.Owner("/x", &owner, &err) == HostRead::kError);
   CHECK(err.errnum == ENOTSUP);
   CHECK(err.Line() == "cannot read host file: /x: " + std::string(std::strerror(ENOTSUP)));
+  err = Error{};
+  std::vector<DirStep> steps;
+  CHECK(v.DirSteps("/x", &steps, &err) == HostRead::kError);
+  CHECK(err.errnum == ENOTSUP);
   CHECK_FALSE(v.Exists("/x"));
 }
 

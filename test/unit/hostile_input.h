@@ -56,7 +56,7 @@ inline void CheckOneLine(const Error& e) {
   CAPTURE(line.substr(0, 300));
   CHECK_FALSE(line.empty());
   CHECK(PrintableUtf8(line));
-  CHECK(line.size() < 4 * ocid::kMaxShownBytes + 256);
+  CHECK(line.size() <= ocid::kMaxLineBytes);
 }
 
 inline std::string Repeat(const std::string& s, size_t n) {

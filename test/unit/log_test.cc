@@ -10,8 +10,11 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
+
+#include "error.h"
 
 #include "test_tree.h"
 
@@ -158,7 +161,7 @@ TEST_CASE("log config: the command line wins over the file") {
   CHECK(*s.target == "stderr");
 }
 
-TEST_CASE("journald datagram: plain fields, and the binary-safe form for a newline") {
+TEST_CASE("journald datagram: one KEY=value line per field, a newline escaped") {
   ocid::log::Fields f;
   f.container_id = "c1";
   f.inventory = "onload";
@@ -168,17 +171,18 @@ TEST_CASE("journald datagram: plain fields, and the binary-safe form for a newli
   std::string expected =
       "MESSAGE=container c1: no\nPRIORITY=3\nSYSLOG_FACILITY=3\n"
       "SYSLOG_IDENTIFIER=oci-decorator\nCONTAINER_ID=c1\nINVENTORY=onload\nDECISION=refused\n"
-      "REASON\n";
-  expected += std::string("\x11\0\0\0\0\0\0\0", 8) + "line one\nline two\n";
+      "REASON=line one\\x0aline two\n";
   CHECK(d == expected);
   // A cut message says so.
-  std::string cut = ocid::log::JournalDatagram(Level::kInfo, "p", "abcdefgh", {}, 3);
-  CHECK(cut.rfind("MESSAGE=abc...\nPRIORITY=6\n", 0) == 0);
+  std::string cut = ocid::log::JournalDatagram(Level::kInfo, "p", std::string(1000, 'a'), {}, 100);
+  CHECK(cut.rfind("MESSAGE=aaa", 0) == 0);
+  CHECK(cut.find("[... ") != std::string::npos);
+  CHECK(cut.find("\nPRIORITY=6\n") <= 8 + 100);
 }
 
 TEST_CASE("syslog datagram: daemon facility, identifier, pid, one line") {
   std::string d = ocid::log::SyslogDatagram(Level::kWarn, "oci-decorator", 42, "a\nb", 0);
-  CHECK(d == "<28>Jan  1 00:00:00 oci-decorator[42]: a b");
+  CHECK(d == "<28>Jan  1 00:00:00 oci-decorator[42]: a\\x0ab");
 }
 
 TEST_CASE("json line: one object per line with the fields that are set") {
@@ -193,7 +197,7 @@ TEST_CASE("json line: one object per line with the fields that are set") {
   CHECK(j["time"] == "2026-01-01T00:00:00.000Z");
   CHECK(j["level"] == "info");
   CHECK(j["program"] == "oci-decorator");
-  CHECK(j["message"] == "x\ny\x01");
+  CHECK(j["message"] == "x\\x0ay\\x01");  // the one escaping rule, then JSON's
   CHECK(j["container_id"] == "c\"1");
   CHECK(j["decision"] == "applied");
   CHECK_FALSE(j.contains("inventory"));
@@ -246,7 +250,7 @@ TEST_CASE("targets: each gets the lines at or above its level; sockets open lazi
   ::close(p[1]);
 }
 
-TEST_CASE("journald: a message too big for one datagram is cut, not lost") {
+TEST_CASE("journald: a huge message is cut, not lost") {
   RestoreLog restore;
   ocid::test::TempTree t;
   Receiver journal(t / "journal");
@@ -259,8 +263,9 @@ TEST_CASE("journald: a message too big for one datagram is cut, not lost") {
   std::string d = journal.Next();
   REQUIRE_FALSE(d.empty());
   CHECK(d.rfind("MESSAGE=mmm", 0) == 0);
-  CHECK(d.find("...\nPRIORITY=6\n") != std::string::npos);
-  CHECK(d.size() < (4u << 20));
+  CHECK(d.find(" bytes ...]mmm") != std::string::npos);
+  CHECK(d.find("mmm\nPRIORITY=6\n") != std::string::npos);
+  CHECK(d.size() < 2 * ocid::kMaxLineBytes);
 }
 
 TEST_CASE("an unreachable socket target loses its lines and says so once, nothing more") {
@@ -307,7 +312,8 @@ TEST_CASE("every target shows a container's control bytes as escapes, never raw"
   c.stderr_fd = p[1];
   c.file = t / "shim.log";
   REQUIRE(ocid::log::Init(c, &why));
-  const std::string value = "all\r\x0b\x0c\x1b[2J\x7f\xc2\x9b\xe2\x80\xae";
+  const std::string value =
+      "all\r\x0b\x0c\x1b[2J\x7f\xc2\x9b\xe2\x80\xae";  // NOLINT(misc-misleading-bidirectional)
   const std::string shown = "all\\x0d\\x0b\\x0c\\x1b[2J\\x7f\\xc2\\x9b\\xe2\\x80\\xae";
   ocid::log::Fields f;
   f.container_id = "c1\r";
@@ -320,7 +326,8 @@ TEST_CASE("every target shows a container's control bytes as escapes, never raw"
   for (const std::string* out : {&text, &file, &d, &s}) {
     CAPTURE(*out);
     CHECK(out->find("env OCI_ONLOAD=" + shown) != std::string::npos);
-    for (std::string raw : {"\r", "\x0b", "\x0c", "\x1b", "\x7f", "\xc2\x9b", "\xe2\x80\xae"})
+    for (std::string raw : {"\r", "\x0b", "\x0c", "\x1b", "\x7f", "\xc2\x9b",
+                            "\xe2\x80\xae"})  // NOLINT(misc-misleading-bidirectional)
       CHECK(out->find(raw) == std::string::npos);
   }
   CHECK(d.find("CONTAINER_ID=c1\\x0d\n") != std::string::npos);
@@ -336,4 +343,92 @@ TEST_CASE("every target shows a container's control bytes as escapes, never raw"
   CHECK(nlohmann::json::parse(line)["message"] == "v=" + shown);
   ::close(p[0]);
   ::close(p[1]);
+}
+
+// Issue 27, finding 3: the runtime shim's "edited" line quoted a 1 MiB
+// activation value whole (4 MB of \x09 in its log). Every target's renderer
+// now cuts what it writes to the one bound, whatever the caller passed: a
+// message and every field of 1 MiB each give no line (no journald field)
+// longer than kMaxLineBytes, on every target, in both formats.
+TEST_CASE("every target: a 1 MiB message and fields give no line longer than the bound") {
+  RestoreLog restore;
+  ocid::test::TempTree t;
+  Receiver journal(t / "journal"), syslog(t / "log");
+  const std::string value = "OCI_ONLOAD=all" + std::string(1 << 20, '\t') + "\"\\END";
+  ocid::log::Fields f{value, value, value, value, value, value};
+  auto longest = [](const std::string& text) {
+    size_t n = 0;
+    for (size_t at = 0; at < text.size();) {
+      size_t nl = text.find('\n', at);
+      if (nl == std::string::npos) nl = text.size();
+      n = std::max(n, nl - at);
+      at = nl + 1;
+    }
+    return n;
+  };
+  for (auto format : {ocid::log::Format::kText, ocid::log::Format::kJson}) {
+    CAPTURE(static_cast<int>(format));
+    int p[2];
+    REQUIRE(::pipe2(p, O_CLOEXEC | O_NONBLOCK) == 0);
+    ocid::log::Config c;
+    std::string why;
+    REQUIRE(ocid::log::ParseTargets("stderr,file,journald,syslog", &c.targets, &why));
+    c.journald_socket = t / "journal";
+    c.syslog_socket = t / "log";
+    c.stderr_fd = p[1];
+    c.file = t / "shim.log";
+    c.format = format;
+    REQUIRE(ocid::log::Init(c, &why));
+    ocid::log::SetProgram("oci-decorator-runtime", /*stderr_timestamps=*/true);
+    ocid::log::Write(Level::kInfo,
+                     "container c1: edited config.json: onload.json (env " + value + ")", f);
+    ocid::log::Write(Level::kError, value, f);
+    ocid::log::SetProgram("oci-decorator", false);
+
+    std::string text = ReadPipe(p[0]);
+    std::string file = t.Read("shim.log");
+    for (const std::string* out : {&text, &file}) {
+      CHECK(std::count(out->begin(), out->end(), '\n') == 2);
+      CHECK(longest(*out) <= ocid::kMaxLineBytes);
+      CHECK(longest(*out) > ocid::kMaxLineBytes - 256);      // cut, not dropped
+      const bool json = format == ocid::log::Format::kJson;  // JSON doubles the backslash
+      CHECK(out->find(json ? "OCI_ONLOAD=all\\\\x09" : "OCI_ONLOAD=all\\x09") != std::string::npos);
+      CHECK(out->find(" bytes ...]") != std::string::npos);
+      if (json) {
+        size_t nl = out->find('\n');
+        nlohmann::json j = nlohmann::json::parse(out->substr(0, nl));
+        CHECK(j["container_id"].get<std::string>().rfind("OCI_ONLOAD=all\\x09", 0) == 0);
+        CHECK(j["reason"].get<std::string>().find(" bytes ...]") != std::string::npos);
+      }
+    }
+    for (int i = 0; i < 2; ++i) {
+      std::string d = journal.Next(), s = syslog.Next();
+      REQUIRE_FALSE(d.empty());
+      REQUIRE_FALSE(s.empty());
+      CHECK(longest(d) <= ocid::kMaxLineBytes);  // each KEY=value field
+      CHECK(d.find("\nCONTAINER_ID=OCI_ONLOAD=all\\x09") != std::string::npos);
+      CHECK(d.find("\nREASON=OCI_ONLOAD=all\\x09") != std::string::npos);
+      CHECK(s.size() <= ocid::kMaxLineBytes);
+      CHECK(s.find('\n') == std::string::npos);
+      CHECK(s.find(" bytes ...]") != std::string::npos);
+    }
+    ::close(p[0]);
+    ::close(p[1]);
+    ::unlink((t / "shim.log").c_str());
+  }
+}
+
+TEST_CASE("the pure renderers: a 1 MiB message and fields stay within the bound") {
+  const std::string value = std::string(1 << 20, '\t') + "\"\\\xc2\x9b";
+  ocid::log::Fields f{value, value, value, value, value, value};
+  std::string json = ocid::log::JsonLine(Level::kWarn, "p", value, f, "2026-01-01T00:00:00.000Z");
+  CHECK(json.size() <= ocid::kMaxLineBytes + 1);
+  CHECK(json.find('\n') == json.size() - 1);
+  nlohmann::json j = nlohmann::json::parse(json);
+  CHECK(j["message"].get<std::string>().rfind("\\x09\\x09", 0) == 0);
+  CHECK(j["stage"].get<std::string>().find("\"\\\\xc2\\x9b") != std::string::npos);  // the tail
+  std::string d = ocid::log::JournalDatagram(Level::kWarn, "p", value, f);
+  for (size_t at = 0, nl; (nl = d.find('\n', at)) != std::string::npos; at = nl + 1)
+    CHECK(nl - at <= ocid::kMaxLineBytes);
+  CHECK(ocid::log::SyslogDatagram(Level::kWarn, "p", 1, value, 0).size() <= ocid::kMaxLineBytes);
 }

@@ -6,10 +6,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "atomic_file.h"
 #include "cdi.h"
 #include "check_render.h"
 #include "engine_check.h"
@@ -335,8 +339,17 @@ TEST_CASE("check: delivery modes") {
     n.cdi_files.push_back({"/etc/cdi", "oci-decorator-onload.json", spec.json, {}});
     for (const auto& f : spec.preload_files)
       n.cdi_preload_files.push_back({"/etc/cdi", f.name, f.bytes, {}});
+    auto step = [](ocid::DirStep::Kind kind, const std::string& path) {
+      ocid::DirStep d;
+      d.kind = kind;
+      d.path = path;
+      d.mode = 0755;
+      return d;
+    };
     n.cdi_dirs.push_back(
-        {"/etc/cdi", {{"/etc/cdi", {0, 0755}}, {"/etc", {0, 0755}}, {"/", {0, 0755}}}});
+        {"/etc/cdi",
+         {step(ocid::DirStep::Kind::kDir, "/etc/cdi"), step(ocid::DirStep::Kind::kAncestor, "/etc"),
+          step(ocid::DirStep::Kind::kAncestor, "/")}});
     CheckReport r = Report(h, n);
     REQUIRE(r.inventories[0].cdi.size() == 1);
     REQUIRE(r.inventories[0].cdi[0].state == "current");
@@ -357,16 +370,16 @@ TEST_CASE("check: delivery modes") {
     unsafe("its preload file /etc/cdi/" + n.cdi_preload_files[0].name +
            " belongs to another user (owner 65534, mode 0644)");
     n.cdi_preload_files[0].owner.uid = 0;
-    n.cdi_dirs[0].chain[0].second.mode = 01777;
+    n.cdi_dirs[0].steps[0].mode = 01777;
     unsafe(
         "directory /etc/cdi is writable by others (owner 0, mode 1777): others can replace its "
         "specs");
-    n.cdi_dirs[0].chain[0].second.mode = 0755;
-    n.cdi_dirs[0].chain[1].second.mode = 0777;
+    n.cdi_dirs[0].steps[0].mode = 0755;
+    n.cdi_dirs[0].steps[1].mode = 0777;
     unsafe(
         "directory /etc is writable by others and not sticky (owner 0, mode 0777): others can "
         "replace its specs");
-    n.cdi_dirs[0].chain[1].second.mode = 01777;  // sticky, as /tmp: fine above
+    n.cdi_dirs[0].steps[1].mode = 01777;  // sticky, as /tmp: fine above
     CHECK(Report(h, n).inventories[0].cdi[0].state == "current");
   }
   SUBCASE("a spec no inventory writes is an orphan") {
@@ -782,5 +795,203 @@ TEST_CASE("check: the version lock") {
     CHECK_FALSE(Contains(ocid::CheckTable(r), "version  "));
     nlohmann::json j = nlohmann::json::parse(ocid::CheckJson(r));
     CHECK(j["inventories"][0]["version_lock"]["state"] == "not_configured");
+  }
+}
+
+// Issue 27, finding 5: `check` judged a CDI directory by its path's
+// prefixes (/etc/cdi, /etc, /), the writer by the directory the path
+// reaches and that directory's real ancestors (walked up by ".."),
+// following a link only under a rule. /etc/cdi a root link into a
+// directory another user owns was "current" to `check` and refused by the
+// writer. Both now apply one rule to one walk (dir_trust.h); these trees
+// are real, `check` reads them under a host root, the writer from "/".
+namespace {
+
+// A host tree to hand `check` as --host-root, whose /etc/cdi the writer
+// (OpenWriteDir, atomic_file.h) is asked about too. Links are relative, so
+// that both walks reach the same directories.
+struct CdiTree {
+  ocid::test::TempTree t;
+
+  // The writer's verdict on <tree>/etc/cdi: "" or its reason, the tree's
+  // own path cut out of it (it names real paths).
+  std::string Writer() const {
+    ocid::UniqueFd fd;
+    Error err;
+    if (ocid::OpenWriteDir(t / "etc/cdi", /*create=*/false, &fd, &err)) return "";
+    std::string line = err.Line();
+    for (size_t at; (at = line.find(t.path())) != std::string::npos;)
+      line.erase(at, t.path().size());
+    return line;
+  }
+
+  // `check`'s verdict on a current spec of ours in /etc/cdi: its state and
+  // reason, with the CDI directories read from the tree.
+  std::pair<std::string, std::string> Check() const {
+    FakeHost h = Host();
+    NodeFacts n = Node();  // a hooks.d entry: the spec alone is judged
+    ocid::CdiSpec spec;
+    Error err;
+    REQUIRE(ocid::BuildCdiSpec(Parse(kOnload, kFile), h, "/", "/etc/cdi/oci-decorator-onload.json",
+                               &spec, &err));
+    n.cdi_files.push_back({"/etc/cdi", "oci-decorator-onload.json", spec.json, {}});
+    for (const auto& f : spec.preload_files)
+      n.cdi_preload_files.push_back({"/etc/cdi", f.name, f.bytes, {}});
+    std::unique_ptr<ocid::HostRootView> view;
+    REQUIRE(ocid::HostRootView::Open(t.path(), &view, &err));
+    REQUIRE_MESSAGE(ocid::ReadCdiDirs(*view, &n.cdi_dirs, &err), err.Line());
+    CheckReport r = Report(h, n);
+    REQUIRE(r.inventories.size() == 1);
+    REQUIRE(r.inventories[0].cdi.size() == 1);
+    return {r.inventories[0].cdi[0].state, r.inventories[0].cdi[0].reason};
+  }
+
+  void Chown(const std::string& rel, uid_t uid) const {
+    REQUIRE(::lchown((t / rel).c_str(), uid, uid) == 0);
+  }
+  void Chmod(const std::string& rel, mode_t mode) const {
+    REQUIRE(::chmod((t / rel).c_str(), mode) == 0);
+  }
+};
+
+constexpr uid_t kUser = 1000;
+const std::string kOthersCanReplace = ": others can replace its specs";
+
+}  // namespace
+
+TEST_CASE(
+    "check: /etc/cdi, a root link into another user's directory, is unsafe as the writer says") {
+  if (::geteuid() != 0) {
+    MESSAGE("skipped: needs root to make a directory of uid 1000");
+    return;
+  }
+  CdiTree tree;
+  tree.t.Dir("etc");
+  tree.t.Dir("srv/u/cdi");
+  tree.Chown("srv/u", kUser);              // the user's home, say
+  tree.t.Link("etc/cdi", "../srv/u/cdi");  // the link and its target are root's
+  const std::string why = "directory /srv/u belongs to another user (owner 1000, mode 0755)";
+  CHECK(tree.Writer() == why);
+  auto [state, reason] = tree.Check();
+  CHECK(state == "unsafe");
+  CHECK(reason == why + kOthersCanReplace);
+
+  // The same in a world-writable directory that is not sticky; sticky, as
+  // /tmp, it is fine (others cannot rename what root made in it).
+  CdiTree open;
+  open.t.Dir("etc");
+  open.t.Dir("srv/pub/cdi");
+  open.Chmod("srv/pub", 0777);
+  open.t.Link("etc/cdi", "../srv/pub/cdi");
+  const std::string open_why =
+      "directory /srv/pub is writable by others and not sticky (owner 0, mode 0777)";
+  CHECK(open.Writer() == open_why);
+  CHECK(open.Check() == std::make_pair(std::string("unsafe"), open_why + kOthersCanReplace));
+  open.Chmod("srv/pub", 01777);
+  CHECK(open.Writer() == "");
+  CHECK(open.Check().first == "current");
+}
+
+TEST_CASE("check and root's writer: the same verdict, the same words, on every tree") {
+  if (::geteuid() != 0) {
+    MESSAGE("skipped: needs root to make files of uid 1000");
+    return;
+  }
+  struct Case {
+    const char* name;
+    std::function<void(const CdiTree&)> make;
+    const char* why;  // the writer's reason, "" when it writes there
+  };
+  const Case cases[] = {
+      {"a plain directory", [](const CdiTree& c) { c.t.Dir("etc/cdi"); }, ""},
+      {"the directory world-writable",
+       [](const CdiTree& c) {
+         c.t.Dir("etc/cdi");
+         c.Chmod("etc/cdi", 01777);
+       },
+       "directory /etc/cdi is writable by others (owner 0, mode 1777)"},
+      {"the directory group-writable",
+       [](const CdiTree& c) {
+         c.t.Dir("etc/cdi");
+         c.Chmod("etc/cdi", 0775);
+       },
+       "directory /etc/cdi is writable by its group (owner 0, mode 0775)"},
+      {"an ancestor world-writable",
+       [](const CdiTree& c) {
+         c.t.Dir("etc/cdi");
+         c.Chmod("etc", 0777);
+       },
+       "directory /etc is writable by others and not sticky (owner 0, mode 0777)"},
+      {"an ancestor sticky",
+       [](const CdiTree& c) {
+         c.t.Dir("etc/cdi");
+         c.Chmod("etc", 01777);
+       },
+       ""},
+      {"a root link to a root directory",
+       [](const CdiTree& c) {
+         c.t.Dir("etc");
+         c.t.Dir("srv/cdi");
+         c.t.Link("etc/cdi", "../srv/cdi");
+       },
+       ""},
+      {"a link into another user's directory",
+       [](const CdiTree& c) {
+         c.t.Dir("etc");
+         c.t.Dir("srv/u/cdi");
+         c.Chown("srv/u", kUser);
+         c.t.Link("etc/cdi", "../srv/u/cdi");
+       },
+       "directory /srv/u belongs to another user (owner 1000, mode 0755)"},
+      {"a link to another user's directory",
+       [](const CdiTree& c) {
+         c.t.Dir("etc");
+         c.t.Dir("srv/cdi");
+         c.Chown("srv/cdi", kUser);
+         c.t.Link("etc/cdi", "../srv/cdi");
+       },
+       "directory /srv/cdi belongs to another user (owner 1000, mode 0755)"},
+      {"a link another user made",
+       [](const CdiTree& c) {
+         c.t.Dir("etc");
+         c.t.Dir("srv/cdi");
+         c.t.Link("etc/cdi", "../srv/cdi");
+         c.Chown("etc/cdi", kUser);
+       },
+       "not following symbolic link /etc/cdi: it belongs to another user (owner 1000)"},
+      {"a link in a directory others can change",
+       [](const CdiTree& c) {
+         c.t.Dir("etc");
+         c.t.Dir("srv/cdi");
+         c.t.Link("etc/cdi", "../srv/cdi");
+         c.Chmod("etc", 0777);
+       },
+       "not following symbolic link /etc/cdi: directory /etc is writable by others and not sticky "
+       "(owner 0, mode 0777)"},
+      {"a second link, in a directory others can change",
+       [](const CdiTree& c) {
+         c.t.Dir("etc");
+         c.t.Dir("srv/real");
+         c.t.Link("etc/cdi", "../srv/cdi");
+         c.t.Link("srv/cdi", "real");
+         c.Chmod("srv", 0777);
+       },
+       "not following symbolic link /srv/cdi: directory /srv is writable by others and not sticky "
+       "(owner 0, mode 0777)"},
+  };
+  for (const Case& c : cases) {
+    const std::string name = c.name;
+    CAPTURE(name);
+    CdiTree tree;
+    c.make(tree);
+    std::string writer = tree.Writer();
+    CHECK(writer == c.why);
+    auto [state, reason] = tree.Check();
+    if (writer.empty()) {
+      CHECK(state == "current");
+    } else {
+      CHECK(state == "unsafe");
+      CHECK(reason == writer + kOthersCanReplace);
+    }
   }
 }

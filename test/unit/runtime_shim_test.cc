@@ -229,7 +229,8 @@ TEST_CASE("RuntimeLogLine: runc's json and text formats") {
 // newline; JSON leaves DEL, C1 and bidi raw). Both formats now carry the one
 // rule's escapes (error.h Printable), the same message as every other log.
 TEST_CASE("RuntimeLogLine: a container's control bytes are escaped in both formats") {
-  const std::string msg = "edited: env OCI_ONLOAD=all\r\x0b\x0c\x1b\x7f\xc2\x9b\xe2\x80\xae";
+  const std::string msg =
+      "edited: env OCI_ONLOAD=all\r\x0b\x0c\x1b\x7f\xc2\x9b\xe2\x80\xae";  // NOLINT(misc-misleading-bidirectional)
   const std::string shown =
       "edited: env OCI_ONLOAD=all\\x0d\\x0b\\x0c\\x1b\\x7f\\xc2\\x9b\\xe2\\x80\\xae";
   std::string text = ocid::RuntimeLogLine("text", "info", msg, "T");
@@ -238,11 +239,39 @@ TEST_CASE("RuntimeLogLine: a container's control bytes are escaped in both forma
                                 "\\\\xc2\\\\x9b\\\\xe2\\\\x80\\\\xae") +
                     "\"\n");
   std::string js = ocid::RuntimeLogLine("json", "info", msg, "T");
-  for (std::string raw : {"\r", "\x0b", "\x0c", "\x7f", "\xc2\x9b", "\xe2\x80\xae"}) {
+  for (std::string raw : {"\r", "\x0b", "\x0c", "\x7f", "\xc2\x9b",
+                          "\xe2\x80\xae"}) {  // NOLINT(misc-misleading-bidirectional)
     CHECK(text.find(raw) == std::string::npos);
     CHECK(js.find(raw) == std::string::npos);
   }
   CHECK(nlohmann::json::parse(js)["msg"] == shown);
+}
+
+// Issue 27, finding 3: the shim's "edited" line quoted the whole activation
+// value: OCI_ONLOAD=all and 1 MiB of TAB (a valid request: items are
+// trimmed) made a 5 MB line in the runtime's --log. Both formats are now cut
+// to the one bound (error.h kMaxLineBytes), quoting included, and say so.
+TEST_CASE("RuntimeLogLine: a 1 MiB request gives a line within the bound, both formats") {
+  const std::string msg =
+      "oci-decorator: container c1: edited /b/config.json: onload.json (env "
+      "OCI_ONLOAD=all" +
+      std::string(1 << 20, '\t') + "\"\\): features onload; 9 mounts";
+  for (const char* format : {"text", "json"}) {
+    CAPTURE(format);
+    std::string line = ocid::RuntimeLogLine(format, "info", msg, "2024-01-02T03:04:05.000000001Z");
+    REQUIRE(line.back() == '\n');
+    CHECK(line.find('\n') == line.size() - 1);
+    CHECK(line.size() - 1 <= ocid::kMaxLineBytes);
+    CHECK(line.size() - 1 > ocid::kMaxLineBytes - 64);
+    CHECK(line.find(" bytes ...]") != std::string::npos);
+    CHECK(line.find("9 mounts") != std::string::npos);  // the tail is kept
+    if (std::string(format) == "json") {
+      std::string m = nlohmann::json::parse(line)["msg"];
+      CHECK(m.rfind("oci-decorator: container c1: edited /b/config.json: onload.json (env "
+                    "OCI_ONLOAD=all\\x09",
+                    0) == 0);
+    }
+  }
 }
 
 TEST_CASE("IsShimProgramName: the installed link's name, any directory") {

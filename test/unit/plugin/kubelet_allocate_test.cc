@@ -10,11 +10,13 @@
 #include <vector>
 
 #include "fake_host.h"
-#include "host_view.h"
 #include "inventory.h"
-#include "kubelet_cdi.h"
 #include "node_facts.h"
 #include "test_tree.h"
+
+#include "atomic_file.h"
+#include "host_view.h"
+#include "kubelet_cdi.h"
 
 using ocid::AllocateMode;
 using ocid::BuildAllocateResponse;
@@ -323,8 +325,13 @@ TEST_CASE("kubelet: an unknown ID is quoted through the one escaping rule, cut s
   CHECK(st.error_message().find("unknown device ID \"a\\x0ab\\x00c\\xc2\\x9b\\xe2\\x80\\xae\"") !=
         std::string::npos);
   st = BuildAllocateResponse("amd.com/onload", &r, opts, Request({{std::string(200, 'x')}}), &out);
-  CHECK(st.error_message().find("[... 120 bytes ...]") != std::string::npos);
-  CHECK(st.error_message().find(std::string(61, 'x')) == std::string::npos);
+  // At most kMaxShownId bytes quoted, the marker included (error.h Printable).
+  const std::string& m = st.error_message();
+  size_t open = m.find("unknown device ID \"") + 19, close = m.find('"', open);
+  REQUIRE(close != std::string::npos);
+  CHECK(close - open <= ocid::kMaxShownId);
+  CHECK(m.find("[... 143 bytes ...]") != std::string::npos);
+  CHECK(m.find(std::string(61, 'x')) == std::string::npos);
 }
 
 // Issue 20, finding 11: env LD_PRELOAD replaces an image's own; with the
