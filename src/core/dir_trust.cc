@@ -163,8 +163,27 @@ bool WalkDir(int root, const std::string& dir, bool create, UniqueFd* out,
       continue;
     }
     const std::string shown = Join(names) + (names.empty() ? "" : "/") + c;
+    // The directory a name is looked up in decides where the path leads:
+    // one others could change (another user's, or writable and not
+    // sticky) could send the same path elsewhere later, whether or not it
+    // ends up above the directory reached (a link may lead away from it).
+    // It is held to the ancestor rule (for a link, as the directory holding
+    // it, below), and the walk stops there: nothing is made in it and
+    // nothing below it is followed.
+    auto refused_here = [&]() -> int {  // 1 refused, 0 not, -1 error
+      struct stat passed;
+      if (::fstat(cur.get(), &passed) != 0) return -1;
+      DirStep step = DirectoryStep(DirStep::Kind::kAncestor, Join(names), passed);
+      if (UnsafeStepReason(step).empty()) return 0;
+      steps->push_back(std::move(step));
+      return 1;
+    };
     UniqueFd next(::openat(cur.get(), c.c_str(), kDirFlags));
     if (!next.valid() && errno == ENOENT && create) {
+      if (int r = refused_here(); r != 0) {
+        if (r < 0) return Fail(err, "cannot stat", Join(names), errno);
+        return true;  // refused: *out stays invalid
+      }
       if (::mkdirat(cur.get(), c.c_str(), 0755) == 0) {
         if (!SetNewDirMode(cur.get(), c, shown, err)) return false;
       } else if (errno != EEXIST) {
@@ -173,6 +192,10 @@ bool WalkDir(int root, const std::string& dir, bool create, UniqueFd* out,
       next.reset(::openat(cur.get(), c.c_str(), kDirFlags));
     }
     if (next.valid()) {
+      if (int r = refused_here(); r != 0) {
+        if (r < 0) return Fail(err, "cannot stat", Join(names), errno);
+        return true;  // refused: *out stays invalid
+      }
       cur = std::move(next);
       names.push_back(std::move(c));
       continue;

@@ -12,6 +12,10 @@
 // reached by "..", to the root: its real ancestors, not its path's
 // prefixes. Each thing it met is a step, and the rule is a pure function of
 // the steps (UnsafeStepsReason):
+//   - every directory a name is looked up in must pass the ancestor rule
+//     below, whether or not it ends up above the directory reached (a link
+//     can lead away from it: /x/y/link -> /etc/cdi with /x writable by
+//     anyone, who could swap y later); the walk stops at one that does not;
 //   - a symbolic link is followed only when root or the effective user owns
 //     it and the directory holding it is one others cannot change (judged
 //     as an ancestor, below): fs.protected_symlinks' rule, whatever the
@@ -69,13 +73,12 @@ std::string UnsafeStepsReason(const std::vector<DirStep>& steps);
 // Walks the absolute `dir` from the directory `root` as the header says:
 // *steps gets a kLink step for each link met, then the kDir step of the
 // directory reached and a kAncestor step for each directory above it up to
-// the root (the root included, unless it is the directory). A link the
-// rule refuses is the last step: the walk stops there and *out stays
-// invalid. Otherwise *out is the directory, opened O_PATH. With `create`, a
-// missing component is made 0755 with mkdirat from its parent's fd. False
-// with *err when a component cannot be opened (errno ENOENT: missing, and
-// not created), is not a directory (ENOTDIR), or there are too many links
-// (ELOOP).
+// the root (the root included, unless it is the directory). A link or a
+// directory on the way that the rule refuses is the last step: the walk
+// stops there and *out stays invalid. Otherwise *out is the directory, opened O_PATH. With
+// `create`, a missing component is made 0755 with mkdirat from its parent's fd. False with *err
+// when a component cannot be opened (errno ENOENT: missing, and not created), is not a directory
+// (ENOTDIR), or there are too many links (ELOOP).
 bool WalkDir(int root, const std::string& dir, bool create, UniqueFd* out,
              std::vector<DirStep>* steps, Error* err);
 

@@ -107,3 +107,33 @@ TEST_CASE("dir_trust: WalkDir creates what is missing 0755, from its root, never
   CHECK(err.errnum == ENOTDIR);
   CHECK(err.Line() == "cannot open directory: /a/file: Not a directory");
 }
+
+TEST_CASE("dir_trust: a directory the path passes through is judged, not only its ancestors") {
+  // /x/y/link -> /safe, /x writable by anyone and not sticky: /x is no
+  // ancestor of /safe, but whoever can write it can swap y (and the link
+  // in it) for theirs, and the same path then leads elsewhere. Refused,
+  // naming /x, and nothing made below it.
+  ocid::test::TempTree t;
+  t.Dir("root");
+  t.Dir("root/x");
+  t.Dir("root/x/y");
+  t.Dir("root/safe");
+  REQUIRE(::symlink("/safe", (t / "root/x/y/link").c_str()) == 0);
+  REQUIRE(::chmod((t / "root/x").c_str(), 0777) == 0);
+  ocid::UniqueFd root(::open((t / "root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  REQUIRE(root.valid());
+  ocid::UniqueFd out;
+  std::vector<DirStep> steps;
+  ocid::Error err;
+  REQUIRE(ocid::WalkDir(root.get(), "/x/y/link/new", /*create=*/true, &out, &steps, &err));
+  CHECK_FALSE(out.valid());
+  CHECK(UnsafeStepsReason(steps) == "directory /x is writable by others and not sticky (owner " +
+                                        std::to_string(::geteuid()) + ", mode 0777)");
+  CHECK_FALSE(t.Exists("root/safe/new"));
+  // Sticky, as /tmp: the same path is followed.
+  REQUIRE(::chmod((t / "root/x").c_str(), 01777) == 0);
+  REQUIRE(ocid::WalkDir(root.get(), "/x/y/link/new", /*create=*/true, &out, &steps, &err));
+  CHECK(out.valid());
+  CHECK(UnsafeStepsReason(steps).empty());
+  CHECK(t.Exists("root/safe/new"));
+}
