@@ -57,6 +57,16 @@ FileType FileTypeOf(mode_t mode) {
   return FileType::kOther;
 }
 
+void SetStatFacts(const struct stat& st, HostMatch* m) {
+  m->type = FileTypeOf(st.st_mode);
+  m->rdev = st.st_rdev;
+  m->mode = st.st_mode;
+  m->uid = st.st_uid;
+  m->gid = st.st_gid;
+  m->dev = st.st_dev;
+  m->ino = st.st_ino;
+}
+
 bool HasGlob(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
 
 bool HostRootView::Open(const std::string& host_root, std::unique_ptr<HostRootView>* out,
@@ -308,13 +318,7 @@ bool HostRootView::Match(const std::string& pattern, std::vector<HostMatch>* out
     HostMatch m;
     m.path = p;
     if (resolve_paths_) m.resolved = ResolvedOf(fd.get(), p);
-    m.type = FileTypeOf(st.st_mode);
-    m.rdev = st.st_rdev;
-    m.mode = st.st_mode;
-    m.uid = st.st_uid;
-    m.gid = st.st_gid;
-    m.dev = st.st_dev;
-    m.ino = st.st_ino;
+    SetStatFacts(st, &m);
     opened_[p] = std::move(fd);
     out->push_back(std::move(m));
   }

@@ -42,6 +42,8 @@ struct HostMatch {
   uint64_t dev = 0;           // st_dev and st_ino identify the file, so the
   uint64_t ino = 0;           // executor can check it is still the one planned
 };
+// `st`'s facts into *m (all but its path and resolved path).
+void SetStatFacts(const struct stat& st, HostMatch* m);
 
 // What a lookup found. kMissing covers an absent path, a dangling link and
 // a non-directory in the middle: "not there" for every caller.

@@ -298,13 +298,7 @@ bool ResourceWatch::FactsNow(const std::string& path, NameFacts* out) const {
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return false;
   HostMatch m;
-  m.type = FileTypeOf(st.st_mode);
-  m.rdev = st.st_rdev;
-  m.mode = st.st_mode;
-  m.uid = st.st_uid;
-  m.gid = st.st_gid;
-  m.dev = st.st_dev;
-  m.ino = st.st_ino;
+  SetStatFacts(st, &m);
   *out = FactsOf(m);
   return true;
 }
