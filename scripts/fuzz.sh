@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # fuzz.sh [SECONDS]
+# fuzz.sh --build-only
 #
 # Builds the libFuzzer targets of fuzz/ in build-fuzz (clang, with ASan and
 # UBSan over the whole tree) and runs each for SECONDS (default 30) on its seed
@@ -10,13 +11,18 @@
 # build-fuzz/fuzz-artifacts/<target>/, the fuzzer's output in
 # build-fuzz/fuzz-logs/<target>.log. Long runs and triage: fuzz/README.md.
 #
+# --build-only builds the targets and runs none (.ci/run builds them at idle
+# priority while the sanitizer tests run, then runs them).
+#
 # Environment: OCID_FUZZ_BUILD_DIR (default build-fuzz), OCID_FUZZ_TARGETS
 # (default every fuzz/*_fuzz.cc), CC/CXX are ignored (libFuzzer is clang's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+build_only=0
+if [[ ${1:-} == --build-only ]]; then build_only=1; shift; fi
 budget=${1:-30}
-[[ $budget =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 [SECONDS]" >&2; exit 2; }
+[[ $budget =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 [SECONDS] | --build-only" >&2; exit 2; }
 BUILD=${OCID_FUZZ_BUILD_DIR:-build-fuzz}
 command -v clang++ >/dev/null || { echo "$0: needs clang++ and libclang-rt (apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
 
@@ -35,6 +41,7 @@ cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   || { tail -30 "$BUILD/fuzz-configure.log"; exit 1; }
 cmake --build "$BUILD" -j"$(nproc)" --target "${targets[@]}" >"$BUILD/fuzz-build.log" 2>&1 \
   || { tail -40 "$BUILD/fuzz-build.log"; exit 1; }
+if ((build_only)); then echo "fuzz: built ${targets[*]}"; exit 0; fi
 
 # The longest input worth trying per target: a little above the real ones
 # (runc's state is ~200 bytes, a runc/docker config.json 3-10 kB, an
