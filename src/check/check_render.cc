@@ -172,6 +172,9 @@ void DeliveryRows(const CheckReport& r, std::vector<Row>* rows) {
         {CheckState::kWarn, "cdi", "-", "cannot list the CDI specs: " + r.node.cdi_error});
   for (const auto& c : r.orphan_cdi)
     rows->push_back({CheckState::kWarn, "cdi", c.path, c.state + ": " + c.reason});
+  for (const auto& l : r.library_dirs)
+    rows->push_back({CheckState::kInfo, "lib dirs", l.mode,
+                     (l.image_libc ? "one of " : "all of ") + Join(l.dirs, ", ") + ": " + l.why});
 }
 
 std::string Pad(const std::string& s, size_t w) {
@@ -304,9 +307,17 @@ std::string CheckJson(const CheckReport& r) {
                         {"problem", rt.problem}});
   for (const auto& c : r.orphan_cdi)
     cdi.push_back({{"path", c.path}, {"state", c.state}, {"reason", c.reason}});
-  j["delivery"] = {{"engine_set_up", r.engine_set_up}, {"hooks", std::move(hooks)},
-                   {"runtimes", std::move(runtimes)},  {"orphan_cdi", std::move(cdi)},
-                   {"cdi_error", n.cdi_error},         {"warnings", n.engines.warnings}};
+  ordered libraries = ordered::object();
+  for (const auto& l : r.library_dirs)
+    libraries[l.mode] = {
+        {"rule", l.image_libc ? "image_libc" : "all"}, {"dirs", l.dirs}, {"why", l.why}};
+  j["delivery"] = {{"engine_set_up", r.engine_set_up},
+                   {"hooks", std::move(hooks)},
+                   {"runtimes", std::move(runtimes)},
+                   {"orphan_cdi", std::move(cdi)},
+                   {"cdi_error", n.cdi_error},
+                   {"warnings", n.engines.warnings},
+                   {"library_dirs", std::move(libraries)}};
   // Host paths and file contents can hold bytes that are not UTF-8: shown
   // as U+FFFD rather than failing the whole report.
   return PrintableJson(j.dump(2, ' ', false, ordered::error_handler_t::replace)) + "\n";

@@ -9,6 +9,7 @@
 #include "cdi.h"
 #include "delivery.h"
 #include "dir_trust.h"
+#include "library_dirs.h"
 #include "planner.h"
 
 namespace ocid {
@@ -244,6 +245,25 @@ void CheckCdi(const Inventory& inv, const HostView& host, const std::string& hos
   }
 }
 
+// Where each delivery mode puts libraries: the modes that see the image
+// use the directory of its libc.so.6; those that answer for every image,
+// both standard directories.
+std::vector<LibraryPlacement> LibraryPlacements() {
+  const LibraryDirs unseen = UnseenLibraryDirs();
+  std::string both;
+  for (const auto& d : unseen.dirs) both += (both.empty() ? "" : " and ") + d;
+  const std::string seen_why =
+      "the directory of the image's libc.so.6, the first of these that has it; an image "
+      "without one gets " +
+      both;
+  std::vector<LibraryPlacement> out;
+  for (const char* mode : {"hook", "runtime_shim"})
+    out.push_back({mode, true, LibcCandidates(), seen_why});
+  for (const char* mode : {"cdi", "device_plugin"})
+    out.push_back({mode, false, unseen.dirs, unseen.why});
+  return out;
+}
+
 }  // namespace
 
 const char* CheckStateName(CheckState s) {
@@ -265,6 +285,7 @@ CheckReport BuildCheckReport(const std::string& config_dir, const InventorySet& 
   r.node = node;
   for (const auto& h : node.engines.hooks) r.engine_set_up = r.engine_set_up || h.ours;
   for (const auto& e : node.engines.runtimes) r.engine_set_up = r.engine_set_up || e.ours;
+  r.library_dirs = LibraryPlacements();
 
   std::vector<bool> used(node.cdi_files.size(), false);
   const HostNics nics{node.nics, node.nic_error};

@@ -23,10 +23,10 @@
 //     or is writable by group or others, or the directory is one root's
 //     writer would refuse: the writer's rule over the writer's walk, the
 //     links to the directory and its real ancestors (dir_trust.h).
-// Per node: the NICs, the cgroup layout, the kernel interfaces, and the
+// Per node: the NICs, the cgroup layout, the kernel interfaces, the
 // delivery modes set up (hooks.d entries, the runtime shim in docker or
-// containerd). Not set up is information; an inventory that no mode
-// delivers (no hooks.d entry, no shim, no current CDI spec) is not ready.
+// containerd), and where each mode puts libraries (library_dirs.h). Not set up is information; an
+// inventory that no mode delivers (no hooks.d entry, no shim, no current CDI spec) is not ready.
 //
 // Ready: at least one inventory, none broken, every feature's state not
 // FAIL, every inventory delivered. WARN never makes a node not ready.
@@ -97,6 +97,15 @@ struct InventoryCheck {
   bool delivered = false;  // some delivery mode reaches its containers
 };
 
+// Where one delivery mode mounts an inventory's libraries (library_dirs.h).
+struct LibraryPlacement {
+  std::string mode;         // "hook", "runtime_shim", "cdi", "device_plugin"
+  bool image_libc = false;  // true: the one of `dirs` holding the image's libc.so.6;
+                            // false: every one of `dirs`
+  std::vector<std::string> dirs;
+  std::string why;
+};
+
 struct CheckReport {
   static constexpr int kSchemaVersion = 1;
   bool ready = false;
@@ -104,8 +113,9 @@ struct CheckReport {
   std::string config_dir, host_root;
   std::vector<InventoryCheck> inventories;
   NodeFacts node;
-  bool engine_set_up = false;        // a hooks.d entry or a shim registration of ours
-  std::vector<CdiCheck> orphan_cdi;  // specs of ours no loaded inventory writes
+  bool engine_set_up = false;                  // a hooks.d entry or a shim registration of ours
+  std::vector<CdiCheck> orphan_cdi;            // specs of ours no loaded inventory writes
+  std::vector<LibraryPlacement> library_dirs;  // one per delivery mode
 };
 
 // The report. `host_root` is the host root's path ("/" for the real host),

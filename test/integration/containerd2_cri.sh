@@ -31,7 +31,7 @@ mkdir -m 0750 "$KDIR"
 mkdir -p "$T/bin"
 ln -s "$OCID_BIN" "$T/bin/oci-decorator-runtime"
 SHIM=$T/bin/oci-decorator-runtime
-PROBE=$(onload_probe /usr/lib64)
+PROBE=$(onload_probe "$CDI_LIBDIRS $IMAGE_LIBDIR")  # the plugin's answers, and the shim's
 
 PLUGIN_PID=
 stop_plugin() {
@@ -110,13 +110,13 @@ for mode in mounts cdi both; do
   cid=$(cri ps | awk -v n="alloc-$mode" '$2 == n {print $1}')
   spec=$(cri status "$cid" | jq '.info.info | fromjson | .runtimeSpec' 2>/dev/null)
   case $mode in
-    mounts) expect_onload onload "alloc $mode" "$HOST_ROOT" /usr/lib64 bindpre
+    mounts) expect_onload onload "alloc $mode" "$HOST_ROOT" "$CDI_LIBDIRS" bindpre
             assert_eq "[mounts] no LD_PRELOAD in the spec: the answer preloads through the file" "" \
               "$(jq -r '.process.env[] | select(startswith("LD_PRELOAD="))' <<<"$spec")"
             assert_eq "[mounts] /etc/ld.so.preload from the answer's mounts: the plugin's preload file" \
               "$CTD2_CDI_DIR/oci-decorator-onload.onload.preload" \
               "$(jq -r '.mounts[] | select(.destination == "/etc/ld.so.preload") | .source' <<<"$spec")" ;;
-    *)      expect_onload onload "alloc $mode" "$HOST_ROOT" /usr/lib64 "$mode"
+    *)      expect_onload onload "alloc $mode" "$HOST_ROOT" "$CDI_LIBDIRS" "$mode"
             assert_eq "[$mode] containerd applied the CDI device: /etc/ld.so.preload from the spec in cdi_spec_dirs" \
               "$CTD2_CDI_DIR/oci-decorator-onload.onload.preload" \
               "$(jq -r '.mounts[] | select(.destination == "/etc/ld.so.preload") | .source' <<<"$spec")" ;;
@@ -144,7 +144,7 @@ cfg=$(ctd2_container_json shim-all "$PROBE" '.envs += [{key: "OCI_ONLOAD", value
 ctd2_run shim-all "$cfg" --keep
 assert_eq "[shim, OCI_ONLOAD=all] the container ran (exit 0)" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
-expect_onload all "shim, OCI_ONLOAD=all" "$HOST_ROOT" /usr/lib64 spec
+expect_onload all "shim, OCI_ONLOAD=all" "$HOST_ROOT" "$IMAGE_LIBDIR" spec
 cid=$(cri ps | awk '$2 == "shim-all" {print $1}')
 assert_contains "[shim, OCI_ONLOAD=all] the shim's log has its line for the container" \
   "$(cat "$SHIM_LOG" 2>/dev/null)" "container $cid: edited"
@@ -153,7 +153,7 @@ cfg=$(ctd2_container_json shim-plain "$PROBE")
 ctd2_run shim-plain "$cfg" --keep
 assert_eq "[shim, not asked] the container ran (exit 0)" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
-expect_onload none "shim, not asked" "$HOST_ROOT" /usr/lib64 spec
+expect_onload none "shim, not asked" "$HOST_ROOT" "$IMAGE_LIBDIR" spec
 cid=$(cri ps | awk '$2 == "shim-plain" {print $1}')
 assert_not_contains "[shim, not asked] no shim line for the container" "$(cat "$SHIM_LOG" 2>/dev/null)" "container $cid"
 cri rm "$cid" >/dev/null || nok "RemoveContainer $cid"
@@ -179,7 +179,7 @@ cfg=$(ctd2_container_json shim-mismatch-plain "$PROBE")
 ctd2_run shim-mismatch-plain "$cfg"
 assert_eq "[mismatch, not asked] the container ran (exit 0)" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
-expect_onload none "mismatch, not asked" "$HV" /usr/lib64 spec
+expect_onload none "mismatch, not asked" "$HV" "$IMAGE_LIBDIR" spec
 ctd2_assert_mounts "[mismatch] after the containers"
 cri stopp "$POD_ID" >/dev/null && cri rmp "$POD_ID" >/dev/null
 assert_eq "the pod is removed" "" "$(cri pods)"

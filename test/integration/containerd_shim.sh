@@ -91,7 +91,7 @@ ctr_ image import "$T/bb-oci.tar" >/dev/null 2>"$T/logs/import.err" || die "ctr 
 assert_eq "the image is imported" "$IMAGE" "$(ctr_ image ls -q)"
 write_shim_settings "$HOST_ROOT"
 
-PROBE=$(onload_probe /usr/lib64)
+PROBE=$(onload_probe "$IMAGE_LIBDIR")
 # run_ctr NAME [ctr run options...]: runs the probe with --rm through the
 # shim; sets RC, OUT, ERR, CID (the container id).
 run_ctr() {
@@ -110,7 +110,7 @@ echo "# --- 1. ctr run --runc-binary oci-decorator-runtime --env OCI_ONLOAD=all"
 run_ctr all --env OCI_ONLOAD=all
 assert_eq "[all] ctr run exits 0" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
-expect_onload all all "$HOST_ROOT" /usr/lib64 spec
+expect_onload all all "$HOST_ROOT" "$IMAGE_LIBDIR" spec
 assert_contains "[all] the shim's log (runtime.json log_file) has its line" "$(cat "$SHIM_LOG" 2>/dev/null)" \
   "container $CID: edited $CTD/state/io.containerd.runtime.v2.task/$NS/$CID/config.json"
 assert_not_contains "[all] no shim line in the container's stderr" "$ERR" "oci-decorator"
@@ -120,12 +120,12 @@ echo "# --- 2. OCI_ONLOAD=zf; no variable"
 run_ctr zf --env OCI_ONLOAD=zf
 assert_eq "[zf] ctr run exits 0" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
-expect_onload zf zf "$HOST_ROOT" /usr/lib64 spec
+expect_onload zf zf "$HOST_ROOT" "$IMAGE_LIBDIR" spec
 
 run_ctr plain
 assert_eq "[not asked] ctr run exits 0" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
-expect_onload none "not asked" "$HOST_ROOT" /usr/lib64 spec
+expect_onload none "not asked" "$HOST_ROOT" "$IMAGE_LIBDIR" spec
 assert_not_contains "[not asked] no shim line for the container" "$(cat "$SHIM_LOG" 2>/dev/null)" "container $CID"
 
 # --- 3. a required file missing on the host ------------------------------------------------
@@ -139,7 +139,7 @@ info "ctr's error: $ERR"
 assert_eq "[missing file] no container left" "" "$(ctr_ container ls -q)"
 run_ctr missing-plain
 assert_eq "[missing file, not asked] the container runs" 0 "$RC"
-expect_onload none "missing file, not asked" "$HOST_MISSING" /usr/lib64 spec
+expect_onload none "missing file, not asked" "$HOST_MISSING" "$IMAGE_LIBDIR" spec
 write_shim_settings "$HOST_ROOT"
 
 # --- 4. durability: a memory update of a running activated container -----------------------

@@ -79,7 +79,7 @@ info "$("$DOCKER" --version); $(dk version --format 'server {{.Server.Version}},
 tar -C "$BASE_ROOTFS" -cf "$T/bb.tar" . || die "tar of the rootfs failed"
 dk import "$T/bb.tar" local/ocid-bb:1 >/dev/null || die "docker import failed"
 
-PROBE=$(onload_probe /usr/lib64)
+PROBE=$(onload_probe "$IMAGE_LIBDIR")
 # run_docker NAME [docker run options...]: runs the probe with --rm; sets RC, OUT, ERR, DID (container id).
 run_docker() {
   local name=$1; shift
@@ -97,7 +97,7 @@ echo "# --- 2. docker run --runtime=oci-decorator -e OCI_ONLOAD=all"
 run_docker all --runtime=oci-decorator -e OCI_ONLOAD=all
 assert_eq "[all] docker run exits 0" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
-expect_onload all all "$HOST_ROOT" /usr/lib64 spec
+expect_onload all all "$HOST_ROOT" "$IMAGE_LIBDIR" spec
 assert_contains "[all] the shim's log has its line for the container" "$(cat "$SHIM_LOG" 2>/dev/null)" \
   "container $DID: edited"
 
@@ -106,17 +106,17 @@ echo "# --- 3. OCI_ONLOAD=zf; no variable"
 run_docker zf --runtime=oci-decorator -e OCI_ONLOAD=zf
 assert_eq "[zf] docker run exits 0" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
-expect_onload zf zf "$HOST_ROOT" /usr/lib64 spec
+expect_onload zf zf "$HOST_ROOT" "$IMAGE_LIBDIR" spec
 
 run_docker plain --runtime=oci-decorator
 assert_eq "[not asked] docker run exits 0" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
-expect_onload none "not asked" "$HOST_ROOT" /usr/lib64 spec
+expect_onload none "not asked" "$HOST_ROOT" "$IMAGE_LIBDIR" spec
 assert_not_contains "[not asked] no shim line for the container" "$(cat "$SHIM_LOG" 2>/dev/null)" "container $DID"
 
 run_docker other --runtime=oci-decorator -e OCI_ONLOADX=all
 assert_eq "[other variable] docker run exits 0" 0 "$RC"
-expect_onload none "other variable" "$HOST_ROOT" /usr/lib64 spec
+expect_onload none "other variable" "$HOST_ROOT" "$IMAGE_LIBDIR" spec
 
 # --- 4. a required file missing on the host ---------------------------------------------
 echo "# --- 4. --runtime=ocid-missing (no /usr/bin/onload on its host root)"
@@ -128,7 +128,7 @@ info "docker's error: $ERR"
 assert_eq "[missing file] no container left" "" "$(dk ps -aq)"
 run_docker missing-plain --runtime=ocid-missing
 assert_eq "[missing file, not asked] the container runs" 0 "$RC"
-expect_onload none "missing file, not asked" "$HOST_MISSING" /usr/lib64 spec
+expect_onload none "missing file, not asked" "$HOST_MISSING" "$IMAGE_LIBDIR" spec
 
 # --- 5. durability: docker update of a running activated container -------------------------
 echo "# --- 5. docker update --memory of a running container, then docker exec"

@@ -53,10 +53,14 @@ expect() {
   assert_host_mounts_unchanged "[$desc]"
 }
 
-# new_bundle NAME: an empty bundle dir (with a rootfs dir); sets HB.
+# new_bundle NAME: an empty bundle dir (with a rootfs dir holding only a
+# libc.so.6, a glibc image as far as the hook's library-directory probe
+# looks: an image without one would add the hook's no-glibc warning to the
+# one line each case expects); sets HB.
 new_bundle() {
   HB=$T/hb/$1
-  mkdir -p "$HB/rootfs"
+  mkdir -p "$HB/rootfs$IMAGE_LIBDIR"
+  : >"$HB/rootfs$IMAGE_LIBDIR/libc.so.6"
 }
 # config_env ENV_JSON...: writes $HB/config.json with these process.env entries
 # (each a JSON string, raw bytes allowed).

@@ -84,7 +84,7 @@ assert_eq "--cdi-dir: both specs there at the end, and onload's preload files, 0
 assert_eq "--cdi-dir: the onload device mounts its preload file at /etc/ld.so.preload, no env" \
   "$T/cdi/oci-decorator-onload.onload.preload null" \
   "$(jq -r '.devices[] | select(.name == "onload") | .containerEdits | "\(.mounts[] | select(.containerPath == "/etc/ld.so.preload") | .hostPath) \(.env)"' "$T/cdi/oci-decorator-onload.json")"
-assert_eq "--cdi-dir: the preload file lists libonload" "/usr/lib64/libonload.so" "$(cat "$T/cdi/oci-decorator-onload.onload.preload")"
+assert_eq "--cdi-dir: the preload file lists libonload" "$CDI_LIBONLOAD" "$(cat "$T/cdi/oci-decorator-onload.onload.preload")"
 if [[ $IT_FAIL -gt 0 ]]; then sed 's/^/#      plugin: /' "$T/logs/scenario.log" | tail -40; fi
 
 # start_plugin LOG [kubernetes options...]: runs the plugin (no kubelet),
@@ -296,7 +296,7 @@ mkdir -p "$T/cdireal2"
 cp -a "$T/cdireal/cdi" "$T/cdireal2/"
 ln -sfn cdireal2 "$T/cdilink.new" && mv -T "$T/cdilink.new" "$T/cdilink"
 assert_eq "[re-pointed by root] the first Allocate after: not the preload file (its directory not checked yet), env LD_PRELOAD" \
-  "none /usr/lib64/libonload.so" "$(preload_of "$(allocate_r)")"
+  "none $CDI_LIBONLOAD" "$(preload_of "$(allocate_r)")"
 named=no
 for _ in $(seq 1 50); do
   [[ $(preload_of "$(allocate_r)") == "$PRELOADR null" ]] && { named=yes; break; }
@@ -318,7 +318,7 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do
   sleep 0.1
 done
 assert_eq "[re-pointed through a user's link] 10 Allocates: never the preload file, env LD_PRELOAD" \
-  "$(printf 'none /usr/lib64/libonload.so|%.0s' {1..10})" "$seen"
+  "$(printf "none $CDI_LIBONLOAD|%.0s" {1..10})" "$seen"
 check "[re-pointed through a user's link] the keeper says so" \
   grep -q "error: CDI directory $T/cdilink/cdi refused: not following symbolic link $T/sticky2/u: it belongs to another user (owner 65534); nothing is written or removed there" "$T/logs/repoint.log"
 assert_eq "[re-pointed through a user's link] once while it lasts" 1 \
@@ -338,7 +338,7 @@ check "[back to root's directory] the keeper says the directory passes again" \
   grep -q "info: CDI directory $T/cdilink/cdi passes the writer's rule again" "$T/logs/repoint.log"
 chmod 0777 "$T/cdireal"
 assert_eq "[ancestor made 0777] Allocate: not the preload file, env LD_PRELOAD" \
-  "none /usr/lib64/libonload.so" "$(preload_of "$(allocate_r)")"
+  "none $CDI_LIBONLOAD" "$(preload_of "$(allocate_r)")"
 chmod 0755 "$T/cdireal"
 stop_plugin
 
@@ -431,12 +431,12 @@ allocate_into_bundle() {
 JQ
 )" "$B/config.json" >"$B/config.json.k8s" && mv "$B/config.json.k8s" "$B/config.json"
 }
-make_bundle k8s-mounts --no-hook -- "$(onload_probe /usr/lib64)"
+make_bundle k8s-mounts --no-hook -- "$(onload_probe "$CDI_LIBDIRS")"
 allocate_into_bundle "$resp"
 run_container
 assert_eq "[mounts] runc run exits 0" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
-expect_onload onload mounts "$HOST_ROOT" /usr/lib64 bind
+expect_onload onload mounts "$HOST_ROOT" "$CDI_LIBDIRS" bind
 assert_host_mounts_unchanged "[mounts] after the container"
 
 echo "# --- end to end (a2): --allocate mounts --cdi-dir: an image's own LD_PRELOAD survives"
@@ -458,12 +458,12 @@ stop_plugin
 assert_eq "mounts mode with --cdi-dir: /etc/ld.so.preload from the CDI preload file, no LD_PRELOAD env" \
   "$T/cdi5/oci-decorator-onload.onload.preload true null" \
   "$(jq -r '.container_responses[0] | "\(.mounts[] | select(.container_path == "/etc/ld.so.preload") | "\(.host_path) \(.read_only)") \(.envs.LD_PRELOAD)"' <<<"$resp")"
-make_bundle k8s-mounts-own --no-hook --env LD_PRELOAD=/opt/mine/libmine.so -- "$(onload_probe /usr/lib64)"
+make_bundle k8s-mounts-own --no-hook --env LD_PRELOAD=/opt/mine/libmine.so -- "$(onload_probe "$CDI_LIBDIRS")"
 allocate_into_bundle "$resp"
 run_container
 assert_eq "[mounts, own LD_PRELOAD] runc run exits 0" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
-assert_eq "[mounts, own LD_PRELOAD] /etc/ld.so.preload lists libonload" /usr/lib64/libonload.so "$(field PRELOAD)"
+assert_eq "[mounts, own LD_PRELOAD] /etc/ld.so.preload lists libonload" "$CDI_LIBONLOAD" "$(field PRELOAD)"
 assert_eq "[mounts, own LD_PRELOAD] the image's LD_PRELOAD is kept" /opt/mine/libmine.so "$(field LDP)"
 assert_contains "[mounts, own LD_PRELOAD] dyn-hello loads the image's library" "$(field DYN)" "MINE preloaded"
 assert_contains "[mounts, own LD_PRELOAD] and the SIMULATED libonload" "$(field DYN)" \
@@ -502,10 +502,10 @@ else
   devopts=()
   for n in $(jq -r '.container_responses[0].cdi_devices[].name' <<<"$resp"); do devopts+=(--device "$n"); done
   mkdir -p "$T/empty-hooks.d"
-  run_podman runc --hooks-dir "$T/empty-hooks.d" -- "${devopts[@]}" -- "$(onload_probe /usr/lib64)"
+  run_podman runc --hooks-dir "$T/empty-hooks.d" -- "${devopts[@]}" -- "$(onload_probe "$CDI_LIBDIRS")"
   assert_eq "[cdi] podman run ${devopts[*]} exits 0" 0 "$RC"
   [[ $RC -eq 0 ]] || dump_run
-  expect_onload onload cdi "$HOST_ROOT" /usr/lib64 cdi
+  expect_onload onload cdi "$HOST_ROOT" "$CDI_LIBDIRS" cdi
   assert_host_mounts_unchanged "[cdi] after the container"
 
   echo "# --- end to end (c): --allocate both (the default): mounts, devices, envs and the CDI device together"
@@ -537,10 +537,10 @@ else
   assert_eq "both mode: the answer's /etc/ld.so.preload is the CDI device's preload file" \
     "$(jq -r '.devices[] | select(.name == "onload") | .containerEdits.mounts[] | select(.containerPath == "/etc/ld.so.preload") | .hostPath' "$SPEC")" \
     "$(jq -r '.container_responses[0].mounts[] | select(.container_path == "/etc/ld.so.preload") | .host_path' <<<"$resp")"
-  run_podman runc --hooks-dir "$T/empty-hooks.d" -- "${both[@]}" -- "$(onload_probe /usr/lib64)"
+  run_podman runc --hooks-dir "$T/empty-hooks.d" -- "${both[@]}" -- "$(onload_probe "$CDI_LIBDIRS")"
   assert_eq "[both] podman run with both exits 0" 0 "$RC"
   [[ $RC -eq 0 ]] || dump_run
-  expect_onload onload both "$HOST_ROOT" /usr/lib64 cdi
+  expect_onload onload both "$HOST_ROOT" "$CDI_LIBDIRS" cdi
   assert_host_mounts_unchanged "[both] after the container"
 fi
 

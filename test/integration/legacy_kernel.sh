@@ -84,7 +84,7 @@ assert_contains "[legacy] hook log: the legacy mount API was used" "$LOG" "using
 assert_contains "[legacy] hook log: paths resolved by the userspace walk" "$LOG" "userspace walk"
 AFTER=$(rootfs_mounts "$INSPECT/$CID.after" "$ROOTFS")
 assert_contains "[legacy] the container's mount table has the library mount" "$AFTER" \
-  "$ROOTFS/usr/lib64/libonload.so ro,nosuid,nodev"
+  "$ROOTFS$IMAGE_LIBDIR/libonload.so ro,nosuid,nodev"
 assert_no_match "[legacy] no mount of ours is shared or a slave" "$AFTER" '(shared|master):'
 NEW=$(comm -13 <(rootfs_mounts "$INSPECT/$CID.before" "$ROOTFS") - <<<"$AFTER")
 info "$(wc -l <<<"$NEW") mounts added by the hook"

@@ -60,7 +60,7 @@ docker_start "$T/daemon.json"
 assert_eq "dockerd has no oci-decorator runtime" "" "$(dk info --format '{{json .Runtimes}}' | grep -o oci-decorator)"
 tar -C "$BASE_ROOTFS" -cf "$T/bb.tar" . || die "tar of the rootfs failed"
 dk import "$T/bb.tar" local/ocid-bb:1 >/dev/null || die "docker import failed"
-PROBE=$(onload_probe /usr/lib64)
+PROBE=$(onload_probe "$CDI_LIBDIRS")
 
 # reserve_args ID...: the docker run options for the plugin's reservation of
 # ID... (as Nomad's docker driver maps a ContainerReservation); sets RES.
@@ -94,19 +94,19 @@ info "docker run ${ARGS[*]}"
 run_docker onloadzf "${ARGS[@]}"
 assert_eq "[onloadzf] docker run exits 0" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
-expect_onload all onloadzf "$HOST_ROOT" /usr/lib64 bind
+expect_onload all onloadzf "$HOST_ROOT" "$CDI_LIBDIRS" bind
 
 reserve_args amd-zf-0
 run_docker zf "${ARGS[@]}"
 assert_eq "[zf] docker run exits 0" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
-expect_onload zf zf "$HOST_ROOT" /usr/lib64 bind
+expect_onload zf zf "$HOST_ROOT" "$CDI_LIBDIRS" bind
 
 # The same image without a reservation: nothing of Onload (the check above
 # is not passing because of the image).
 run_docker none
 assert_eq "[no device] docker run exits 0" 0 "$RC"
-expect_onload none "no device" "$HOST_ROOT" /usr/lib64 bind
+expect_onload none "no device" "$HOST_ROOT" "$CDI_LIBDIRS" bind
 # A device missing from the reservation is really denied: the cgroup check bites.
 assert_contains "[no reservation] the host's /dev/onload (bind-mounted) is denied by the device cgroup" \
   "$(dk run --rm --network=none --mount "type=bind,source=$HOST_ROOT/dev,target=/hostdev,readonly" local/ocid-bb:1 \

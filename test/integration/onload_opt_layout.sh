@@ -2,7 +2,10 @@
 # The /opt/onload layout that AMD's Kubernetes Onload operator leaves on a
 # node, against the shipped config/onload.json: `plan`, `check` and the
 # device plugin's `resources` call it healthy, and a container under runc
-# gets every file at the operator's container paths.
+# gets the programs, onload_tool and the profiles at the operator's container
+# paths, and the libraries where its own loader looks (the directory of the
+# image's libc.so.6; the device plugin: /usr/lib/<triplet> and /usr/lib64),
+# not at /opt/onload/usr/lib64, which no loader searches.
 #
 # Where that layout comes from (sim-onload.sh --layout opt builds it):
 #   Xilinx-CNS/kubernetes-onload controllers/onload_controller.go:1068, the
@@ -40,13 +43,17 @@ PLAN=$("$OCID_BIN" --host-root "$H" --config-dir "$CONF_DIR" --state-dir "$STATE
        plan --bundle "$B" 2>"$T/plan.err") || RC=$?
 assert_eq "[plan] exits 0 ($(head -c 300 "$T/plan.err"))" 0 "$RC"
 targets=$(jq -r '.mounts[].target' <<<"$PLAN" 2>/dev/null | sort)
-for t in $O/usr/lib64/libonload.so $O/usr/lib64/libonload_ext.so $O/usr/lib64/libonload_ext.so.1 \
-         $O/usr/lib64/libonload_ext.so.1.2.0 $O/usr/lib64/libonload_zf.so.1.0.0 \
+L=$IMAGE_LIBDIR
+for t in $L/libonload.so $L/libonload_ext.so $L/libonload_ext.so.1 \
+         $L/libonload_ext.so.1.2.0 $L/libonload_zf.so.1.0.0 \
          $O/usr/bin/onload $O/usr/bin/onload_stackdump $O/sbin/onload_tool \
          $O/usr/bin/zf_stackdump $O/usr/bin/zf_debug $O/usr/libexec/onload/profiles; do
   check "[plan] mounts $t" grep -qxF "$t" <<<"$targets"
 done
-assert_eq "[plan] preloads the /opt library" "$O/usr/lib64/libonload.so" \
+assert_eq "[plan] no library at its host path $O/usr/lib64" "" "$(grep "^$O/usr/lib64/" <<<"$targets")"
+assert_eq "[plan] the /opt library" "$O/usr/lib64/libonload.so" \
+  "$(jq -r --arg t "$L/libonload.so" '.mounts[] | select(.target == $t) | .source' <<<"$PLAN" 2>&1)"
+assert_eq "[plan] preloads it from the image's library directory" "$L/libonload.so" \
   "$(jq -r '.preload | join(" ")' <<<"$PLAN" 2>&1)"
 # A hook cannot set the environment: plan names the profile's variables in
 # its one warning, which shows they were read from the /opt .opf (throughput
@@ -89,8 +96,8 @@ if [[ -n ${OCID_PLUGIN:-} ]]; then
   assert_eq "[resources] amd.com/onload, amd.com/zf and Nomad's amd/onloadzf healthy" \
     "amd.com/onload:true: amd.com/zf:true: amd/onloadzf:true:" \
     "$(jq -r '[.[] | "\(.kubernetes // .nomad):\(.healthy):\(.why // "")"] | join(" ")' <<<"$res" 2>&1)"
-  assert_eq "[resources] onload's LD_PRELOAD is the /opt path, as AMD's plugin sets it" \
-    "$O/usr/lib64/libonload.so" \
+  assert_eq "[resources] onload's LD_PRELOAD is the first library directory for every image" \
+    "$CDI_LIBONLOAD" \
     "$(jq -r '.[] | select(.kubernetes == "amd.com/onload") | .env.LD_PRELOAD' <<<"$res" 2>&1)"
   res=$("$OCID_PLUGIN" --host-root "$H" --config-dir "$CONF_DIR" --profile throughput resources --json 2>&1)
   assert_eq "[resources --profile throughput] the variables of $O/usr/libexec/onload/profiles/throughput.opf" \
@@ -100,19 +107,20 @@ else
 fi
 
 # --- a container -----------------------------------------------------------------------
-echo "# --- runc, OCI_ONLOAD=all: the files at AMD's container paths"
+echo "# --- runc, OCI_ONLOAD=all: the programs at AMD's container paths, the libraries where the loader looks"
 make_bundle opt-run --env OCI_ONLOAD=all -- "
-for f in $O/usr/lib64/libonload.so $O/usr/bin/onload $O/sbin/onload_tool $O/usr/libexec/onload/profiles/latency.opf; do
+for f in $L/libonload.so $O/usr/lib64/libonload.so $O/usr/bin/onload $O/sbin/onload_tool $O/usr/libexec/onload/profiles/latency.opf; do
   if [ -e \$f ]; then echo \"HAVE \$f\"; else echo \"MISSING \$f\"; fi
 done
 echo \"PRELOAD \$(cat /etc/ld.so.preload)\"
 echo \"TOOL \$($O/sbin/onload_tool status)\""
 run_container
 assert_eq "[runc] runs ($ERR)" 0 "$RC"
-for f in $O/usr/lib64/libonload.so $O/usr/bin/onload $O/sbin/onload_tool $O/usr/libexec/onload/profiles/latency.opf; do
+for f in $L/libonload.so $O/usr/bin/onload $O/sbin/onload_tool $O/usr/libexec/onload/profiles/latency.opf; do
   assert_contains "[runc] $f is there" "$OUT" "HAVE $f"
 done
-assert_eq "[runc] /etc/ld.so.preload names the /opt library" "$O/usr/lib64/libonload.so" "$(field PRELOAD)"
+assert_contains "[runc] nothing at the host path $O/usr/lib64/libonload.so" "$OUT" "MISSING $O/usr/lib64/libonload.so"
+assert_eq "[runc] /etc/ld.so.preload names the library in the image's library directory" "$L/libonload.so" "$(field PRELOAD)"
 assert_contains "[runc] onload_tool is the host's (simulated) one" "$(field TOOL)" "SIMULATED onload_tool status"
 
 it_finish

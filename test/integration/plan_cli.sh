@@ -37,13 +37,17 @@ check "[all] output is valid JSON" jq -e . <<<"$PLAN" >/dev/null
 assert_eq "[all] active is true" true "$(jq -r .active <<<"$PLAN")"
 assert_contains "[all] activated mentions onload.json" "$(jq -c .activated <<<"$PLAN")" "onload"
 targets=$(jq -r '.mounts[].target' <<<"$PLAN" 2>/dev/null | sort)
-for t in /usr/lib64/libonload.so /usr/lib64/libonload_ext.so.1.2.0 /usr/lib64/libonload_ext.so.1 \
-         /usr/lib64/libonload_ext.so /usr/bin/onload /usr/bin/onload_stackdump /usr/sbin/onload_tool \
+L=$IMAGE_LIBDIR   # libraries land in the directory of the image's libc.so.6
+for t in $L/libonload.so $L/libonload_ext.so.1.2.0 $L/libonload_ext.so.1 \
+         $L/libonload_ext.so /usr/bin/onload /usr/bin/onload_stackdump /usr/sbin/onload_tool \
          /usr/libexec/onload/profiles /dev/onload /dev/onload_epoll /dev/sfc_char \
-         /usr/lib64/libonload_zf.so.1.0.0 /usr/lib64/libonload_zf.so.1 /usr/lib64/libonload_zf.so \
+         $L/libonload_zf.so.1.0.0 $L/libonload_zf.so.1 $L/libonload_zf.so \
          /usr/bin/zf_stackdump /usr/bin/zf_debug; do
   check "[all] plan mounts $t" grep -qxF "$t" <<<"$targets"
 done
+assert_eq "[all] no library at its host path /usr/lib64" "" "$(grep '^/usr/lib64/' <<<"$targets")"
+assert_eq "[all] library_dirs: the image's libc directory, and why" \
+  "{\"dirs\":[\"$L\"],\"why\":\"the image's libc.so.6 is in $L\"}" "$(jq -c .library_dirs <<<"$PLAN")"
 assert_eq "[all] no target is mounted twice" "" "$(uniq -d <<<"$targets")"
 info "targets: $(tr '\n' ' ' <<<"$targets")"
 want_rules=$(for n in onload onload_epoll sfc_char; do echo "c $(devnum "$HOST_ROOT/dev/$n") rw"; done | sort -u)
@@ -56,7 +60,7 @@ for n in onload onload_epoll sfc_char; do
   assert_eq "[all] devices has /dev/$n c ${num}" "c $num" \
     "$(jq -r --arg p "/dev/$n" '.devices[] | select(.path == $p) | "\(.type) \(.major):\(.minor)"' <<<"$PLAN" 2>/dev/null | head -1)"
 done
-assert_eq "[all] preload is [/usr/lib64/libonload.so]" '["/usr/lib64/libonload.so"]' "$(jq -c .preload <<<"$PLAN")"
+assert_eq "[all] preload is [$L/libonload.so]" "[\"$L/libonload.so\"]" "$(jq -c .preload <<<"$PLAN")"
 assert_eq "[all] every mount has type/source/resolved/target/flags/inventory/feature" "0" \
   "$(jq '[.mounts[] | select((has("type") and has("source") and has("resolved") and has("target") and has("flags") and has("inventory") and has("feature")) | not)] | length' <<<"$PLAN" 2>/dev/null)"
 # source/resolved are host paths as seen inside --host-root (without the prefix).
@@ -67,7 +71,7 @@ while IFS=$'\t' read -r src res; do
 done < <(jq -r '.mounts[] | [.source, .resolved] | @tsv' <<<"$PLAN" 2>/dev/null)
 assert_eq "[all] every source/resolved exists under --host-root (resolved is no symlink)" "" "$missing_src"
 assert_eq "[all] libonload_ext.so resolves to the real file" "/usr/lib64/libonload_ext.so.1.2.0" \
-  "$(jq -r '.mounts[] | select(.target == "/usr/lib64/libonload_ext.so") | .resolved' <<<"$PLAN" 2>/dev/null)"
+  "$(jq -r --arg t "$L/libonload_ext.so" '.mounts[] | select(.target == $t) | .resolved' <<<"$PLAN" 2>/dev/null)"
 assert_eq "[all] device mounts have no nodev flag, files have nodev" "0" \
   "$(jq '[.mounts[] | select((.type | test("device")) == (.flags | index("nodev") != null))] | length' <<<"$PLAN" 2>/dev/null)"
 assert_eq "[all] every mount is ro and nosuid" "0" \
@@ -86,7 +90,8 @@ assert_eq "[zf] plan exits 0" 0 "$PLAN_RC"
 assert_eq "[zf] cgroup rule only for sfc_char" "c $(devnum "$HOST_ROOT/dev/sfc_char") rw" \
   "$(jq -r '.cgroup_rules[]' <<<"$PLAN" 2>/dev/null | sort -u)"
 assert_eq "[zf] no preload" "[]" "$(jq -c '.preload' <<<"$PLAN")"
-check_not "[zf] no libonload.so target" grep -qxF /usr/lib64/libonload.so < <(jq -r '.mounts[].target' <<<"$PLAN" 2>/dev/null)
+check_not "[zf] no libonload.so target" grep -qxF "$L/libonload.so" < <(jq -r '.mounts[].target' <<<"$PLAN" 2>/dev/null)
+check_not "[zf] no libonload.so at its host path" grep -qxF /usr/lib64/libonload.so < <(jq -r '.mounts[].target' <<<"$PLAN" 2>/dev/null)
 
 # --- annotation activation
 make_bundle plananno --annotation oci-decorator/OCI_ONLOAD=onload -- true

@@ -48,12 +48,12 @@ assert_eq "onload and all mount their preload file, next to the spec, at /etc/ld
   "{\"onload\":[\"$P.onload.preload ro,nosuid,nodev,bind\"],\"zf\":[],\"all\":[\"$P.all.preload ro,nosuid,nodev,bind\"]}" \
   "$(jq -c '[.devices[] | {(.name): [.containerEdits.mounts[] | select(.containerPath == "/etc/ld.so.preload") | "\(.hostPath) \(.options | join(","))"]}] | add' "$SPEC")"
 assert_eq "the preload files list libonload, mode 0644" \
-  "644 /usr/lib64/libonload.so|644 /usr/lib64/libonload.so|" \
+  "644 $CDI_LIBONLOAD|644 $CDI_LIBONLOAD|" \
   "$(for d in onload all; do echo "$(stat -c %a "$P.$d.preload") $(cat "$P.$d.preload")"; done | tr '\n' '|')"
 check_not "no preload file for zf" test -e "$P.zf.preload"
 out=$(ocid cdi generate -o - 2>&1 >"$T/stdout.json")
 assert_eq "stdout (-o -): env LD_PRELOAD instead, no preload mount" \
-  '{"onload":["LD_PRELOAD=/usr/lib64/libonload.so"],"zf":null,"all":["LD_PRELOAD=/usr/lib64/libonload.so"]} 0' \
+  "{\"onload\":[\"LD_PRELOAD=$CDI_LIBONLOAD\"],\"zf\":null,\"all\":[\"LD_PRELOAD=$CDI_LIBONLOAD\"]} 0" \
   "$(jq -c '[.devices[] | {(.name): .containerEdits.env}] | add' "$T/stdout.json") $(grep -c ld.so.preload "$T/stdout.json")"
 assert_contains "stdout (-o -): warns that a container's own LD_PRELOAD is replaced" "$out" \
   "replaces a container's own LD_PRELOAD; write it with --output-dir"
@@ -94,11 +94,11 @@ assert_eq "[one kind twice] the first keeps its spec, the second gets none" \
 # --- podman ------------------------------------------------------------------------------
 
 for what in onload zf all; do
-  run_podman runc --hooks-dir "$EMPTY_HOOKS" -- --device "$KIND=$what" -- "$(onload_probe /usr/lib64)"
+  run_podman runc --hooks-dir "$EMPTY_HOOKS" -- --device "$KIND=$what" -- "$(onload_probe "$CDI_LIBDIRS")"
   echo "# --- podman --device $KIND=$what"
   assert_eq "[$what] podman run exits 0" 0 "$RC"
   [[ $RC -eq 0 ]] || dump_run
-  expect_onload "$what" "$what" "$HOST_ROOT" /usr/lib64 cdi
+  expect_onload "$what" "$what" "$HOST_ROOT" "$CDI_LIBDIRS" cdi
   assert_host_mounts_unchanged "[$what] after the container"
 done
 

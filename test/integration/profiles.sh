@@ -71,7 +71,7 @@ assert_eq "[shim own] create exits 0" 0 "$RC"
 assert_eq "[shim own] the container's own EF_POLL_USEC wins, the rest is the profile's" \
   "EF_POLL_USEC=7 EF_TCP_FASTSTART_IDLE=0 EF_TCP_FASTSTART_INIT=0" "$(ef)"
 assert_eq "[shim own] LD_PRELOAD keeps the container's library, libonload after it" \
-  "/opt/mine/libmine.so /usr/lib64/libonload.so" "$(field LDP)"
+  "/opt/mine/libmine.so $IMAGE_LIBDIR/libonload.so" "$(field LDP)"
 assert_contains "[shim own] the container's own library is loaded" "$OUT" "MINE preloaded"
 assert_contains "[shim own] and libonload too" "$(field DYN)" "SIMULATED libonload: preloaded"
 assert_contains "[shim own] the shim logs the variable it kept" "$(cat "$T/logs/shim.log")" \
@@ -143,7 +143,7 @@ echo "# --- 6. device plugin: --profile is the plugin's choice"
 if [[ -n ${OCID_PLUGIN:-} ]]; then
   res=$("$OCID_PLUGIN" --host-root "$HOST_ROOT" --config-dir "$CONF_DIR" --profile latency resources --json 2>/dev/null)
   assert_eq "[plugin latency] onload delivers LD_PRELOAD and the profile, CDI device onload-latency" \
-    "amd.com/onload=onload-latency /usr/lib64/libonload.so 100000 0" \
+    "amd.com/onload=onload-latency $CDI_LIBONLOAD 100000 0" \
     "$(jq -r '.[] | select(.kubernetes == "amd.com/onload") | "\(.cdi) \(.env.LD_PRELOAD) \(.env.EF_POLL_USEC) \(.env.EF_TCP_FASTSTART_INIT)"' <<<"$res")"
   assert_eq "[plugin latency] zf preloads nothing: no profile" "amd.com/onload=zf {}" \
     "$(jq -c -r '.[] | select(.kubernetes == "amd.com/zf") | "\(.cdi) \(.env)"' <<<"$res")"

@@ -16,12 +16,13 @@ it_setup lib64
 
 PROBE='
 echo "MOUNTS_MATCHING $(grep -cE "onload|sfc_char|ld\.so\.preload|/usr/lib64|/usr/libexec" /proc/mounts)"
-for p in /dev/onload /dev/onload_epoll /dev/sfc_char /usr/lib64/libonload.so /usr/bin/onload /etc/ld.so.preload /usr/libexec/onload; do
+for p in /dev/onload /dev/onload_epoll /dev/sfc_char @L@/libonload.so /usr/bin/onload /etc/ld.so.preload /usr/libexec/onload; do
   if [ -e $p ]; then echo "PRESENT $p"; else echo "ABSENT $p"; fi
 done
 /usr/bin/dyn-hello 2>&1 | sed "s/^/DYN /"
 [ -e /dev/ldev ] && echo "LDEV $(cat /dev/ldev 2>&1 </dev/null)"
 echo DONE'
+PROBE=${PROBE//@L@/$IMAGE_LIBDIR}   # libraries land in the image's libc directory
 
 ONLOAD_MAJ=$(devnum "$HOST_ROOT/dev/onload"); ONLOAD_MAJ=${ONLOAD_MAJ%%:*}
 # linux.devices: runc creates the node but adds no cgroup rule for it.
@@ -39,7 +40,7 @@ not_activated() {
   [[ $RC -eq 0 ]] || dump_run
   assert_eq "[$desc] no onload/preload mount inside" "0" "$(field MOUNTS_MATCHING)"
   local p
-  for p in /dev/onload /dev/onload_epoll /dev/sfc_char /usr/lib64/libonload.so /usr/bin/onload /etc/ld.so.preload; do
+  for p in /dev/onload /dev/onload_epoll /dev/sfc_char "$IMAGE_LIBDIR/libonload.so" /usr/bin/onload /etc/ld.so.preload; do
     assert_contains "[$desc] $p absent" "$(field ABSENT)" "$p"
   done
   assert_eq "[$desc] dyn-hello runs without preload" "dyn-hello: running" "$(field DYN)"
@@ -67,7 +68,7 @@ run_container
 echo "# --- annotation oci-decorator/OCI_ONLOAD=onload"
 assert_eq "[annotation] container ran" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
-for p in /dev/onload /dev/onload_epoll /dev/sfc_char /usr/lib64/libonload.so /usr/bin/onload /etc/ld.so.preload; do
+for p in /dev/onload /dev/onload_epoll /dev/sfc_char "$IMAGE_LIBDIR/libonload.so" /usr/bin/onload /etc/ld.so.preload; do
   assert_contains "[annotation] $p present" "$(field PRESENT)" "$p"
 done
 assert_contains "[annotation] dyn-hello gets libonload preloaded" "$(field DYN)" "SIMULATED libonload: preloaded"

@@ -72,7 +72,26 @@ awk -v h='$HOST_ROOT/' 'index(\$4, h) == 1 {print \"HOSTMNT \" \$5 \" \" \$6}' /
 echo \"ROOTOPTS \$(awk '\$2 == \"/\" {print \$4}' /proc/mounts)\"
 "
 PROBE_REFUSED="${LEAK_CHECK}echo DONE"
-PROBE_STARTED="${LEAK_CHECK}$(onload_probe)"
+
+# --- where the libraries go -----------------------------------------------------------
+# The hook mounts libraries into the directory of the image's libc.so.6,
+# which it takes only when no symlink leads there: a link planted there
+# makes it look elsewhere rather than mount through it. So for the links
+# planted at library directories to aim where the hook mounts, every case
+# runs by default with the image's glibc behind a link (hide_glibc: the
+# loader still finds it, the hook does not), and the hook mounts into both
+# /usr/lib/<triplet> and /usr/lib64 ($CDI_LIBDIRS), with its one warning
+# saying the image has no glibc it can see. GLIBC_SEEN=1 cases keep the
+# image as it is: libraries in $IMAGE_LIBDIR.
+NO_GLIBC_WARNING="the image has no glibc"
+hide_glibc() {
+  mkdir -p "$ROOTFS/opt"
+  mv "$ROOTFS$IMAGE_LIBDIR" "$ROOTFS/opt/glibc-behind-a-link"
+  ln -s "$(realpath -m --relative-to="$(dirname "$ROOTFS$IMAGE_LIBDIR")" "$ROOTFS/opt/glibc-behind-a-link")" \
+    "$ROOTFS$IMAGE_LIBDIR"
+}
+adv_libdirs() { if [[ ${GLIBC_SEEN:-0} == 1 ]]; then echo "$IMAGE_LIBDIR"; else echo "$CDI_LIBDIRS"; fi; }
+probe_started() { echo "${LEAK_CHECK}$(onload_probe "$(adv_libdirs)")"; }
 
 # --- what a started container must have -----------------------------------------------
 BASE_HOSTMNT=""   # set by the baseline case
@@ -82,10 +101,12 @@ BASE_HOSTMNT=""   # set by the baseline case
 # does not require the mounts at the literal paths (a symlinked parent
 # inside the rootfs puts them elsewhere).
 check_sim() {
-  local f got bad="" d want n
-  for f in ${ONLOAD_PROBE_FILES_ONLOAD//@L@//usr/lib64} ${ONLOAD_PROBE_FILES_ZF//@L@//usr/lib64}; do
+  local f got bad="" d want n hf base
+  for f in $(probe_files onload "$(adv_libdirs)") $(probe_files zf "$(adv_libdirs)"); do
     got=$(field SHA | awk -v f="$f" '$1 == f {print $2}')
-    [[ $got == "$(host_sha "$HOST_ROOT$f")" ]] || bad+=" $f=${got:-none}"
+    hf=$HOST_ROOT$f
+    [[ ${f##*/} == lib*.so* ]] && hf=$HOST_ROOT$SIM_LIBDIR/${f##*/}
+    [[ $got == "$(host_sha "$hf")" ]] || bad+=" $f=${got:-none}"
   done
   assert_eq "[$CASE] every Onload file in the container is the SIMULATED host's" "" "$bad"
   assert_contains "[$CASE] dyn-hello gets the SIMULATED libonload preloaded" "$(field DYN)" \
@@ -98,8 +119,10 @@ check_sim() {
   done
   assert_eq "[$CASE] /dev/onload, onload_epoll, sfc_char are the host's char devices" "" "$bad"
   n=$(field HOSTMNT | wc -l)
-  if [[ -n $BASE_HOSTMNT ]]; then
-    assert_eq "[$CASE] as many mounts from the host install as a plain container ($BASE_HOSTMNT)" "$BASE_HOSTMNT" "$n"
+  base=$BASE_HOSTMNT
+  [[ ${GLIBC_SEEN:-0} == 1 ]] && base=$BASE_HOSTMNT_SEEN
+  if [[ -n $base ]]; then
+    assert_eq "[$CASE] as many mounts from the host install as a plain container ($base)" "$base" "$n"
   fi
   assert_eq "[$CASE] every mount from the host install is read-only" "" \
     "$(field HOSTMNT | awk '$2 !~ /^ro(,|$)/')"
@@ -109,7 +132,7 @@ check_sim() {
 check_full() {
   local f=$IT_FAIL p=$IT_PASS
   check_sim
-  expect_onload all "$CASE" >"$T/logs/expect.$CASE_NO" 2>&1
+  expect_onload all "$CASE" "$HOST_ROOT" "$(adv_libdirs)" hook >"$T/logs/expect.$CASE_NO" 2>&1
   if ((IT_FAIL == f)); then
     echo "ok   - [$CASE] expect_onload all: $((IT_PASS - p)) checks passed"
   else
@@ -137,6 +160,7 @@ reset_case() {
   post_case() { :; }
   WATCH=()
   STARTED_CHECK=check_full
+  GLIBC_SEEN=0
 }
 reset_case
 adv() {
@@ -147,8 +171,9 @@ adv() {
   CASE_NO=$((CASE_NO + 1))
   echo "# --- case $CASE_NO: $CASE (expected: $expect${line:+: $line})"
   local probe=$PROBE_REFUSED
-  [[ $expect == STARTED ]] && probe=$PROBE_STARTED
+  [[ $expect == STARTED ]] && probe=$(probe_started)
   make_bundle "adv$CASE_NO" --env OCI_ONLOAD=all "$@" -- "$probe"
+  [[ $GLIBC_SEEN == 1 ]] || hide_glibc
   plant
   pre_run
   local wpid="" wlog=$T/logs/watch.$CASE_NO
@@ -193,9 +218,13 @@ adv() {
     fi
   else
     check_not "[$CASE] REFUSED (runc exit non-zero)" test "$RC" -eq 0
-    local hook_lines
+    local hook_lines warned=0
     hook_lines=$(grep -o 'oci-decorator: ' <<<"$ERR" | wc -l)
-    assert_eq "[$CASE] runc's error carries exactly one line from the hook" 1 "$hook_lines"
+    # Besides its refusal, the warning that the image's glibc is hidden
+    # (hide_glibc), and nothing else.
+    [[ $GLIBC_SEEN == 1 ]] || warned=$(grep -o "oci-decorator: warning: container $CID: inventory [^ ]*onload.json: $NO_GLIBC_WARNING" <<<"$ERR" | wc -l)
+    assert_eq "[$CASE] runc's error carries exactly one line from the hook (besides $warned no-glibc warning)" \
+      1 "$((hook_lines - warned))"
     if [[ $line == re:* ]]; then
       assert_match "[$CASE] the hook's line: ${line#re:}" "$ERR" \
         "oci-decorator: error: container $CID: refused: ${line#re:}\\\\n\""
@@ -251,6 +280,12 @@ adv baseline STARTED
 BASE_HOSTMNT=$(field HOSTMNT | wc -l)
 info "a plain container gets $BASE_HOSTMNT mounts from the host install"
 check "[baseline] the host install gives at least 16 mounts" test "$BASE_HOSTMNT" -ge 16
+GLIBC_SEEN=1
+adv "baseline, the image's glibc seen" STARTED
+BASE_HOSTMNT_SEEN=$(field HOSTMNT | wc -l)
+info "with its glibc seen, $BASE_HOSTMNT_SEEN mounts (libraries in $IMAGE_LIBDIR only)"
+check "[baseline, glibc seen] fewer mounts: one library directory, not two" \
+  test "$BASE_HOSTMNT_SEEN" -lt "$BASE_HOSTMNT"
 
 # =====================================================================================
 echo "# === escapes at every depth of the targets: absolute link to a host marker, relative ../ link to one"
@@ -354,6 +389,26 @@ plant() { mkdir -p "$ROOTFS/usr/bin"; mknod "$ROOTFS/usr/bin/onload_stackdump" b
 adv "block device 7:0 at /usr/bin/onload_stackdump (file)" REFUSED "refusing to mount: the image has a block device where a file is needed: /usr/bin/onload_stackdump"
 plant() { mkdir -p "$ROOTFS/usr/lib64/libonload.so"; echo image >"$ROOTFS/usr/lib64/libonload.so/x"; }
 adv "directory at /usr/lib64/libonload.so (file)" REFUSED "refusing to mount: the image has a directory where a file is needed: /usr/lib64/libonload.so"
+# The image's glibc seen: the libraries go into its libc directory, a real
+# directory of the image; what it plants at the files there is refused.
+for how in abs rel; do
+  M=$MA; [[ $how == rel ]] && M=$MR
+  if [[ $how == abs ]]; then
+    plant() { abs_link "$IMAGE_LIBDIR/libonload.so" "$MA/usr/lib64/libonload.so"; }
+  else
+    plant() { rel_link "$IMAGE_LIBDIR/libonload.so" "$MR/usr/lib64/libonload.so"; }
+  fi
+  GLIBC_SEEN=1
+  adv "$how-escape $IMAGE_LIBDIR/libonload.so (glibc seen)" REFUSED "$SYMLINK_LEAF: $IMAGE_LIBDIR/libonload.so"
+done
+plant() { "$ADV_TOOL" mksock "$ROOTFS$IMAGE_LIBDIR/libonload_ext.so.1"; }
+GLIBC_SEEN=1
+adv "socket at $IMAGE_LIBDIR/libonload_ext.so.1 (glibc seen)" REFUSED \
+  "refusing to mount: the image has a socket where a file is needed: $IMAGE_LIBDIR/libonload_ext.so.1"
+plant() { mkfifo "$ROOTFS$IMAGE_LIBDIR/libonload_zf.so.1"; WATCH=("$ROOTFS$IMAGE_LIBDIR/libonload_zf.so.1"); }
+GLIBC_SEEN=1
+adv "FIFO at $IMAGE_LIBDIR/libonload_zf.so.1 (glibc seen)" REFUSED \
+  "refusing to mount: the image has a FIFO where a file is needed: $IMAGE_LIBDIR/libonload_zf.so.1"
 plant() { mkdir -p "$ROOTFS/usr/libexec/onload"; echo image >"$ROOTFS/usr/libexec/onload/profiles"; }
 adv "file at /usr/libexec/onload/profiles (directory)" REFUSED "refusing to mount: the image has a regular file where a directory is needed: /usr/libexec/onload/profiles"
 plant() { mkdir -p "$ROOTFS/usr/libexec/onload"; mkfifo "$ROOTFS/usr/libexec/onload/profiles"; WATCH=("$ROOTFS/usr/libexec/onload/profiles"); }
@@ -390,11 +445,16 @@ post_case() { assert_match "[$CASE] the container's / is read-only" "$(field ROO
 adv "root.readonly, no mountpoints in the image" STARTED --readonly
 # Every mountpoint already there: the hook must create nothing.
 premake() {
-  local f
-  mkdir -p "$ROOTFS/usr/lib64" "$ROOTFS/usr/bin" "$ROOTFS/usr/sbin" "$ROOTFS/usr/libexec/onload/profiles"
-  for f in /usr/lib64/libonload.so /usr/lib64/libonload_ext.so /usr/lib64/libonload_ext.so.1 \
-           /usr/lib64/libonload_ext.so.1.2.0 /usr/lib64/libonload_zf.so /usr/lib64/libonload_zf.so.1 \
-           /usr/lib64/libonload_zf.so.1.0.0 /usr/bin/onload /usr/bin/onload_stackdump /usr/bin/zf_stackdump \
+  local f d
+  mkdir -p "$ROOTFS/usr/bin" "$ROOTFS/usr/sbin" "$ROOTFS/usr/libexec/onload/profiles"
+  for d in $(adv_libdirs); do
+    mkdir -p "$ROOTFS$d"
+    for f in libonload.so libonload_ext.so libonload_ext.so.1 libonload_ext.so.1.2.0 libonload_zf.so \
+             libonload_zf.so.1 libonload_zf.so.1.0.0; do
+      : >"$ROOTFS$d/$f"
+    done
+  done
+  for f in /usr/bin/onload /usr/bin/onload_stackdump /usr/bin/zf_stackdump \
            /usr/bin/zf_debug /usr/sbin/onload_tool /etc/ld.so.preload; do
     : >"$ROOTFS$f"
   done
@@ -567,6 +627,8 @@ assert_eq "[$CASE] host mountinfo identical" "$mi0" "$(host_mountinfo)"
 assert_eq "[$CASE] real host paths unchanged" "$h0" "$(host_real)"
 assert_eq "[$CASE] the process's device cgroup is unchanged" "$DEVLIST0" "$(cat "$HCG/devices.list")"
 check_not "[$CASE] no mountpoint created in the bundle's rootfs" test -e "$ROOTFS/usr/lib64"
+check_not "[$CASE] no mountpoint created in the image's library directory" \
+  test -e "$ROOTFS$IMAGE_LIBDIR/libonload.so"
 assert_state_dir_empty "[$CASE]"
 kill_sleep
 rmdir "$HCG" 2>/dev/null

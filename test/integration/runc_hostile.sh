@@ -4,6 +4,10 @@
 # refuses it, host marker directories (and the SIMULATED host install) must
 # be untouched and the host mount table identical. A symlinked final
 # component is refused by design; a symlinked parent resolves inside the rootfs.
+# Libraries land in the directory of the image's libc.so.6, which the hook
+# only takes when no symlink leads there; an image whose glibc it cannot see
+# gets both /usr/lib/<triplet> and /usr/lib64, so the planted links there
+# go with an image whose libc the hook does not find (hide_libc).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 it_setup lib64
 
@@ -25,10 +29,16 @@ done
 MARKERS=("$MARK" "$MARK2" "$MARK3" "$MARK4" "$MARK5" "$HOST_ROOT")
 UP=$(printf '../%.0s' $(seq 1 24))   # more ../ than any rootfs is deep
 
+# hide_libc: the image's libc.so.6 out of the hook's sight, so that it
+# mounts libraries into /usr/lib/<triplet> and /usr/lib64 (CDI_LIBDIRS).
+hide_libc() { rm -f "${ROOTFS:?}$IMAGE_LIBDIR/libc.so.6"; }
+
 # plant NAME: applies one planted symlink to $ROOTFS.
 plant() {
   case $1 in
-    lib64-abs)      rm -rf "${ROOTFS:?}/usr/lib64"; ln -s "$MARK" "$ROOTFS/usr/lib64" ;;
+    lib64-abs)      hide_libc; rm -rf "${ROOTFS:?}/usr/lib64"; ln -s "$MARK" "$ROOTFS/usr/lib64" ;;
+    multiarch-abs)  hide_libc; rm -rf "${ROOTFS:?}/usr/lib/$(uname -m)-linux-gnu"; mkdir -p "$ROOTFS/usr/lib"
+                    ln -s "$MARK" "$ROOTFS/usr/lib/$(uname -m)-linux-gnu" ;;
     usrbin-rel)     rm -rf "${ROOTFS:?}/usr/bin"; ln -s "${UP}${MARK2#/}" "$ROOTFS/usr/bin" ;;
     profiles-abs)   mkdir -p "$ROOTFS/usr/libexec/onload"; ln -s "$MARK3" "$ROOTFS/usr/libexec/onload/profiles" ;;
     libexec-rel)    ln -s "${UP}${MARK4#/}" "$ROOTFS/usr/libexec" ;;
@@ -39,8 +49,8 @@ plant() {
   esac
 }
 
-PROBE='
-for f in /usr/lib64/libonload.so /usr/bin/onload /usr/libexec/onload/profiles/latency.opf /usr/sbin/onload_tool; do
+PROBE="LIBS='$IMAGE_LIBDIR/libonload.so ${CDI_LIBDIRS// //libonload.so }/libonload.so'"'
+for f in $LIBS /usr/bin/onload /usr/libexec/onload/profiles/latency.opf /usr/sbin/onload_tool; do
   if [ -e $f ]; then echo "SHA $f $(sha256sum < $f | cut -c1-64)"; grep -q HOSTMARKER $f && echo "LEAK $f"; fi
 done
 [ -e /etc/ld.so.preload ] && sed "s/^/PRELOAD /" /etc/ld.so.preload
@@ -83,6 +93,13 @@ if [[ $RC -eq 0 ]]; then
   assert_eq "[lib64-abs] started: /usr/lib64/libonload.so is the simulated host library" \
     "$(host_sha "$HOST_ROOT/usr/lib64/libonload.so")" "$(field SHA | awk '$1 == "/usr/lib64/libonload.so" {print $2}')"
 fi
+# The attack reached the directory the hook mounts into (not a directory it
+# no longer uses): the refusal names the planted link.
+assert_contains "[lib64-abs] refused at the planted /usr/lib64" "$ERR" \
+  "refusing to create through it: /usr/lib64"
+hostile multiarch-abs
+assert_contains "[multiarch-abs] refused at the planted /usr/lib/<triplet>" "$ERR" \
+  "refusing to create through it: /usr/lib/$(uname -m)-linux-gnu"
 hostile usrbin-rel
 hostile profiles-abs
 if [[ $RC -eq 0 ]]; then
@@ -102,6 +119,7 @@ check_not "[sanity] host has no /usr/sbin/onload_tool before" test -e /usr/sbin/
 hostile sbin-dotdot
 check_not "[sbin-dotdot] nothing created at host /usr/sbin/onload_tool" test -e /usr/sbin/onload_tool
 hostile lib64-abs usrbin-rel profiles-abs preload-abs
+hostile multiarch-abs lib64-abs
 
 # --- Exec bait: the hook must execute nothing from the image (no ldconfig).
 make_bundle bait --env OCI_ONLOAD=all -- 'echo RAN'
@@ -119,6 +137,9 @@ check_not "[exec bait] no planted program ran on the host" test -e "$T/BAIT-RAN-
 # --- Symlinked parents whose targets exist INSIDE the rootfs are followed
 # inside the rootfs (merged-/usr images): /usr/lib64 -> <abs path that also
 # exists in the rootfs>, /sbin -> usr/sbin with the host's onload_tool in /sbin.
+# The image's glibc sits behind a link too (/lib/<triplet> -> the same
+# path), which the hook does not take for its libc directory: it mounts into
+# both /usr/lib/<triplet> and /usr/lib64, the latter through the link.
 HOST_SBIN=$T/host-sbin
 cp -a "$HOST_ROOT" "$HOST_SBIN"
 mkdir -p "$HOST_SBIN/sbin"
@@ -134,6 +155,9 @@ rm -rf "${ROOTFS:?}/usr/lib64" "$ROOTFS/sbin"
 mkdir -p "$ROOTFS$MARK" "$ROOTFS/usr/sbin"
 ln -s "$MARK" "$ROOTFS/usr/lib64"     # absolute, host-looking, but exists in the rootfs
 ln -s usr/sbin "$ROOTFS/sbin"         # relative, merged-/usr style
+cp -a "$ROOTFS$IMAGE_LIBDIR/." "$ROOTFS$MARK/"
+rm -rf "${ROOTFS:?}$IMAGE_LIBDIR"
+ln -s "$MARK" "$ROOTFS$IMAGE_LIBDIR"  # the image's glibc, behind a link
 m_before=$(marker_snapshot "${MARKERS[@]}" "$HOST_SBIN")
 mi_before=$(host_mountinfo)
 run_container

@@ -25,8 +25,9 @@ for d in /dev/infiniband/uverbs0 /dev/infiniband/uverbs1 /dev/infiniband/rdma_cm
   n=$(basename $d)
   if [ -e $d ]; then echo "OPEN_$n $(cat $d 2>&1 </dev/null)"; else echo "OPEN_$n ABSENT"; fi
 done
-echo "ONLOADLIB $( [ -e /usr/lib64/libonload.so ] && echo present || echo absent)"
+echo "ONLOADLIB $( [ -e @L@/libonload.so ] && echo present || echo absent)"
 echo DONE'
+PROBE=${PROBE//@L@/$IMAGE_LIBDIR}   # libraries land in the image's libc directory
 
 echo "# --- OCI_RDMA=all: glob matches both uverbs nodes, absent optional ones are skipped"
 make_bundle rdma --env OCI_RDMA=all -- "$PROBE"
@@ -76,9 +77,14 @@ cat >"$CONF_DIR/vendor.json" <<'JSON'
                        "libraries": ["/usr/lib64/vendor/libv.so*"],
                        "preload": ["libv.so"]}}}
 JSON
+# The libraries go by name into the image's libc directory; the directory
+# is mounted as listed, so both show the host's files.
 make_bundle vendor --env OCI_VENDOR=all -- '
 for f in /usr/lib64/vendor/libv.so /usr/lib64/vendor/libv.so.1 /usr/lib64/vendor/libv.so.1.0; do
   echo "READ_$(basename $f) $(cat $f 2>&1)"
+done
+for f in '"$IMAGE_LIBDIR"'/libv.so '"$IMAGE_LIBDIR"'/libv.so.1 '"$IMAGE_LIBDIR"'/libv.so.1.0; do
+  echo "LIBDIR_$(basename $f) $(cat $f 2>&1)"
 done
 echo "PRELOAD $(cat /etc/ld.so.preload)"
 echo "VMOUNTS $(grep -c " /usr/lib64/vendor" /proc/mounts)"'
@@ -86,8 +92,10 @@ run_container
 assert_eq "container started" "0" "$RC"
 for f in libv.so libv.so.1 libv.so.1.0; do
   assert_eq "$f reads the host library" "SIMULATED vendor library" "$(field "READ_$f")"
+  assert_eq "$IMAGE_LIBDIR/$f reads the host library" "SIMULATED vendor library" "$(field "LIBDIR_$f")"
 done
-assert_eq "preload names the library by its container path" "/usr/lib64/vendor/libv.so" "$(field PRELOAD)"
+assert_eq "preload names the library by its container path, in the library directory" \
+  "$IMAGE_LIBDIR/libv.so" "$(field PRELOAD)"
 check "the directory is mounted, the links inside it resolve through it" \
   test "$(field VMOUNTS)" -ge 1
 [[ $RC -eq 0 ]] || dump_run
@@ -99,7 +107,7 @@ cat >"$CONF_DIR/escaped.json" <<'JSON'
 {"version": "1", "activation_flag": "OCI_\u0045SCAPED", "driver_feature": ["lib"],
  "inventory": {"lib": {"libraries": ["/usr/lib64/vendor/libv.so.1.0"]}}}
 JSON
-make_bundle escaped --env OCI_ESCAPED=all -- 'echo "READ_v $(cat /usr/lib64/vendor/libv.so.1.0 2>&1)"'
+make_bundle escaped --env OCI_ESCAPED=all -- "echo \"READ_v \$(cat $IMAGE_LIBDIR/libv.so.1.0 2>&1)\""
 run_container
 assert_eq "container started" "0" "$RC"
 assert_eq "the escaped inventory was applied" "SIMULATED vendor library" "$(field READ_v)"

@@ -125,6 +125,8 @@ assert_eq "[made-up rootfs] one line naming the reason" \
   "$HERR"
 assert_eq "[made-up rootfs] no mount added to A's namespace" "" "$A_MOUNTS_ADDED"
 check_not "[made-up rootfs] nothing created in A's copy of the path" test -e "$AROOTFS$BROOTFS/usr/lib64"
+check_not "[made-up rootfs] nothing created in A's copy of the image's library directory" \
+  test -e "$AROOTFS$BROOTFS$IMAGE_LIBDIR"
 assert_state_dir_empty "[made-up rootfs]"
 runc --root "$RUNC_ROOT" delete -f "$CA" >/dev/null 2>&1
 
@@ -145,9 +147,9 @@ BROOTFS=$T/bshared/rootfs
 joined "B's rootfs in A"
 assert_eq "[B's rootfs in A] applied (hook exit 0)" 0 "$HRC"
 assert_eq "[B's rootfs in A] the generated preload keeps the image's entry, then libonload" \
-  "$(printf '/lib/image-own-entry.so\n/usr/lib64/libonload.so')" "$(cat "$STATE_DIR/$CID/ld.so.preload" 2>&1)"
+  "$(printf '/lib/image-own-entry.so\n%s' "$IMAGE_LIBDIR/libonload.so")" "$(cat "$STATE_DIR/$CID/ld.so.preload" 2>&1)"
 assert_contains "[B's rootfs in A] libonload mounted in A's namespace, at B's rootfs" \
-  "$A_MOUNTS_ADDED" "$BROOTFS/usr/lib64/libonload.so"
+  "$A_MOUNTS_ADDED" "$BROOTFS$IMAGE_LIBDIR/libonload.so"
 run_hook poststop
 assert_state_dir_empty "[B's rootfs in A] after poststop"
 runc --root "$RUNC_ROOT" delete -f "$CA" >/dev/null 2>&1

@@ -108,7 +108,7 @@ check "--log-file to a fresh path is created" test -f "$T/real.log"
 
 # --- a failure in the middle of mounting takes everything back
 # A FIFO where /usr/sbin/onload_tool goes: the targets sort so that the
-# devices, /usr/bin and /usr/lib64 mounts (and their new mountpoints) are
+# devices, library-directory and /usr/bin mounts (and their new mountpoints) are
 # done before the hook reaches it. Afterwards nothing is mounted, no state is
 # left, and the image is unchanged but for empty mountpoints (never removed:
 # another container sharing the rootfs may have mounted onto them).

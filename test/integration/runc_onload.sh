@@ -3,22 +3,27 @@
 #   OCI_ONLOAD=all (lib64 layout), the same with a read-only rootfs,
 #   OCI_ONLOAD=zf, OCI_ONLOAD=all with the Debian library layout (same
 #   unchanged config/onload.json), an image's own /etc/ld.so.preload, and the
-#   image directory left unchanged but for empty mountpoints.
+#   image directory left unchanged but for empty mountpoints. Libraries land
+#   in the directory of the image's libc.so.6 ($IMAGE_LIBDIR), never at their
+#   host path.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 it_setup lib64
 
 # Prints, inside the container, one line per fact the host checks: the
 # lib's onload_probe, plus the files it does not list, writes attempted on
 # the mounts, and onload --version. DONE comes last.
-# $1: library directory inside the container.
+# $1: library directory inside the container; $2: the host's (where the
+# libraries must not appear inside unless it is $1).
 probe_script() {
-  local L=$1
+  local L=$1 HL=$2
   onload_probe "$L" | sed '/^echo "DONE"$/d'
   cat <<EOF
 L=$L
+HL=$HL
 for f in \$L/libonload_ext.so \$L/libonload_zf.so /usr/bin/onload_stackdump \
          /usr/libexec/onload/profiles/latency-best.opf /usr/libexec/onload/profiles/throughput.opf \
-         \$( [ \$L != /usr/lib64 ] && echo /usr/lib64/libonload.so); do
+         \$( [ \$L != \$HL ] && echo \$HL/libonload.so \$HL/libonload_ext.so.1 \$HL/libonload_zf.so.1) \
+         \$( [ \$L != /usr/lib64 ] && [ \$HL != /usr/lib64 ] && echo /usr/lib64/libonload.so); do
   if [ -e \$f ]; then echo "SHA \$f \$(sha256sum < \$f | cut -c1-64)"; else echo "SHA \$f MISSING"; fi
 done
 echo "MNT /usr/bin/onload_stackdump \$(awk '\$2 == "/usr/bin/onload_stackdump" {o = \$4} END {print o}' /proc/mounts)"
@@ -31,14 +36,15 @@ echo "DONE"
 EOF
 }
 
-# check_files HOSTROOT LIBDIR NAMES...: SHA lines match the host files.
+# check_files HOSTROOT LIBDIR HOSTLIBDIR NAMES...: SHA lines match the host
+# files (@L@/name inside is HOSTLIBDIR/name on the host).
 check_files() {
-  local hr=$1 L=$2; shift 2
+  local hr=$1 L=$2 HL=$3; shift 3
   local f got want
   for f in "$@"; do
+    want=$(host_sha "$hr${f//@L@/$HL}")
     f=${f//@L@/$L}
     got=$(field SHA | awk -v f="$f" '$1 == f {print $2}')
-    want=$(host_sha "$hr$f")
     assert_eq "$f inside has the host file's content" "$want" "$got"
   done
 }
@@ -81,13 +87,19 @@ ONLOAD_FILES=(@L@/libonload.so @L@/libonload_ext.so.1.2.0 @L@/libonload_ext.so.1
               /usr/libexec/onload/profiles/throughput.opf)
 ZF_FILES=(@L@/libonload_zf.so.1.0.0 @L@/libonload_zf.so.1 @L@/libonload_zf.so /usr/bin/zf_stackdump /usr/bin/zf_debug)
 
-# full_check HOSTROOT LIBDIR DESC: assertions for OCI_ONLOAD=all on the last run.
+# full_check HOSTROOT LIBDIR HOSTLIBDIR DESC: assertions for OCI_ONLOAD=all on
+# the last run.
 full_check() {
-  local hr=$1 L=$2 desc=$3
+  local hr=$1 L=$2 HL=$3 desc=$4
   echo "# --- $desc"
   assert_eq "[$desc] container ran (runc exit 0)" 0 "$RC"
   [[ $RC -eq 0 ]] || dump_run
-  check_files "$hr" "$L" "${ONLOAD_FILES[@]}" "${ZF_FILES[@]}"
+  check_files "$hr" "$L" "$HL" "${ONLOAD_FILES[@]}" "${ZF_FILES[@]}"
+  if [[ $L != "$HL" ]]; then
+    check_absent "$HL" @L@/libonload.so @L@/libonload_ext.so.1 @L@/libonload_zf.so.1
+    assert_eq "[$desc] nothing mounted under the host's library directory $HL" "" \
+      "$(field MNT | awk -v d="$HL/" 'index($1, d) == 1 && $2 != ""')"
+  fi
   local m
   for m in "$L/libonload.so" "$L/libonload_ext.so.1.2.0" "$L/libonload_zf.so.1.0.0" /usr/bin/onload \
            /usr/bin/onload_stackdump /usr/bin/zf_stackdump /usr/bin/zf_debug /usr/sbin/onload_tool \
@@ -112,11 +124,11 @@ full_check() {
 }
 
 # --- 1. OCI_ONLOAD=all, lib64 layout; the image dir must stay unchanged but for empty mountpoints.
-make_bundle all --env OCI_ONLOAD=all -- "$(probe_script /usr/lib64)"
+make_bundle all --env OCI_ONLOAD=all -- "$(probe_script "$IMAGE_LIBDIR" "$SIM_LIBDIR")"
 before=$(tree_snapshot "$ROOTFS")
 ROOTFS_ALL=$ROOTFS
 run_container
-full_check "$HOST_ROOT" /usr/lib64 "all, lib64"
+full_check "$HOST_ROOT" "$IMAGE_LIBDIR" "$SIM_LIBDIR" "all, lib64"
 after=$(tree_snapshot "$ROOTFS_ALL")
 removed_or_changed=$(comm -23 <(echo "$before") <(echo "$after"))
 added=$(comm -13 <(echo "$before") <(echo "$after"))
@@ -127,23 +139,23 @@ info "mountpoints left in the image: $(cut -f1,2 <<<"$added" | tr '\t\n' ' ,')"
 assert_eq "state dir is empty after the container is deleted (poststop)" "" "$(ls -A "$STATE_DIR")"
 
 # --- 2. read-only rootfs (root.readonly true): the hook runs before runc makes it read-only.
-make_bundle allro --readonly --env OCI_ONLOAD=onload -- "$(probe_script /usr/lib64)"
+make_bundle allro --readonly --env OCI_ONLOAD=onload -- "$(probe_script "$IMAGE_LIBDIR" "$SIM_LIBDIR")"
 run_container
 echo "# --- onload, read-only rootfs"
 assert_eq "[readonly rootfs] container ran" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
-check_files "$HOST_ROOT" /usr/lib64 "${ONLOAD_FILES[@]}"
-check_absent /usr/lib64 "${ZF_FILES[@]}"
+check_files "$HOST_ROOT" "$IMAGE_LIBDIR" "$SIM_LIBDIR" "${ONLOAD_FILES[@]}"
+check_absent "$IMAGE_LIBDIR" "${ZF_FILES[@]}"
 assert_contains "[readonly rootfs] dyn-hello gets libonload preloaded" "$(field DYN)" "SIMULATED libonload: preloaded"
 
 # --- 3. OCI_ONLOAD=zf: only the TCPDirect entries.
-make_bundle zf --env OCI_ONLOAD=zf -- "$(probe_script /usr/lib64)"
+make_bundle zf --env OCI_ONLOAD=zf -- "$(probe_script "$IMAGE_LIBDIR" "$SIM_LIBDIR")"
 run_container
 echo "# --- zf"
 assert_eq "[zf] container ran" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
-check_files "$HOST_ROOT" /usr/lib64 "${ZF_FILES[@]}"
-check_absent /usr/lib64 @L@/libonload.so @L@/libonload_ext.so.1.2.0 @L@/libonload_ext.so /usr/bin/onload \
+check_files "$HOST_ROOT" "$IMAGE_LIBDIR" "$SIM_LIBDIR" "${ZF_FILES[@]}"
+check_absent "$IMAGE_LIBDIR" @L@/libonload.so @L@/libonload_ext.so.1.2.0 @L@/libonload_ext.so /usr/bin/onload \
   /usr/bin/onload_stackdump /usr/sbin/onload_tool /usr/libexec/onload/profiles/latency.opf
 check_device_allowed /dev/sfc_char "$HOST_ROOT/dev/sfc_char"
 assert_eq "[zf] /dev/onload absent" "ABSENT" "$(field DEV | awk '$1 == "/dev/onload" {print $2}')"
@@ -155,9 +167,10 @@ assert_contains "[zf] dyn-hello runs" "$(field DYN)" "dyn-hello: running"
 # --- 4. Debian library layout, same unchanged config/onload.json.
 HOST_DEB=$T/host-debian
 make_sim "$HOST_DEB" debian
-make_bundle deb --host-root "$HOST_DEB" --env OCI_ONLOAD=all -- "$(probe_script /usr/lib/x86_64-linux-gnu)"
+make_bundle deb --host-root "$HOST_DEB" --env OCI_ONLOAD=all -- \
+  "$(probe_script "$IMAGE_LIBDIR" /usr/lib/x86_64-linux-gnu)"
 run_container
-full_check "$HOST_DEB" /usr/lib/x86_64-linux-gnu "all, debian layout"
+full_check "$HOST_DEB" "$IMAGE_LIBDIR" /usr/lib/x86_64-linux-gnu "all, debian layout"
 assert_eq "[debian layout] nothing mounted under /usr/lib64" "" \
   "$(field MNT | awk '$1 ~ /^\/usr\/lib64\// && $2 != ""')"
 check_absent /usr/lib64 @L@/libonload.so
@@ -174,7 +187,7 @@ echo "# --- image's own ld.so.preload"
 assert_eq "[own preload] container ran" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
 assert_contains "[own preload] image's entry kept" "$(field PRELOAD)" "/usr/lib/image-own-preload.so"
-assert_contains "[own preload] libonload entry added" "$(field PRELOAD)" "/usr/lib64/libonload.so"
+assert_contains "[own preload] libonload entry added" "$(field PRELOAD)" "$IMAGE_LIBDIR/libonload.so"
 assert_eq "[own preload] exactly two entries" 2 "$(field PRELOAD | grep -c .)"
 assert_contains "[own preload] dyn-hello gets libonload" "$(field DYN)" "SIMULATED libonload: preloaded"
 assert_eq "[own preload] the image's file on the host is unchanged" "$own_before" "$(sha256sum <"$ROOTFS/etc/ld.so.preload")"

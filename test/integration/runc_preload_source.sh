@@ -86,12 +86,12 @@ echo "# === the image's own file"
 plant() { echo /lib/image-own.so >"$ROOTFS/etc/ld.so.preload"; chmod 0644 "$ROOTFS/etc/ld.so.preload"; }
 preload_case "image's own file, root process" STARTED
 assert_eq "[image's own file, root process] the generated file keeps the image's entry first" \
-  "$(printf '/lib/image-own.so\n/usr/lib64/libonload.so')" "$GEN"
+  "$(printf '/lib/image-own.so\n%s' "$IMAGE_LIBDIR/libonload.so")" "$GEN"
 assert_eq "[image's own file, root process] the container sees it" \
-  "$(printf '/lib/image-own.so\n/usr/lib64/libonload.so')" "$(field PRELOAD)"
+  "$(printf '/lib/image-own.so\n%s' "$IMAGE_LIBDIR/libonload.so")" "$(field PRELOAD)"
 preload_case "image's own file 0644, uid 1000" STARTED --jq "$(user 1000 1000)"
 assert_eq "[image's own file 0644, uid 1000] the container sees the merged file" \
-  "$(printf '/lib/image-own.so\n/usr/lib64/libonload.so')" "$(field PRELOAD)"
+  "$(printf '/lib/image-own.so\n%s' "$IMAGE_LIBDIR/libonload.so")" "$(field PRELOAD)"
 
 plant() { echo "/$TOKEN.so" >"$ROOTFS/etc/ld.so.preload"; chmod 0600 "$ROOTFS/etc/ld.so.preload"; }
 preload_case "image file 0600 root:root, uid 1000" REFUSED "$(unreadable "host uid 1000")" \
@@ -99,7 +99,7 @@ preload_case "image file 0600 root:root, uid 1000" REFUSED "$(unreadable "host u
 plant() { echo /lib/group-entry.so >"$ROOTFS/etc/ld.so.preload"; chmod 0640 "$ROOTFS/etc/ld.so.preload"; chgrp 1000 "$ROOTFS/etc/ld.so.preload"; }
 preload_case "image file 0640 root:1000, uid 1000 gid 1000" STARTED --jq "$(user 1000 1000)"
 assert_eq "[image file 0640 root:1000, uid 1000 gid 1000] the group's entry is kept" \
-  "$(printf '/lib/group-entry.so\n/usr/lib64/libonload.so')" "$GEN"
+  "$(printf '/lib/group-entry.so\n%s' "$IMAGE_LIBDIR/libonload.so")" "$GEN"
 
 echo "# === a user namespace: the container's root is host uid 100000"
 USERNS='.linux.namespaces += [{type: "user"}]

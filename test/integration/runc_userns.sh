@@ -41,7 +41,7 @@ HOST_RW_BEFORE=$(tree_snapshot "$HOST_RW")
 probe_script() {
   onload_probe | sed '/^echo "DONE"$/d'
   cat <<EOF
-for f in /usr/bin/onload /usr/lib64/libonload.so /usr/libexec/onload/profiles/latency.opf; do
+for f in /usr/bin/onload $IMAGE_LIBDIR/libonload.so /usr/libexec/onload/profiles/latency.opf; do
   echo "WRITE \$f \$( (echo x >> \$f) 2>&1 && echo WRITTEN)"
 done
 echo "WRITE newfile \$( (touch /usr/libexec/onload/profiles/new.opf) 2>&1 && echo WRITTEN)"
@@ -99,9 +99,9 @@ assert_eq "[userns not asked] hook printed nothing" "" "$ERR"
 make_bundle sysadmin --cap CAP_SYS_ADMIN --env OCI_ONLOAD=all --jq "$USERNS_JQ" -- '
 umount /dev/onload && echo "UNDER /dev/onload $(stat -c "%u:%g %F" /dev/onload)"
 umount /usr/bin/onload && echo "UNDER /usr/bin/onload $(stat -c "%u:%g %F" /usr/bin/onload)"
-mount -o remount,bind,rw /usr/lib64/libonload.so && echo "REMOUNT_RW done"
-echo "MNT_AFTER $(awk "\$2 == \"/usr/lib64/libonload.so\" {print \$4}" /proc/mounts)"
-echo "WRITE_LIB $( (echo x >> /usr/lib64/libonload.so) 2>&1 && echo WRITTEN)"
+mount -o remount,bind,rw '"$IMAGE_LIBDIR"'/libonload.so && echo "REMOUNT_RW done"
+echo "MNT_AFTER $(awk "\$2 == \"'"$IMAGE_LIBDIR"'/libonload.so\" {print \$4}" /proc/mounts)"
+echo "WRITE_LIB $( (echo x >> '"$IMAGE_LIBDIR"'/libonload.so) 2>&1 && echo WRITTEN)"
 mount -o remount,bind,rw /etc/ld.so.preload && echo "REMOUNT_PRELOAD done"
 echo "WRITE_PRELOAD $( (echo /evil.so >> /etc/ld.so.preload) 2>&1 && echo WRITTEN)"
 mount -o remount,bind,ro,suid /usr/bin/zf_debug && echo "REMOUNT_SUID done"

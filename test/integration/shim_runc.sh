@@ -37,10 +37,10 @@ shim() { "$SHIM" "${SHIM_OPTS[@]}" --root "$RUNC_ROOT" --log "$T/logs/runc-$CID.
 
 # A probe printing what the checks below need.
 probe() {
-  onload_probe /usr/lib64
-  cat <<'EOS'
+  onload_probe "$IMAGE_LIBDIR"
+  cat <<'EOS' | sed "s|@L@|$IMAGE_LIBDIR|g"
 echo "DEVMODE /dev/onload $(stat -c '%A %u:%g' /dev/onload)"
-for f in /usr/bin/onload /usr/lib64/libonload.so /usr/libexec/onload/profiles/latency.opf; do
+for f in /usr/bin/onload @L@/libonload.so /usr/libexec/onload/profiles/latency.opf; do
   echo "WRITE $f $( (echo x >> $f) 2>&1 && echo WRITTEN)"
 done
 echo "WRITE newfile $( (touch /usr/libexec/onload/profiles/new.opf) 2>&1 && echo WRITTEN)"
@@ -59,11 +59,13 @@ shim_create_start
 assert_eq "shim create exits 0" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
 assert_contains "container ran to the end" "$OUT" "END"
-for f in ${ONLOAD_PROBE_FILES_ONLOAD//@L@//usr/lib64} ${ONLOAD_PROBE_FILES_ZF//@L@//usr/lib64}; do
-  assert_eq "$f inside has the host file's content" "$(host_sha "$HOST_ROOT$f")" \
+for f in $(probe_files onload "$IMAGE_LIBDIR") $(probe_files zf "$IMAGE_LIBDIR"); do
+  hf=$HOST_ROOT$f
+  [[ ${f##*/} == lib*.so* ]] && hf=$HOST_ROOT$SIM_LIBDIR/${f##*/}   # from the host's library dir
+  assert_eq "$f inside has the host file's content" "$(host_sha "$hf")" \
     "$(field SHA | awk -v f="$f" '$1 == f {print $2}')"
 done
-for m in /usr/bin/onload /usr/lib64/libonload.so /usr/lib64/libonload_ext.so.1 /usr/libexec/onload/profiles; do
+for m in /usr/bin/onload "$IMAGE_LIBDIR/libonload.so" "$IMAGE_LIBDIR/libonload_ext.so.1" /usr/libexec/onload/profiles; do
   opts=$(field MNT | awk -v m="$m" '$1 == m {print $2}')
   assert_match "$m is a ro,nosuid,nodev mount (${opts:-not a mount})" "$opts" \
     '(^|,)ro(,|$).*nosuid.*nodev|(^|,)ro(,|$).*nodev.*nosuid'
@@ -83,7 +85,7 @@ for d in /dev/onload /dev/onload_epoll /dev/sfc_char; do
 done
 assert_eq "/dev/onload has the host node's mode, owned by root" \
   "$(stat -c '%A' "$HOST_ROOT/dev/onload") 0:0" "$(field DEVMODE | awk '{print $2, $3}')"
-assert_eq "LD_PRELOAD is set to libonload" "/usr/lib64/libonload.so" "$(field LDP)"
+assert_eq "LD_PRELOAD is set to libonload" "$IMAGE_LIBDIR/libonload.so" "$(field LDP)"
 assert_contains "dyn-hello gets the SIMULATED libonload preloaded" "$(field DYN)" \
   "SIMULATED libonload: preloaded into /usr/bin/dyn-hello"
 assert_eq "no /etc/ld.so.preload (the shim uses LD_PRELOAD)" no "$(field PRELOAD_FILE)"
@@ -100,7 +102,7 @@ assert_eq "mount of /usr/bin/onload" \
   "$(jq -c '.mounts[] | select(.destination == "/usr/bin/onload")' "$CFG")"
 assert_eq "a version link is mounted from the file it resolves to" \
   "$HOST_ROOT/usr/lib64/libonload_ext.so.1.2.0" \
-  "$(jq -r '.mounts[] | select(.destination == "/usr/lib64/libonload_ext.so.1") | .source' "$CFG")"
+  "$(jq -r --arg d "$IMAGE_LIBDIR/libonload_ext.so.1" '.mounts[] | select(.destination == $d) | .source' "$CFG")"
 IFS=: read -r MAJ MIN <<<"$(devnum "$HOST_ROOT/dev/onload")"
 assert_eq "linux.devices entry for /dev/onload" \
   "{\"path\":\"/dev/onload\",\"type\":\"c\",\"major\":$MAJ,\"minor\":$MIN,\"fileMode\":438,\"uid\":0,\"gid\":0}" \
@@ -109,7 +111,7 @@ assert_eq "device cgroup rule for /dev/onload" \
   "{\"allow\":true,\"type\":\"c\",\"major\":$MAJ,\"minor\":$MIN,\"access\":\"rw\"}" \
   "$(jq -c --argjson M "$MAJ" '.linux.resources.devices[] | select(.major == $M)' "$CFG")"
 assert_eq "process.env: the original entries, then LD_PRELOAD" \
-  "$(jq -c '.process.env + ["LD_PRELOAD=/usr/lib64/libonload.so"]' "$T/orig-all.json")" "$(jq -c .process.env "$CFG")"
+  "$(jq -c --arg p "LD_PRELOAD=$IMAGE_LIBDIR/libonload.so" '.process.env + [$p]' "$T/orig-all.json")" "$(jq -c .process.env "$CFG")"
 assert_contains "runc's log has the shim's info line" "$(cat "$T/logs/runc-$CID.json")" '"level":"info","msg":"oci-decorator: container '"$CID"': edited'
 assert_contains "the shim's own log file has it too" "$(cat "$T/logs/shim.log")" "container $CID: edited"
 assert_eq "no temporary file left in the bundle" "" "$(cd "$B" && ls -A | grep -F .config.json.)"
@@ -124,8 +126,8 @@ shim_create_start
 assert_eq "second create exits 0" 0 "$RC"
 assert_eq "config.json unchanged by the second create" "$before" "$(jq -S . "$CFG")"
 assert_eq "one mount at /usr/bin/onload" 1 "$(jq '[.mounts[] | select(.destination == "/usr/bin/onload")] | length' "$CFG")"
-assert_eq "one LD_PRELOAD entry" "LD_PRELOAD=/usr/lib64/libonload.so" "$(jq -r '.process.env[] | select(startswith("LD_PRELOAD"))' "$CFG")"
-assert_contains "container ran again" "$(field LDP)" "/usr/lib64/libonload.so"
+assert_eq "one LD_PRELOAD entry" "LD_PRELOAD=$IMAGE_LIBDIR/libonload.so" "$(jq -r '.process.env[] | select(startswith("LD_PRELOAD"))' "$CFG")"
+assert_contains "container ran again" "$(field LDP)" "$IMAGE_LIBDIR/libonload.so"
 shim delete "$CID" >/dev/null 2>&1
 
 # --- 2b. a request holding CR, VT and FF -----------------------------------------------------
@@ -174,7 +176,7 @@ for fmt in text json; do
     RC=$?
     assert_eq "[$fmt, $size] create exits 0" 0 "$RC"
     assert_eq "[$fmt, $size] the shim edited config.json: LD_PRELOAD and the /dev/onload device" \
-      "LD_PRELOAD=/usr/lib64/libonload.so /dev/onload" \
+      "LD_PRELOAD=$IMAGE_LIBDIR/libonload.so /dev/onload" \
       "$(jq -r '[(.process.env[] | select(startswith("LD_PRELOAD="))), (.linux.devices[] | select(.path == "/dev/onload") | .path)] | join(" ")' "$B/config.json")"
     if ((size < 131072)); then
       runc --root "$RUNC_ROOT" start "$CID" >/dev/null 2>&1
@@ -183,12 +185,12 @@ for fmt in text json; do
         sleep 0.1
       done
       OUT=$(cat "$B/out")
-      assert_eq "[$fmt, $size] the container ran with libonload preloaded" /usr/lib64/libonload.so "$(field LDP)"
+      assert_eq "[$fmt, $size] the container ran with libonload preloaded" "$IMAGE_LIBDIR/libonload.so" "$(field LDP)"
     fi
     edited=$(grep -a "container $CID: edited" "$RLOG")
     assert_contains "[$fmt, $size] runc's log has the edited line" "$edited" "env OCI_ONLOAD=all"
     assert_contains "[$fmt, $size] ... saying it was cut" "$edited" " bytes ...]"
-    assert_contains "[$fmt, $size] ... and how it ends" "$edited" "devices, LD_PRELOAD /usr/lib64/libonload.so"
+    assert_contains "[$fmt, $size] ... and how it ends" "$edited" "devices, LD_PRELOAD $IMAGE_LIBDIR/libonload.so"
     n=$(longest_line "$RLOG")
     check "[$fmt, $size] runc's --log: longest line $n bytes, at most $MAX_LINE" test "$n" -le "$MAX_LINE"
     edited=$(grep -a "container $CID: edited" "$T/logs/shim.log")
@@ -210,7 +212,7 @@ OUT=$(cat "$B/out")
 ERR=$(cat "$B/err")
 assert_eq "runtime -- run (bundle = cwd) exits 0" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
-assert_eq "LD_PRELOAD set" "/usr/lib64/libonload.so" "$(field LDP)"
+assert_eq "LD_PRELOAD set" "$IMAGE_LIBDIR/libonload.so" "$(field LDP)"
 assert_contains "/dev/onload passes the device cgroup" "$(field OPENR)" "No such device"
 runc --root "$RUNC_ROOT" delete -f "$CID" >/dev/null 2>&1
 

@@ -68,14 +68,14 @@ plugin_modes() {
 
 # --- 1. match
 echo "# --- 1. versions match"
-make_bundle match --host-root "$HV" --env OCI_ONLOAD=all -- "$(onload_probe /usr/lib64)"
+make_bundle match --host-root "$HV" --env OCI_ONLOAD=all -- "$(onload_probe "$IMAGE_LIBDIR")"
 plan=$(ocid plan --bundle "$B" 2>"$T/plan.err")
 assert_eq "[match] plan has no warnings" "null" "$(jq -c .warnings <<<"$plan")"
 assert_eq "[match] plan printed nothing on stderr" "" "$(cat "$T/plan.err")"
 run_container
 assert_eq "[match] container ran" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
-expect_onload all "match" "$HV" /usr/lib64 hook
+expect_onload all "match" "$HV" "$IMAGE_LIBDIR" hook
 
 if [[ -n ${OCID_PLUGIN:-} ]]; then
   rc=0
@@ -119,7 +119,7 @@ fi
 # --- 2. mismatch: refused in hook and shim mode
 echo "# --- 2. mismatch"
 sim_module_version "$HV" "$MOD_V"
-make_bundle mismatch --host-root "$HV" --env OCI_ONLOAD=onload -- "$(onload_probe /usr/lib64)"
+make_bundle mismatch --host-root "$HV" --env OCI_ONLOAD=onload -- "$(onload_probe "$IMAGE_LIBDIR")"
 before=$(tree_snapshot "$ROOTFS")
 run_container
 check "[mismatch] runc run fails" test "$RC" -ne 0
@@ -158,13 +158,13 @@ check_not "[shim mismatch] no container was created" quiet runc --root "$RUNC_RO
 
 # --- 3. a container that did not ask
 echo "# --- 3. not asked, with the mismatch"
-make_bundle na --host-root "$HV" -- "$(onload_probe /usr/lib64)"
+make_bundle na --host-root "$HV" -- "$(onload_probe "$IMAGE_LIBDIR")"
 before=$(tree_snapshot "$ROOTFS")
 run_container
 assert_eq "[not asked] container ran" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
 assert_eq "[not asked] the hook printed nothing" "" "$ERR"
-expect_onload none "not asked" "$HV" /usr/lib64 hook
+expect_onload none "not asked" "$HV" "$IMAGE_LIBDIR" hook
 assert_eq "[not asked] image dir unchanged" "$before" "$(tree_snapshot "$ROOTFS")"
 
 # --- 4. cdi generate
@@ -216,11 +216,11 @@ mkdir -m 0755 "$CONF_ALLOW"
 jq '.version_lock.enforce = false' "$CONF_DIR/onload.json" >"$CONF_ALLOW/onload.json"
 make_bundle allow --host-root "$HV" --config-dir "$CONF_ALLOW" --env OCI_ONLOAD=all \
   --jq ".hooks.prestart[0].args |= (.[0:-2] + [\"--log-file\", \"$T/logs/allow.log\"] + .[-2:])" \
-  -- "$(onload_probe /usr/lib64)"
+  -- "$(onload_probe "$IMAGE_LIBDIR")"
 run_container
 assert_eq "[enforce false] container ran" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
-expect_onload all "enforce false" "$HV" /usr/lib64 hook
+expect_onload all "enforce false" "$HV" "$IMAGE_LIBDIR" hook
 assert_contains "[enforce false] the hook logged the mismatch as a warning" \
   "$(grep warn "$T/logs/allow.log")" \
   "libonload.so is \"$LIB_V\" ($HV/usr/lib64/libonload.so) but the loaded onload module is \"$MOD_V\" ($HV/sys/module/onload/version); allowed (\"enforce\" is false)"
@@ -239,19 +239,19 @@ assert_contains "[shim, enforce false] the runtime's log has the warning" \
   "$(jq -r 'select(.level == "warning") | .msg' "$T/logs/runc-$CID.json")" \
   "oci-decorator: container $CID: inventory $CONF_ALLOW/onload.json: version lock: libonload.so is \"$LIB_V\""
 check "[shim, enforce false] config.json now mounts libonload.so" \
-  jq -e '.mounts | map(.destination) | index("/usr/lib64/libonload.so")' "$B/config.json"
+  jq -e --arg d "$IMAGE_LIBDIR/libonload.so" '.mounts | map(.destination) | index($d)' "$B/config.json"
 runc --root "$RUNC_ROOT" delete -f "$CID" >/dev/null 2>&1
 
 # --- 6. unknown: sim-onload.sh alone makes no sys/module/onload (lib.sh adds it)
 echo "# --- 6. no module version"
 rm -r "$HOST_ROOT/sys/module/onload"
-make_bundle unknown --env OCI_ONLOAD=all -- "$(onload_probe /usr/lib64)"
+make_bundle unknown --env OCI_ONLOAD=all -- "$(onload_probe "$IMAGE_LIBDIR")"
 plan=$("$OCID_BIN" --host-root "$HOST_ROOT" --config-dir "$CONF_DIR" plan --bundle "$B" 2>/dev/null)
 assert_contains "[unknown] plan warns" "$(jq -r '.warnings[]' <<<"$plan")" \
   "the onload module's version is unknown ($HOST_ROOT/sys/module/onload/version does not exist: module not loaded?); not checked"
 run_container
 assert_eq "[unknown] container ran" 0 "$RC"
 [[ $RC -eq 0 ]] || dump_run
-expect_onload all "unknown" "$HOST_ROOT" /usr/lib64 hook
+expect_onload all "unknown" "$HOST_ROOT" "$IMAGE_LIBDIR" hook
 
 it_finish

@@ -41,6 +41,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 import proto_runtime  # noqa: E402
 PROTO_DIR = os.path.join(HERE, "..", "..", "src", "plugin", "proto")
+# Where the plugin mounts an inventory's libraries: it answers for every
+# image, so both standard library directories, the preload naming the first
+# (oci-decorator-device-plugin(8), LIBRARIES).
+LIBRARY_DIRS = ["/usr/lib/" + os.uname().machine + "-linux-gnu", "/usr/lib64"]
 PROTO = "deviceplugin/v1beta1/api.proto"
 
 
@@ -333,8 +337,11 @@ def run_scenario(api, t, k, plugin, args, names, kdir, host, slots):
     r = resp.container_responses[0]
     t.eq("Allocate: cdi_devices", ["amd.com/onload=onload"], [d.name for d in r.cdi_devices])
     mounts = {m.container_path: (m.host_path, m.read_only) for m in r.mounts}
-    t.eq("Allocate: libonload.so mounted read-only from the host root",
-         (host + "/usr/lib64/libonload.so", True), mounts.get("/usr/lib64/libonload.so"))
+    # Libraries go into both standard library directories (the plugin answers
+    # for every image), from the host's file.
+    for libdir in LIBRARY_DIRS:
+        t.eq("Allocate: libonload.so mounted read-only from the host root at " + libdir,
+             (host + "/usr/lib64/libonload.so", True), mounts.get(libdir + "/libonload.so"))
     devs = {d.container_path: (d.host_path, d.permissions) for d in r.devices}
     t.eq("Allocate: /dev/onload from the host root, rw", (host + "/dev/onload", "rw"),
          devs.get("/dev/onload"))
@@ -354,7 +361,7 @@ def run_scenario(api, t, k, plugin, args, names, kdir, host, slots):
              want, mounts.get("/etc/ld.so.preload"))
         t.eq("Allocate with --cdi-dir: no LD_PRELOAD in envs", None, r.envs.get("LD_PRELOAD"))
     else:
-        t.eq("Allocate: LD_PRELOAD", "/usr/lib64/libonload.so", r.envs.get("LD_PRELOAD"))
+        t.eq("Allocate: LD_PRELOAD", LIBRARY_DIRS[0] + "/libonload.so", r.envs.get("LD_PRELOAD"))
     code, msg = rpc_code(lambda: c.allocate_ids(["onload-0", "gpu-7"]))
     t.eq("Allocate unknown ID: INVALID_ARGUMENT", grpc.StatusCode.INVALID_ARGUMENT, code)
     t.check("…naming the ID", '"gpu-7"' in msg, msg)

@@ -458,6 +458,28 @@ TEST_CASE("check --json: schema version 1 and its fields") {
   CHECK(j["delivery"]["hooks"][0]["set_up"] == true);
   CHECK(j["delivery"]["runtimes"].is_array());
   CHECK(j["delivery"]["cdi_error"] == "");
+  // Where each mode puts libraries (issue 28).
+  const auto& libs = j["delivery"]["library_dirs"];
+  for (const char* mode : {"hook", "runtime_shim"}) {
+    CAPTURE(mode);
+    CHECK(libs[mode]["rule"] == "image_libc");
+    CHECK(libs[mode]["dirs"] ==
+          nlohmann::json::array({"/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib64",
+                                 "/lib64", "/usr/lib", "/lib"}));
+    CHECK(Contains(libs[mode]["why"].get<std::string>(), "the image's libc.so.6"));
+  }
+  for (const char* mode : {"cdi", "device_plugin"}) {
+    CAPTURE(mode);
+    CHECK(libs[mode]["rule"] == "all");
+    CHECK(libs[mode]["dirs"] == nlohmann::json::array({"/usr/lib/x86_64-linux-gnu", "/usr/lib64"}));
+    CHECK(Contains(libs[mode]["why"].get<std::string>(), "one answer for every image"));
+  }
+  const std::string table = ocid::CheckTable(Report(h, n));
+  CHECK(Contains(table, "INFO  lib dirs    hook"));
+  CHECK(Contains(table, "one of /usr/lib/x86_64-linux-gnu, /lib/x86_64-linux-gnu, /usr/lib64"));
+  CHECK(Contains(table, "INFO  lib dirs    cdi"));
+  CHECK(
+      Contains(table, "all of /usr/lib/x86_64-linux-gnu, /usr/lib64: one answer for every image"));
   n.cdi_error = "cannot open directory: /etc/cdi: Permission denied";
   CHECK(Contains(ocid::CheckTable(Report(h, n)), "WARN  cdi         -"));
 }

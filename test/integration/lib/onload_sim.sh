@@ -23,13 +23,57 @@ sim_module_version() {  # HOSTROOT VERSION [PROFILE]
   printf '%s %s\n' "$2" "${3:-}" >"$1/sys/module/onload/version"
 }
 
-# onload_probe [LIBDIR]: a container script printing one line per fact that
+# Where libraries land (oci-decorator.json(5), Libraries; issue 28):
+#   IMAGE_LIBDIR  the hook and the shim: the directory of the image's own
+#                 libc.so.6. make-rootfs.sh copies the host's libc at the
+#                 host's path and keeps /lib a real directory, so on a
+#                 Debian-family test host /lib/x86_64-linux-gnu. it_setup
+#                 sets it from $BASE_ROOTFS (image_libdir).
+#   CDI_LIBDIRS   CDI and the device plugin, for every image: both standard
+#                 directories, the preload naming the first.
+#   SIM_LIBDIR    where the simulated install (layout lib64) keeps them on
+#                 the host: the source, no longer the container path.
+IMAGE_LIBDIR=/lib/x86_64-linux-gnu
+CDI_LIBDIRS="/usr/lib/$(uname -m)-linux-gnu /usr/lib64"
+# shellcheck disable=SC2034  # for the scripts
+CDI_LIBONLOAD=${CDI_LIBDIRS%% *}/libonload.so  # what their preload names
+SIM_LIBDIR=/usr/lib64
+
+# image_libdir ROOTFS: the directory the hook's probe picks in ROOTFS: the
+# first candidate that is a real directory (no symlink on the way) holding a
+# libc.so.6; "" when none does.
+image_libdir() {
+  local root c real t
+  root=$(cd "$1" && pwd -P) || return 1
+  t=$(uname -m)-linux-gnu
+  for c in "/usr/lib/$t" "/lib/$t" /usr/lib64 /lib64 /usr/lib /lib; do
+    real=$(cd "$root$c" 2>/dev/null && pwd -P) || continue
+    [[ $real == "$root$c" && -f $root$c/libc.so.6 ]] && { echo "$c"; return 0; }
+  done
+  echo ""
+}
+
+# The files onload_probe looks at and expect_onload checks: the libraries
+# in each of LIBDIRS (container directories, space-separated), then the
+# files that keep their host paths.
+ONLOAD_PROBE_LIBS_ONLOAD="libonload.so libonload_ext.so.1.2.0 libonload_ext.so.1"
+ONLOAD_PROBE_LIBS_ZF="libonload_zf.so.1.0.0 libonload_zf.so.1"
+ONLOAD_PROBE_FILES_ONLOAD="/usr/bin/onload /usr/sbin/onload_tool /usr/libexec/onload/profiles/latency.opf"
+ONLOAD_PROBE_FILES_ZF="/usr/bin/zf_stackdump /usr/bin/zf_debug"
+probe_files() {  # onload|zf LIBDIRS
+  local libs files d n
+  if [[ $1 == onload ]]; then libs=$ONLOAD_PROBE_LIBS_ONLOAD files=$ONLOAD_PROBE_FILES_ONLOAD
+  else libs=$ONLOAD_PROBE_LIBS_ZF files=$ONLOAD_PROBE_FILES_ZF; fi
+  for d in $2; do for n in $libs; do printf '%s ' "$d/$n"; done; done
+  echo "$files"
+}
+
+# onload_probe [LIBDIRS]: a container script printing one line per fact that
 # expect_onload checks (SHA, MNT, DEV, OPENR, OPENW, PRELOAD, DYN, MOUNTS_MATCHING, DONE).
-ONLOAD_PROBE_FILES_ONLOAD="@L@/libonload.so @L@/libonload_ext.so.1.2.0 @L@/libonload_ext.so.1 /usr/bin/onload /usr/sbin/onload_tool /usr/libexec/onload/profiles/latency.opf"
-ONLOAD_PROBE_FILES_ZF="@L@/libonload_zf.so.1.0.0 @L@/libonload_zf.so.1 /usr/bin/zf_stackdump /usr/bin/zf_debug"
 onload_probe() {
-  local L=${1:-/usr/lib64}
-  local files="${ONLOAD_PROBE_FILES_ONLOAD//@L@/$L} ${ONLOAD_PROBE_FILES_ZF//@L@/$L}"
+  local L=${1:-$IMAGE_LIBDIR}
+  local files
+  files="$(probe_files onload "$L") $(probe_files zf "$L")"
   cat <<EOS
 for f in $files; do
   if [ -e \$f ]; then echo "SHA \$f \$(sha256sum < \$f | cut -c1-64)"; else echo "SHA \$f MISSING"; fi
@@ -54,9 +98,12 @@ echo "DONE"
 EOS
 }
 
-# expect_onload WHAT DESC [HOSTROOT] [LIBDIR] [MODE]: checks $OUT (an
-# onload_probe run) for WHAT = all | onload | zf | none against the simulated
-# host install. MODE is how the plan was delivered:
+# expect_onload WHAT DESC [HOSTROOT] [LIBDIRS] [MODE] [HOSTLIBDIR]: checks
+# $OUT (an onload_probe run of the same LIBDIRS) for WHAT = all | onload |
+# zf | none against the simulated host install, its libraries in
+# HOSTLIBDIR (default $SIM_LIBDIR) and expected in every one of LIBDIRS
+# (default $IMAGE_LIBDIR; CDI modes: $CDI_LIBDIRS), preloaded from the
+# first. MODE is how the plan was delivered:
 #   hook  files and device nodes are read-only bind mounts; libonload comes
 #         through /etc/ld.so.preload;
 #   spec  (runtime shim, CDI) files are read-only bind mounts, devices are
@@ -75,8 +122,13 @@ EOS
 #         read-only mount of the plugin's preload file (--allocate mounts
 #         with --cdi-dir); no LD_PRELOAD.
 expect_onload() {
-  local what=$1 desc=$2 hr=${3:-$HOST_ROOT} L=${4:-/usr/lib64} mode=${5:-hook}
-  local want_onload=0 want_zf=0 f d m opts got want r w
+  local what=$1 desc=$2 hr=${3:-$HOST_ROOT} L=${4:-$IMAGE_LIBDIR} mode=${5:-hook}
+  local hl=${6:-$SIM_LIBDIR}
+  local want_onload=0 want_zf=0 f d m opts got want r w hf pre
+  local onload_files zf_files
+  onload_files=$(probe_files onload "$L")
+  zf_files=$(probe_files zf "$L")
+  pre=${L%% *}/libonload.so
   case $what in
     all) want_onload=1; want_zf=1 ;;
     onload) want_onload=1 ;;
@@ -86,13 +138,16 @@ expect_onload() {
   esac
   [[ $mode == hook || $mode == spec || $mode == bind || $mode == bindpre || $mode == cdi || $mode == both ]] || die "expect_onload: unknown MODE $mode"
   assert_contains "[$desc] probe ran to the end" "$OUT" "DONE"
-  for f in ${ONLOAD_PROBE_FILES_ONLOAD//@L@/$L} ${ONLOAD_PROBE_FILES_ZF//@L@/$L}; do
+  for f in $onload_files $zf_files; do
     got=$(field SHA | awk -v f="$f" '$1 == f {print $2}')
-    if { [[ " ${ONLOAD_PROBE_FILES_ONLOAD//@L@/$L} " == *" $f "* ]] && ((want_onload)); } ||
-       { [[ " ${ONLOAD_PROBE_FILES_ZF//@L@/$L} " == *" $f "* ]] && ((want_zf)); }; then
-      assert_eq "[$desc] $f has the host file's content" "$(host_sha "$hr$f")" "$got"
+    # A library's host file is in HOSTLIBDIR, whatever directory it lands in.
+    hf=$hr$f
+    [[ ${f##*/} == lib*.so* ]] && hf=$hr$hl/${f##*/}
+    if { [[ " $onload_files " == *" $f "* ]] && ((want_onload)); } ||
+       { [[ " $zf_files " == *" $f "* ]] && ((want_zf)); }; then
+      assert_eq "[$desc] $f has the host file's content" "$(host_sha "$hf")" "$got"
       # In hook mode a version link is mounted from the file it resolves to.
-      [[ $mode == hook && -L $hr$f ]] && continue
+      [[ $mode == hook && -L $hf ]] && continue
       m=$f
       [[ $f == /usr/libexec/onload/profiles/* ]] && m=/usr/libexec/onload/profiles   # inside a mounted dir
       opts=$(field MNT | awk -v m="$m" '$1 == m {print $2}')
@@ -126,20 +181,20 @@ expect_onload() {
   done
   if ((want_onload)); then
     if [[ $mode == hook ]]; then
-      assert_contains "[$desc] /etc/ld.so.preload lists $L/libonload.so" "$(field PRELOAD)" "$L/libonload.so"
+      assert_contains "[$desc] /etc/ld.so.preload lists $pre" "$(field PRELOAD)" "$pre"
     elif [[ $mode == cdi || $mode == both ]]; then
-      assert_eq "[$desc] /etc/ld.so.preload is $L/libonload.so" "$L/libonload.so" "$(field PRELOAD)"
+      assert_eq "[$desc] /etc/ld.so.preload is $pre" "$pre" "$(field PRELOAD)"
       opts=$(field MNT | awk '$1 == "/etc/ld.so.preload" {print $2}')
       assert_match "[$desc] /etc/ld.so.preload is mounted ro,nosuid,nodev (${opts:-not a mount})" "$opts" \
         '(^|,)ro(,|$).*nosuid.*nodev|(^|,)ro(,|$).*nodev.*nosuid'
       assert_eq "[$desc] LD_PRELOAD unset (the preload is not in the env)" unset "$(field LDP)"
     elif [[ $mode == bindpre ]]; then
-      assert_eq "[$desc] /etc/ld.so.preload is $L/libonload.so" "$L/libonload.so" "$(field PRELOAD)"
+      assert_eq "[$desc] /etc/ld.so.preload is $pre" "$pre" "$(field PRELOAD)"
       opts=$(field MNT | awk '$1 == "/etc/ld.so.preload" {print $2}')
       assert_match "[$desc] /etc/ld.so.preload is mounted ro (${opts:-not a mount})" "$opts" '(^|,)ro(,|$)'
       assert_eq "[$desc] LD_PRELOAD unset (the preload is not in the env)" unset "$(field LDP)"
     else
-      assert_eq "[$desc] LD_PRELOAD is $L/libonload.so" "$L/libonload.so" "$(field LDP)"
+      assert_eq "[$desc] LD_PRELOAD is $pre" "$pre" "$(field LDP)"
     fi
     assert_contains "[$desc] dyn-hello gets the SIMULATED libonload preloaded" "$(field DYN)" \
       "SIMULATED libonload: preloaded into /usr/bin/dyn-hello"

@@ -31,6 +31,8 @@ it_setup() {
   make_sim "$HOST_ROOT" "$layout"
   BASE_ROOTFS=$T/base-rootfs
   bash "$SRC/scripts/make-rootfs.sh" "$BASE_ROOTFS" || die "make-rootfs.sh failed"
+  IMAGE_LIBDIR=$(image_libdir "$BASE_ROOTFS")
+  [[ -n $IMAGE_LIBDIR ]] || die "the test rootfs has no libc.so.6 in a standard directory"
   IT_MOUNTINFO_START=$(host_mountinfo)
   info "binary $OCID_BIN; temp dir $T"
 }
