@@ -40,7 +40,7 @@ targets=$(jq -r '.mounts[].target' <<<"$PLAN" 2>/dev/null | sort)
 for t in /usr/lib64/libonload.so /usr/lib64/libonload_ext.so.1.2.0 /usr/lib64/libonload_ext.so.1 \
          /usr/lib64/libonload_ext.so /usr/bin/onload /usr/bin/onload_stackdump /usr/sbin/onload_tool \
          /usr/libexec/onload/profiles /dev/onload /dev/onload_epoll /dev/sfc_char \
-         /usr/lib64/libonload_zf.so.1.0.0 /usr/lib64/libonload_zf.so.1 /usr/lib64/libonload_zf.so \
+         /usr/lib64/libonload_zf.so /usr/lib64/libonload_zf.so.1 \
          /usr/bin/zf_stackdump /usr/bin/zf_debug; do
   check "[all] plan mounts $t" grep -qxF "$t" <<<"$targets"
 done

@@ -394,7 +394,7 @@ premake() {
   mkdir -p "$ROOTFS/usr/lib64" "$ROOTFS/usr/bin" "$ROOTFS/usr/sbin" "$ROOTFS/usr/libexec/onload/profiles"
   for f in /usr/lib64/libonload.so /usr/lib64/libonload_ext.so /usr/lib64/libonload_ext.so.1 \
            /usr/lib64/libonload_ext.so.1.2.0 /usr/lib64/libonload_zf.so /usr/lib64/libonload_zf.so.1 \
-           /usr/lib64/libonload_zf.so.1.0.0 /usr/bin/onload /usr/bin/onload_stackdump /usr/bin/zf_stackdump \
+           /usr/bin/onload /usr/bin/onload_stackdump /usr/bin/zf_stackdump \
            /usr/bin/zf_debug /usr/sbin/onload_tool /etc/ld.so.preload; do
     : >"$ROOTFS$f"
   done

@@ -16,7 +16,7 @@ probe_script() {
   onload_probe "$L" | sed '/^echo "DONE"$/d'
   cat <<EOF
 L=$L
-for f in \$L/libonload_ext.so \$L/libonload_zf.so /usr/bin/onload_stackdump \
+for f in \$L/libonload_ext.so /usr/bin/onload_stackdump \
          /usr/libexec/onload/profiles/latency-best.opf /usr/libexec/onload/profiles/throughput.opf \
          \$( [ \$L != /usr/lib64 ] && echo /usr/lib64/libonload.so); do
   if [ -e \$f ]; then echo "SHA \$f \$(sha256sum < \$f | cut -c1-64)"; else echo "SHA \$f MISSING"; fi
@@ -79,7 +79,7 @@ ONLOAD_FILES=(@L@/libonload.so @L@/libonload_ext.so.1.2.0 @L@/libonload_ext.so.1
               /usr/bin/onload /usr/bin/onload_stackdump /usr/sbin/onload_tool
               /usr/libexec/onload/profiles/latency.opf /usr/libexec/onload/profiles/latency-best.opf
               /usr/libexec/onload/profiles/throughput.opf)
-ZF_FILES=(@L@/libonload_zf.so.1.0.0 @L@/libonload_zf.so.1 @L@/libonload_zf.so /usr/bin/zf_stackdump /usr/bin/zf_debug)
+ZF_FILES=(@L@/libonload_zf.so @L@/libonload_zf.so.1 /usr/bin/zf_stackdump /usr/bin/zf_debug)
 
 # full_check HOSTROOT LIBDIR DESC: assertions for OCI_ONLOAD=all on the last run.
 full_check() {
@@ -89,7 +89,7 @@ full_check() {
   [[ $RC -eq 0 ]] || dump_run
   check_files "$hr" "$L" "${ONLOAD_FILES[@]}" "${ZF_FILES[@]}"
   local m
-  for m in "$L/libonload.so" "$L/libonload_ext.so.1.2.0" "$L/libonload_zf.so.1.0.0" /usr/bin/onload \
+  for m in "$L/libonload.so" "$L/libonload_ext.so.1.2.0" "$L/libonload_zf.so" /usr/bin/onload \
            /usr/bin/onload_stackdump /usr/bin/zf_stackdump /usr/bin/zf_debug /usr/sbin/onload_tool \
            /usr/libexec/onload/profiles /etc/ld.so.preload; do
     check_mount_flags "$m" file

@@ -26,7 +26,7 @@ sim_module_version() {  # HOSTROOT VERSION [PROFILE]
 # onload_probe [LIBDIR]: a container script printing one line per fact that
 # expect_onload checks (SHA, MNT, DEV, OPENR, OPENW, PRELOAD, DYN, MOUNTS_MATCHING, DONE).
 ONLOAD_PROBE_FILES_ONLOAD="@L@/libonload.so @L@/libonload_ext.so.1.2.0 @L@/libonload_ext.so.1 /usr/bin/onload /usr/sbin/onload_tool /usr/libexec/onload/profiles/latency.opf"
-ONLOAD_PROBE_FILES_ZF="@L@/libonload_zf.so.1.0.0 @L@/libonload_zf.so.1 /usr/bin/zf_stackdump /usr/bin/zf_debug"
+ONLOAD_PROBE_FILES_ZF="@L@/libonload_zf.so @L@/libonload_zf.so.1 /usr/bin/zf_stackdump /usr/bin/zf_debug"
 onload_probe() {
   local L=${1:-/usr/lib64}
   local files="${ONLOAD_PROBE_FILES_ONLOAD//@L@/$L} ${ONLOAD_PROBE_FILES_ZF//@L@/$L}"
