@@ -124,7 +124,8 @@ cc -shared -fPIC -O2 -DSIM_VERSION="\"${SIM_ONLOAD_VERSION:-0.0.0-sim}\"" \
 #   (scripts/onload_install:143-167, called at :208) installs
 #   libonload_ext.so.1.2.0 and the relative links libonload_ext.so.1 ->
 #   libonload_ext.so.1.2.0 and libonload_ext.so -> libonload_ext.so.1.
-#   `readelf -d` of its own build: SONAME libonload_ext.so.1, NEEDED libc.so.6.
+#   `readelf -d` of its own build (mmakebuildtree --user, make NDEBUG=1):
+#   SONAME libonload_ext.so.1, NEEDED libc.so.6.
 # - libonload_zf (TCPDirect: its own repository, github.com/Xilinx-CNS/tcpdirect
 #   at 96d8c69, not a part of Onload's tree): the file is built as
 #   libonload_zf.so with soname libonload_zf.so.$(ZF_MAJOR_VERSION) = .so.1
@@ -135,6 +136,9 @@ cc -shared -fPIC -O2 -DSIM_VERSION="\"${SIM_ONLOAD_VERSION:-0.0.0-sim}\"" \
 #   /lib/x86_64-linux-gnu/libc.so.6 exists, else /usr/lib64
 #   (scripts/zf_install:65-71,126,163), then runs ldconfig -n there (:179),
 #   which keeps that link. So there is no libonload_zf.so.1.x.y file.
+#   `readelf -d` of its own build (make with ONLOAD_TREE, NDEBUG=1): the file
+#   libonload_zf.so, SONAME libonload_zf.so.1, NEEDED libc.so.6, and the
+#   link libonload_zf.so.1 -> libonload_zf.so.
 cc -shared -fPIC -O2 -Wl,-soname,libonload_ext.so.1 \
    -DSIM_NAME='"SIMULATED libonload_ext 1.2.0"' -o "$tmp/libonload_ext.so.1.2.0" \
    "$FIXTURES/sim_libonload_ext.c"
