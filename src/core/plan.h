@@ -9,6 +9,7 @@
 #include "device_rule.h"
 #include "env_profile.h"
 #include "host_view.h"
+#include "library_dirs.h"
 #include "preload.h"
 
 namespace ocid {
@@ -27,6 +28,7 @@ struct MountOp {
   uint64_t dev = 0, ino = 0;  // identity of the planned source
   std::string inventory;      // provenance: file and feature
   std::string feature;
+  bool library = false;  // a library mounted by name into a library directory
 };
 
 struct ActivatedInventory {
@@ -43,6 +45,9 @@ struct Plan {
   int pid = 0;
   std::string rootfs;  // absolute host path
   std::vector<ActivatedInventory> activated;
+  // Where libraries go (library_dirs.h): each library entry without a
+  // "target" or "target_dir" is mounted by name into every one of them.
+  LibraryDirs library_dirs;
   std::vector<MountOp> mounts;           // parents before children
   std::vector<DeviceRule> device_rules;  // one per device mount
   // The device rules the runtime itself enforces (config.json's, then its

@@ -26,6 +26,9 @@ std::string PlanToJson(const Plan& plan) {
     }
     j["activated"].push_back(std::move(one));
   }
+  // Where libraries land and why (library_dirs.h): the image's own libc
+  // directory, or both standard directories.
+  j["library_dirs"] = {{"dirs", plan.library_dirs.dirs}, {"why", plan.library_dirs.why}};
   j["mounts"] = ordered::array();
   j["devices"] = ordered::array();
   for (const auto& m : plan.mounts) {

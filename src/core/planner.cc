@@ -22,6 +22,22 @@ std::string JoinAlternatives(const HostView& host, const InventoryEntry& e) {
   return s;
 }
 
+// A library the planner places: category "libraries", a file, and no
+// target of the inventory's choosing. Goes by name into the library
+// directories rather than to its host path, which only a loader of the
+// host's own layout would search.
+bool IntoLibraryDirs(const InventoryEntry& e) {
+  return e.category == "libraries" && e.kind == EntryKind::kFile && e.target.empty() &&
+         e.target_dir.empty();
+}
+
+std::string JoinDirs(const std::vector<std::string>& dirs) {
+  std::string s;
+  for (size_t i = 0; i < dirs.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == dirs.size() ? " and " : ", ") + dirs[i];
+  return s;
+}
+
 bool TypeFits(EntryKind kind, FileType t) {
   switch (kind) {
     case EntryKind::kDevice: return t == FileType::kCharDevice || t == FileType::kBlockDevice;
@@ -40,6 +56,10 @@ const char* Expected(EntryKind kind) {
   return "";
 }
 
+constexpr const char* kSameLibraryName =
+    ": libraries go by file name into the image's library directory, where only one file of "
+    "a name fits (give one entry a \"target_dir\")";
+
 class Planner {
  public:
   Planner(const PlanInputs& in, Plan* out, Error* err, const VersionReport* versions = nullptr)
@@ -48,6 +68,7 @@ class Planner {
   bool Run() {
     const OciState& st = *in_.state;
     const BundleConfig& cfg = *in_.config;
+    plan_->library_dirs = Libraries();
     plan_->container_id = st.id;
     plan_->pid = st.pid;
     plan_->rootfs = RootfsPath(st.bundle, st.root, cfg.root_path);
@@ -95,6 +116,7 @@ class Planner {
   // Every listed feature of one inventory, for no container in particular
   // (CDI specs): no activation, no config.json.
   bool RunInventory(const Inventory& inv, const std::vector<std::string>& features) {
+    plan_->library_dirs = Libraries();
     for (const auto& name : features)
       if (!inv.FindFeature(name))
         return Fail(err_, "inventory " + inv.file + " has no feature \"" + name + "\"");
@@ -107,6 +129,12 @@ class Planner {
   }
 
  private:
+  // The caller's library directories; none given means the answer for
+  // every image, never a library left out.
+  LibraryDirs Libraries() const {
+    return in_.libraries.dirs.empty() ? UnseenLibraryDirs() : in_.libraries;
+  }
+
   std::vector<std::string> AllFlags() const {
     std::vector<std::string> flags;
     for (const auto& inv : in_.inventories->inventories) flags.push_back(inv.activation_flag);
@@ -262,28 +290,66 @@ class Planner {
                     std::string("host path is a ") + FileTypeName(m.type) + ", expected " +
                         Expected(e.kind) + " (inventory " + inv.file + ")",
                     host.Display(m.path));
-      MountOp op;
-      op.type = m.type;
-      op.source = m.path;
-      op.resolved = m.resolved;
-      if (!e.target.empty())
-        op.target = e.target;
-      else if (!e.target_dir.empty())
-        op.target = e.target_dir + "/" + Basename(m.path);
-      else
-        op.target = m.path;
-      op.nodev = e.kind != EntryKind::kDevice;
-      op.rdev = m.rdev;
-      op.mode = m.mode;
-      op.uid = m.uid;
-      op.gid = m.gid;
-      op.dev = m.dev;
-      op.ino = m.ino;
-      op.inventory = inv.file;
-      op.feature = f.name;
-      plan_->mounts.push_back(std::move(op));
+      if (!IntoLibraryDirs(e)) {
+        AddMount(inv, f, e, m, TargetOf(e, m), false);
+        continue;
+      }
+      // One mount per directory, in the directories' order: a preload by
+      // name takes the first.
+      for (const auto& dir : plan_->library_dirs.dirs)
+        AddMount(inv, f, e, m, dir + "/" + Basename(m.path), true);
     }
     return true;
+  }
+
+  static std::string TargetOf(const InventoryEntry& e, const HostMatch& m) {
+    if (!e.target.empty()) return e.target;
+    if (!e.target_dir.empty()) return e.target_dir + "/" + Basename(m.path);
+    return m.path;
+  }
+
+  void AddMount(const Inventory& inv, const Feature& f, const InventoryEntry& e, const HostMatch& m,
+                std::string target, bool library) {
+    MountOp op;
+    op.type = m.type;
+    op.source = m.path;
+    op.resolved = m.resolved;
+    op.target = std::move(target);
+    op.library = library;
+    op.nodev = e.kind != EntryKind::kDevice;
+    op.rdev = m.rdev;
+    op.mode = m.mode;
+    op.uid = m.uid;
+    op.gid = m.gid;
+    op.dev = m.dev;
+    op.ino = m.ino;
+    op.inventory = inv.file;
+    op.feature = f.name;
+    plan_->mounts.push_back(std::move(op));
+  }
+
+  // What the plan says about the library directories it mounts into, once
+  // per inventory that has such a library: the image has no glibc to load
+  // them, or the image could not be looked at.
+  void LibraryWarnings() {
+    const LibraryDirs& d = plan_->library_dirs;
+    if (!d.no_glibc && d.probe_error.empty()) return;
+    std::vector<std::string> files;
+    for (const auto& m : plan_->mounts)
+      if (m.library && std::find(files.begin(), files.end(), m.inventory) == files.end())
+        files.push_back(m.inventory);
+    const std::string where = JoinDirs(d.dirs);
+    for (const auto& file : files) {
+      if (d.no_glibc)
+        plan_->warnings.push_back(
+            "inventory " + file + ": the image has no glibc (no libc.so.6 in " +
+            JoinDirs(LibcCandidates()) + "): its libraries are mounted in " + where +
+            " but only a dynamically linked glibc program loads them");
+      else
+        plan_->warnings.push_back("inventory " + file + ": " + d.probe_error +
+                                  "; its libraries are mounted in " + where +
+                                  ", where Debian/Ubuntu and RHEL/Fedora/SUSE images look");
+    }
   }
 
   // Merges duplicates, drops mounts a directory mount already provides,
@@ -302,7 +368,7 @@ class Planner {
                     "two inventory entries want the same container path with "
                     "different sources: " +
                         o.source + " (" + o.inventory + ") and " + m.source + " (" + m.inventory +
-                        ")",
+                        ")" + (o.library && m.library ? kSameLibraryName : ""),
                     m.target);
     }
     std::vector<MountOp> out;
@@ -312,6 +378,7 @@ class Planner {
       out.push_back(std::move(m));
     }
     ms = std::move(out);
+    LibraryWarnings();
     for (const auto& m : ms) {
       if (m.type != FileType::kCharDevice && m.type != FileType::kBlockDevice) continue;
       DeviceRule r;
@@ -373,10 +440,10 @@ HostCredentials ProcessOnHost(const BundleConfig& cfg) {
 }
 
 bool BuildInventoryPlan(const Inventory& inv, const std::vector<std::string>& features,
-                        const HostView& host, Plan* out, Error* err,
-                        const VersionReport* versions) {
+                        const HostView& host, Plan* out, Error* err, const VersionReport* versions,
+                        const LibraryDirs& libraries) {
   *out = Plan{};
-  PlanInputs in{nullptr, nullptr, nullptr, &host};
+  PlanInputs in{nullptr, nullptr, nullptr, &host, libraries};
   Planner p(in, out, err, versions);
   return p.RunInventory(inv, features);
 }

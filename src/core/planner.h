@@ -1,6 +1,12 @@
 // Decide: (state, config.json, inventories, host facts) -> Plan. No side
 // effects; the only I/O is through the HostView, so tests can hand it a tree
 // of their own and the `plan` command needs no root.
+//
+// Targets: an entry's "target", or "target_dir" plus the file's name, or
+// else its host path; except a "libraries" entry that is a file and names
+// neither: each file it matches is mounted by name into every library
+// directory (PlanInputs::libraries, library_dirs.h), where the image's
+// loader looks, whatever layout the host has.
 #pragma once
 #include <string>
 #include <vector>
@@ -9,6 +15,7 @@
 #include "error.h"
 #include "host_view.h"
 #include "inventory.h"
+#include "library_dirs.h"
 #include "oci_state.h"
 #include "plan.h"
 #include "version_lock.h"
@@ -20,6 +27,9 @@ struct PlanInputs {
   const BundleConfig* config = nullptr;
   const InventorySet* inventories = nullptr;
   const HostView* host = nullptr;
+  // Where the image's loader finds libraries: the caller's probe of the
+  // image (library_dirs.h), or the answer for every image.
+  LibraryDirs libraries = UnseenLibraryDirs();
 };
 
 // process.user's uid, gid and additional gids as host ids, through the id
@@ -38,9 +48,12 @@ bool BuildPlan(const PlanInputs& in, Plan* out, Error* err);
 // (CheckVersions), for a caller planning many feature sets of one inventory
 // (the device plugin's view and its CDI specs), so the library is read once,
 // not once per plan; null reads it here, when the features are guarded.
+// `libraries`: where libraries go; such a plan is for every image, so by
+// default both standard directories.
 bool BuildInventoryPlan(const Inventory& inv, const std::vector<std::string>& features,
                         const HostView& host, Plan* out, Error* err,
-                        const VersionReport* versions = nullptr);
+                        const VersionReport* versions = nullptr,
+                        const LibraryDirs& libraries = UnseenLibraryDirs());
 
 // What a plan asks for that hook mode cannot give: the profile's variables
 // (a prestart hook cannot change the environment of the process). One line

@@ -95,7 +95,7 @@ void PushFront(const std::string& text, std::deque<std::string>* todo) {
 
 // The walk behind OpenInRootWalk (rootfs_path.h): an fd, or -1 with errno
 // set as openat2 would set it.
-int WalkInRoot(int root_fd, const std::string& path, int flags) {
+int WalkInRoot(int root_fd, const std::string& path, int flags, Symlinks symlinks) {
   if (path.empty()) return errno = ENOENT, -1;
   if (path.size() >= PATH_MAX) return errno = ENAMETOOLONG, -1;
   std::deque<std::string> todo;
@@ -125,6 +125,7 @@ int WalkInRoot(int root_fd, const std::string& path, int flags) {
     struct stat st;
     if (::fstat(probe.get(), &st) != 0) return -1;
     if (S_ISLNK(st.st_mode)) {
+      if (symlinks == Symlinks::kRefused) return errno = ELOOP, -1;
       if (++links > kMaxSymlinks) return errno = ELOOP, -1;
       char target[PATH_MAX];
       // For a magic link the kernel checks access first (EACCES for another
@@ -152,7 +153,7 @@ int WalkInRoot(int root_fd, const std::string& path, int flags) {
     // resolved again like any symlink (counted, so a flapping name ends).
     int fd = ::openat(cur(), name.c_str(), flags | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0 && errno == ELOOP) {
-      if (++links > kMaxSymlinks) return errno = ELOOP, -1;
+      if (symlinks == Symlinks::kRefused || ++links > kMaxSymlinks) return errno = ELOOP, -1;
       todo.push_front(std::move(name));
       continue;
     }
@@ -194,12 +195,20 @@ bool SplitContainerPath(const std::string& path, std::vector<std::string>* parts
 }
 
 bool OpenInRoot(int root_fd, const std::string& path, int flags, UniqueFd* out, Error* err) {
+  return OpenInRoot(root_fd, path, flags, Symlinks::kInRoot, out, err);
+}
+
+bool OpenInRoot(int root_fd, const std::string& path, int flags, Symlinks symlinks, UniqueFd* out,
+                Error* err) {
   // RESOLVE_IN_ROOT: "/" and ".." stop at root_fd, absolute symlinks are
   // resolved relative to it. RESOLVE_NO_MAGICLINKS: /proc/<pid>/fd/N style
-  // links, which could jump anywhere, are refused.
+  // links, which could jump anywhere, are refused. RESOLVE_NO_SYMLINKS (on
+  // request): no symlink is followed at all.
   std::string rel = Relative(path);
+  unsigned long long resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+  if (symlinks == Symlinks::kRefused) resolve |= RESOLVE_NO_SYMLINKS;
   if (!kernel::Openat2Missing()) {
-    int fd = OpenAt2(root_fd, rel, flags, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+    int fd = OpenAt2(root_fd, rel, flags, resolve);
     if (fd >= 0) {
       out->reset(fd);
       return true;
@@ -216,14 +225,19 @@ bool OpenInRoot(int root_fd, const std::string& path, int flags, UniqueFd* out, 
       OCID_DEBUG("the kernel has no openat2: resolving paths with the userspace walk");
     }
   }
-  int fd = WalkInRoot(root_fd, rel.empty() ? "." : rel, flags);
+  int fd = WalkInRoot(root_fd, rel.empty() ? "." : rel, flags, symlinks);
   if (fd < 0) return Fail(err, "cannot resolve inside root", path, errno);
   out->reset(fd);
   return true;
 }
 
 bool OpenInRootWalk(int root_fd, const std::string& path, int flags, UniqueFd* out, Error* err) {
-  int fd = WalkInRoot(root_fd, path, flags);
+  return OpenInRootWalk(root_fd, path, flags, Symlinks::kInRoot, out, err);
+}
+
+bool OpenInRootWalk(int root_fd, const std::string& path, int flags, Symlinks symlinks,
+                    UniqueFd* out, Error* err) {
+  int fd = WalkInRoot(root_fd, path, flags, symlinks);
   if (fd < 0) return Fail(err, "cannot resolve inside root", path, errno);
   out->reset(fd);
   return true;

@@ -44,6 +44,16 @@ bool SplitContainerPath(const std::string& path, std::vector<std::string>* parts
 // On a kernel without openat2 (before 5.6) it uses OpenInRootWalk.
 bool OpenInRoot(int root_fd, const std::string& path, int flags, UniqueFd* out, Error* err);
 
+// How a resolution treats the symlinks it meets. kInRoot: followed, inside
+// the root (the default above). kRefused: none is followed, any symlink on
+// the way fails with ELOOP, as openat2's RESOLVE_NO_SYMLINKS (a last
+// component opened O_PATH | O_NOFOLLOW is still the link itself). For a
+// caller that must know the path names a real directory of the image, not
+// another place the image points it at (library_dirs.h).
+enum class Symlinks { kInRoot, kRefused };
+bool OpenInRoot(int root_fd, const std::string& path, int flags, Symlinks symlinks, UniqueFd* out,
+                Error* err);
+
 // The userspace resolver behind OpenInRoot on kernels without openat2, with
 // the semantics of openat2(root_fd, path, flags, RESOLVE_IN_ROOT |
 // RESOLVE_NO_MAGICLINKS), errno included (err->errnum: ENOENT, ENOTDIR,
@@ -62,7 +72,10 @@ bool OpenInRoot(int root_fd, const std::string& path, int flags, UniqueFd* out, 
 //     unless `flags` has O_NOFOLLOW).
 // `path` is relative to root_fd; a leading "/" means root_fd too. Public for
 // the tests and the fuzzer, which compare it with openat2.
+// With Symlinks::kRefused, the first symlink met fails with ELOOP instead.
 bool OpenInRootWalk(int root_fd, const std::string& path, int flags, UniqueFd* out, Error* err);
+bool OpenInRootWalk(int root_fd, const std::string& path, int flags, Symlinks symlinks,
+                    UniqueFd* out, Error* err);
 
 // Opens directory `dir` (absolute, inside root_fd) as an O_PATH fd, creating
 // missing components (mode 0755). One openat2 when it already exists.

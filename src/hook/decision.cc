@@ -4,6 +4,7 @@
 
 #include "activation.h"
 #include "files.h"
+#include "library_dirs.h"
 #include "log.h"
 #include "path_text.h"
 #include "planner.h"
@@ -167,7 +168,12 @@ bool PlanFor(const Options& opts, const Container& c, bool resolve_paths,
              std::unique_ptr<HostRootView>* host, Plan* plan, Error* err) {
   if (!HostRootView::Open(opts.host_root, host, err)) return false;
   (*host)->set_resolve_paths(resolve_paths);
-  PlanInputs in{&c.state, &c.config, &c.inventories, host->get()};
+  // Where the image's loader looks, probed in the rootfs as the runtime
+  // names it on the host (library_dirs.h: fixed candidates, by descriptor,
+  // nothing read). Only a container that asked gets here; the hook's
+  // executor checks later that the container's rootfs is this directory.
+  const std::string rootfs = RootfsPath(c.state.bundle, c.state.root, c.config.root_path);
+  PlanInputs in{&c.state, &c.config, &c.inventories, host->get(), ProbeLibraryDirs(rootfs)};
   return BuildPlan(in, plan, err);
 }
 

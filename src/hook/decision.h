@@ -11,7 +11,9 @@
 //                that asks meets the caps and the strict parse, so one that
 //                did not ask is never failed by its config.json's size or
 //                bytes.
-//   PlanFor      builds the Plan through a HostRootView under --host-root.
+//   PlanFor      builds the Plan through a HostRootView under --host-root,
+//                with the library directories of the container's image
+//                (library_dirs.h: the directory of its libc.so.6).
 #pragma once
 #include <memory>
 #include <string>

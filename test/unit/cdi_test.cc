@@ -83,7 +83,7 @@ const char* kGolden = R"({
       "name": "onload",
       "containerEdits": {
         "env": [
-          "LD_PRELOAD=/usr/lib64/libonload.so"
+          "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libonload.so"
         ],
         "deviceNodes": [
           {
@@ -103,6 +103,26 @@ const char* kGolden = R"({
           {
             "hostPath": "/sim/usr/bin/onload",
             "containerPath": "/usr/bin/onload",
+            "options": [
+              "ro",
+              "nosuid",
+              "nodev",
+              "bind"
+            ]
+          },
+          {
+            "hostPath": "/sim/usr/lib64/libonload.so",
+            "containerPath": "/usr/lib/x86_64-linux-gnu/libonload.so",
+            "options": [
+              "ro",
+              "nosuid",
+              "nodev",
+              "bind"
+            ]
+          },
+          {
+            "hostPath": "/sim/usr/lib64/libonload.so",
+            "containerPath": "/usr/lib/x86_64-linux-gnu/libonload.so.1",
             "options": [
               "ro",
               "nosuid",
@@ -172,7 +192,7 @@ const char* kGolden = R"({
       "name": "all",
       "containerEdits": {
         "env": [
-          "LD_PRELOAD=/usr/lib64/libonload.so"
+          "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libonload.so"
         ],
         "deviceNodes": [
           {
@@ -202,6 +222,26 @@ const char* kGolden = R"({
           {
             "hostPath": "/sim/usr/bin/zf_stackdump",
             "containerPath": "/usr/bin/zf_stackdump",
+            "options": [
+              "ro",
+              "nosuid",
+              "nodev",
+              "bind"
+            ]
+          },
+          {
+            "hostPath": "/sim/usr/lib64/libonload.so",
+            "containerPath": "/usr/lib/x86_64-linux-gnu/libonload.so",
+            "options": [
+              "ro",
+              "nosuid",
+              "nodev",
+              "bind"
+            ]
+          },
+          {
+            "hostPath": "/sim/usr/lib64/libonload.so",
+            "containerPath": "/usr/lib/x86_64-linux-gnu/libonload.so.1",
             "options": [
               "ro",
               "nosuid",
@@ -384,9 +424,11 @@ TEST_CASE("cdi: one device per profile per feature that preloads, with the profi
         std::vector<std::string>{"onload", "zf", "all", "onload-latency", "onload-throughput"});
   auto j = nlohmann::json::parse(spec.json);
   CHECK(j["devices"][3]["containerEdits"]["env"] ==
-        nlohmann::json::array({"LD_PRELOAD=/usr/lib64/libonload.so", "EF_POLL_USEC=100000"}));
+        nlohmann::json::array(
+            {"LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libonload.so", "EF_POLL_USEC=100000"}));
   CHECK(j["devices"][4]["containerEdits"]["env"] ==
-        nlohmann::json::array({"LD_PRELOAD=/usr/lib64/libonload.so", "EF_POLL_USEC=1"}));
+        nlohmann::json::array(
+            {"LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libonload.so", "EF_POLL_USEC=1"}));
   CHECK(j["devices"][3]["containerEdits"]["mounts"] == j["devices"][0]["containerEdits"]["mounts"]);
   REQUIRE(spec.warnings.size() == 1);
   CHECK(Contains(spec.warnings[0], "profile \"latency-best\" gets no CDI device"));
@@ -427,10 +469,10 @@ TEST_CASE(
   std::vector<ocid::CdiFileToWrite> files = ocid::CdiFilesOf(spec);
   REQUIRE(files.size() == 4);
   CHECK(files[0].name == "oci-decorator-onload.onload.preload");
-  CHECK(files[0].bytes == "/usr/lib64/libonload.so\n");
+  CHECK(files[0].bytes == "/usr/lib/x86_64-linux-gnu/libonload.so\n");
   CHECK(files[1].name == "oci-decorator-onload.all.preload");
   CHECK(files[2].name == "oci-decorator-onload.onload-latency.preload");
-  CHECK(files[2].bytes == "/usr/lib64/libonload.so\n");
+  CHECK(files[2].bytes == "/usr/lib/x86_64-linux-gnu/libonload.so\n");
   CHECK(files[3].name == "oci-decorator-onload.json");
   CHECK(files[3].bytes == spec.json);
 }
@@ -439,7 +481,7 @@ TEST_CASE("cdi: without a directory (stdout) LD_PRELOAD stays in the env, no pre
   CdiSpec spec = Build(Parse(kInventory), Host(), "/");
   CHECK(spec.preload_in_env);
   CHECK(spec.preload_files.empty());
-  CHECK(Contains(spec.json, "\"LD_PRELOAD=/usr/lib64/libonload.so\""));
+  CHECK(Contains(spec.json, "\"LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libonload.so\""));
   CHECK_FALSE(Contains(spec.json, "/etc/ld.so.preload"));
   CHECK(ocid::CdiFilesOf(spec).size() == 1);
 }

@@ -104,17 +104,21 @@ TEST_CASE("cluster: the delivery is the plan, named under the host path root") {
   CHECK(onload->delivery.devices[1].minor == 3);
   CHECK(onload->delivery.devices[1].file_mode == 0660);
   CHECK(onload->delivery.devices[1].permissions == "rw");
-  bool lib = false;
-  for (const auto& m : onload->delivery.mounts)
-    if (m.container_path == "/usr/lib64/libonload.so") {
-      lib = true;
-      CHECK(m.host_path == "/host/usr/lib64/libonload.so");
-      CHECK(m.read_only);
-    }
-  CHECK(lib);
+  // For every image: the library in both standard library directories.
+  for (const char* dir : {"/usr/lib64", "/usr/lib/x86_64-linux-gnu"}) {
+    CAPTURE(dir);
+    bool lib = false;
+    for (const auto& m : onload->delivery.mounts)
+      if (m.container_path == std::string(dir) + "/libonload.so") {
+        lib = true;
+        CHECK(m.host_path == "/host/usr/lib64/libonload.so");
+        CHECK(m.read_only);
+      }
+    CHECK(lib);
+  }
   REQUIRE(onload->delivery.env.size() == 1);
   CHECK(onload->delivery.env[0].first == "LD_PRELOAD");
-  CHECK(onload->delivery.env[0].second == "/usr/lib64/libonload.so");
+  CHECK(onload->delivery.env[0].second == "/usr/lib/x86_64-linux-gnu/libonload.so");
   // zf preloads nothing.
   CHECK(Find(v, "zf")->delivery.env.empty());
 }
@@ -210,8 +214,8 @@ TEST_CASE(
   CHECK(onload->profile == "latency");
   CHECK(onload->cdi_device == "amd.com/onload=onload-latency");
   CHECK(onload->delivery.env ==
-        std::vector<std::pair<std::string, std::string>>{{"LD_PRELOAD", "/usr/lib64/libonload.so"},
-                                                         {"EF_POLL_USEC", "100000"}});
+        std::vector<std::pair<std::string, std::string>>{
+            {"LD_PRELOAD", "/usr/lib/x86_64-linux-gnu/libonload.so"}, {"EF_POLL_USEC", "100000"}});
   const ClusterResource* zf = Find(v, "zf");
   REQUIRE(zf);
   CHECK(zf->profile.empty());  // preloads nothing

@@ -582,3 +582,63 @@ TEST_SUITE("hostile.read") {
   }
 
 }  // TEST_SUITE
+
+// Issue 28: the hook, the shim and `plan` plan for the image they are given.
+TEST_SUITE("decision") {
+  TEST_CASE("PlanFor: libraries land in the directory of the bundle rootfs's libc.so.6") {
+    Fixture f;
+    f.t.File("host/usr/lib64/libgood.so", "lib");
+    f.Inventory("good.json", R"({"version": "1", "activation_flag": "OCI_GOOD",
+        "driver_feature": ["f"],
+        "inventory": {"f": {"binaries": ["/usr/bin/good-tool"],
+                            "libraries": ["/usr/lib64/libgood.so"], "preload": ["libgood.so"]}}})");
+    f.ConfigEnv(R"("OCI_GOOD=all")");
+    auto plan = [&](ocid::Plan* p) {
+      Loaded l = Load(f, f.State());
+      REQUIRE_MESSAGE(l.ok, l.err.Line());
+      REQUIRE(l.asked);
+      Error err;
+      REQUIRE_MESSAGE(Plan(f, l, p, &err), err.Line());
+    };
+    auto targets = [](const ocid::Plan& p) {
+      std::vector<std::string> t;
+      for (const auto& m : p.mounts) t.push_back(m.target);
+      return t;
+    };
+    ocid::Plan p;
+    SUBCASE("a Debian image, /usr not merged") {
+      f.t.File("bundle/rootfs/lib/x86_64-linux-gnu/libc.so.6", "glibc");
+      plan(&p);
+      CHECK(targets(p) ==
+            std::vector<std::string>{"/lib/x86_64-linux-gnu/libgood.so", "/usr/bin/good-tool"});
+      CHECK(p.preload == std::vector<std::string>{"/lib/x86_64-linux-gnu/libgood.so"});
+      CHECK(p.library_dirs.why == "the image's libc.so.6 is in /lib/x86_64-linux-gnu");
+      CHECK(p.warnings.empty());
+    }
+    SUBCASE("a RHEL image") {
+      f.t.File("bundle/rootfs/usr/lib64/libc.so.6", "glibc");
+      f.t.Link("bundle/rootfs/lib64", "usr/lib64");
+      plan(&p);
+      CHECK(targets(p) == std::vector<std::string>{"/usr/bin/good-tool", "/usr/lib64/libgood.so"});
+      CHECK(p.warnings.empty());
+    }
+    SUBCASE("a musl image: both directories, and the warning") {
+      f.t.File("bundle/rootfs/lib/ld-musl-x86_64.so.1", "musl");
+      plan(&p);
+      CHECK(targets(p) == std::vector<std::string>{"/usr/bin/good-tool",
+                                                   "/usr/lib/x86_64-linux-gnu/libgood.so",
+                                                   "/usr/lib64/libgood.so"});
+      REQUIRE(p.warnings.size() == 1);
+      CHECK(Contains(p.warnings[0], "good.json: the image has no glibc"));
+    }
+    SUBCASE("no rootfs to look at (plan on a bare bundle): both directories, no warning") {
+      f.t.File("bundle/config.json",
+               R"({"root": {"path": "no-rootfs"}, "process": {"env": ["OCI_GOOD=all"]}})");
+      plan(&p);
+      CHECK(p.library_dirs.dirs ==
+            std::vector<std::string>{"/usr/lib/x86_64-linux-gnu", "/usr/lib64"});
+      CHECK(Contains(p.library_dirs.why, "no rootfs at " + f.bundle + "/no-rootfs"));
+      CHECK(p.warnings.empty());
+    }
+  }
+}  // TEST_SUITE

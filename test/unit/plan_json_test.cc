@@ -44,9 +44,12 @@ Plan SamplePlan() {
                          "env OCI_ONLOAD=all"});
   p.mounts.push_back(Op(FileType::kCharDevice, "/dev/onload", "/dev/onload", makedev(300, 5)));
   p.mounts.push_back(Op(FileType::kBlockDevice, "/dev/nvme0n1", "/dev/nvme0n1", makedev(259, 300)));
-  MountOp lib =
-      Op(FileType::kRegular, "/usr/lib64/libonload_ext.so", "/usr/lib64/libonload_ext.so");
+  // A RHEL-layout host's library, in the directory of a Debian image's libc.
+  p.library_dirs = ocid::ImageLibraryDirs("/lib/x86_64-linux-gnu");
+  MountOp lib = Op(FileType::kRegular, "/usr/lib64/libonload_ext.so",
+                   "/lib/x86_64-linux-gnu/libonload_ext.so");
   lib.resolved = "/usr/lib64/libonload_ext.so.1.1.0";
+  lib.library = true;
   p.mounts.push_back(lib);
   p.mounts.push_back(
       Op(FileType::kDirectory, "/usr/libexec/onload/profiles", "/usr/libexec/onload/profiles"));
@@ -59,7 +62,7 @@ Plan SamplePlan() {
   b.major = 259;
   b.minor = 300;
   p.device_rules = {c, b};
-  p.preload = {"/usr/lib64/libonload.so"};
+  p.preload = {"/lib/x86_64-linux-gnu/libonload.so"};
   p.skipped = {"/dev/knem"};
   return p;
 }
@@ -77,8 +80,8 @@ TEST_SUITE("plan_json") {
     json j = json::parse(text, nullptr, false);
     REQUIRE_FALSE(j.is_discarded());
     REQUIRE(j.is_object());
-    for (const char* k : {"container", "active", "activated", "mounts", "devices", "cgroup_rules",
-                          "preload", "preload_file", "skipped"}) {
+    for (const char* k : {"container", "active", "activated", "library_dirs", "mounts", "devices",
+                          "cgroup_rules", "preload", "preload_file", "skipped"}) {
       CAPTURE(k);
       CHECK(j.contains(k));
     }
@@ -109,7 +112,11 @@ TEST_SUITE("plan_json") {
     CHECK(ms[3]["type"] == "directory");
     CHECK(ms[2]["source"] == "/usr/lib64/libonload_ext.so");
     CHECK(ms[2]["resolved"] == "/usr/lib64/libonload_ext.so.1.1.0");
-    CHECK(ms[2]["target"] == "/usr/lib64/libonload_ext.so");
+    CHECK(ms[2]["target"] == "/lib/x86_64-linux-gnu/libonload_ext.so");
+    // Where libraries land, and why.
+    CHECK(j["library_dirs"] ==
+          json({{"dirs", {"/lib/x86_64-linux-gnu"}},
+                {"why", "the image's libc.so.6 is in /lib/x86_64-linux-gnu"}}));
 
     // Device nodes must stay usable: no nodev; files and directories get it.
     for (int i : {0, 1}) {
@@ -137,7 +144,7 @@ TEST_SUITE("plan_json") {
     CHECK(devs[1]["minor"] == 300);
 
     CHECK(j["cgroup_rules"] == json({"c 300:5 rwm", "b 259:300 rwm"}));
-    CHECK(j["preload"] == json({"/usr/lib64/libonload.so"}));
+    CHECK(j["preload"] == json({"/lib/x86_64-linux-gnu/libonload.so"}));
     CHECK(j["preload_file"] == "/etc/ld.so.preload");
     CHECK(j["skipped"] == json({"/dev/knem"}));
   }
@@ -183,6 +190,7 @@ TEST_SUITE("plan_json") {
       CHECK(j[k].empty());
     }
     CHECK(j["preload_file"] == "");
+    CHECK(j["library_dirs"]["dirs"].empty());
   }
 
   TEST_CASE("strings are escaped, output stays valid JSON") {

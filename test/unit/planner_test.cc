@@ -14,6 +14,7 @@
 #include "bundle_config.h"
 #include "host_view.h"
 #include "inventory.h"
+#include "library_dirs.h"
 #include "oci_state.h"
 #include "plan.h"
 #include "planner.h"
@@ -159,6 +160,8 @@ struct Run {
   Plan plan;
   Error err;
   bool ok = false;
+  // Where libraries go: the image not seen unless a case sets it.
+  ocid::LibraryDirs libraries = ocid::UnseenLibraryDirs();
 
   Run() {
     state.id = "ctr1";
@@ -173,6 +176,7 @@ struct Run {
     in.config = &config;
     in.inventories = &set;
     in.host = &host;
+    in.libraries = libraries;
     ok = BuildPlan(in, &plan, &err);
     return ok;
   }
@@ -243,6 +247,12 @@ TEST_SUITE("planner") {
                                  "/usr/bin/onload_stackdump",
                                  "/usr/bin/zf_debug",
                                  "/usr/bin/zf_stackdump",
+                                 "/usr/lib/x86_64-linux-gnu/libonload.so",
+                                 "/usr/lib/x86_64-linux-gnu/libonload_ext.so",
+                                 "/usr/lib/x86_64-linux-gnu/libonload_ext.so.1",
+                                 "/usr/lib/x86_64-linux-gnu/libonload_ext.so.1.1.0",
+                                 "/usr/lib/x86_64-linux-gnu/libonload_zf.so",
+                                 "/usr/lib/x86_64-linux-gnu/libonload_zf.so.1.1.1",
                                  "/usr/lib64/libonload.so",
                                  "/usr/lib64/libonload_ext.so",
                                  "/usr/lib64/libonload_ext.so.1",
@@ -255,8 +265,11 @@ TEST_SUITE("planner") {
     // sfc_char is in both features: one mount, one rule.
     CHECK(CountTarget(r.plan, "/dev/sfc_char") == 1);
     CHECK(Rules(r.plan) == Strings{"c 300:0 rw", "c 301:0 rw", "c 302:0 rw"});
-    CHECK(r.plan.preload == Strings{"/usr/lib64/libonload.so"});
+    // The image not seen: the first library directory, Debian's.
+    CHECK(r.plan.preload == Strings{"/usr/lib/x86_64-linux-gnu/libonload.so"});
     CHECK(r.plan.skipped.empty());
+    CHECK(r.plan.library_dirs.dirs == Strings{"/usr/lib/x86_64-linux-gnu", "/usr/lib64"});
+    for (const auto& w : r.plan.warnings) CHECK_FALSE(Contains(w, "glibc"));
 
     const MountOp* dev = Mount(r.plan, "/dev/onload");
     REQUIRE(dev);
@@ -292,6 +305,8 @@ TEST_SUITE("planner") {
     REQUIRE(r.plan.activated.size() == 1);
     CHECK(r.plan.activated[0].features == Strings{"zf"});
     CHECK(Targets(r.plan) == Strings{"/dev/sfc_char", "/usr/bin/zf_debug", "/usr/bin/zf_stackdump",
+                                     "/usr/lib/x86_64-linux-gnu/libonload_zf.so",
+                                     "/usr/lib/x86_64-linux-gnu/libonload_zf.so.1.1.1",
                                      "/usr/lib64/libonload_zf.so",
                                      "/usr/lib64/libonload_zf.so.1.1.1"});
     for (const auto& m : r.plan.mounts) CHECK(m.feature == "zf");
@@ -316,14 +331,17 @@ TEST_SUITE("planner") {
     r.config.env = {"OCI_ONLOAD=onload"};
     r.set.inventories = {Shipped("onload.json")};
     REQUIRE_MESSAGE(r.Go(host), r.err.Line());
-    CHECK(Targets(r.plan) == Strings{"/dev/onload", "/dev/onload_epoll", "/dev/sfc_char",
-                                     "/sbin/onload_tool", "/usr/bin/onload",
-                                     "/usr/bin/onload_stackdump",
-                                     "/usr/lib/x86_64-linux-gnu/libonload.so",
-                                     "/usr/lib/x86_64-linux-gnu/libonload_ext.so",
-                                     "/usr/lib/x86_64-linux-gnu/libonload_ext.so.1.1.0",
-                                     "/usr/libexec/onload/profiles"});
+    CHECK(Targets(r.plan) ==
+          Strings{"/dev/onload", "/dev/onload_epoll", "/dev/sfc_char", "/sbin/onload_tool",
+                  "/usr/bin/onload", "/usr/bin/onload_stackdump",
+                  "/usr/lib/x86_64-linux-gnu/libonload.so",
+                  "/usr/lib/x86_64-linux-gnu/libonload_ext.so",
+                  "/usr/lib/x86_64-linux-gnu/libonload_ext.so.1.1.0", "/usr/lib64/libonload.so",
+                  "/usr/lib64/libonload_ext.so", "/usr/lib64/libonload_ext.so.1.1.0",
+                  "/usr/libexec/onload/profiles"});
     CHECK(r.plan.preload == Strings{"/usr/lib/x86_64-linux-gnu/libonload.so"});
+    CHECK(Mount(r.plan, "/usr/lib64/libonload.so")->source ==
+          "/usr/lib/x86_64-linux-gnu/libonload.so");
     CHECK(Rules(r.plan) == Strings{"c 240:0 rw", "c 241:0 rw", "c 242:0 rw"});
   }
 
@@ -333,8 +351,14 @@ TEST_SUITE("planner") {
     r.config.env = {"OCI_ONLOAD=onload"};
     r.set.inventories = {Shipped("onload.json")};
     REQUIRE_MESSAGE(r.Go(host), r.err.Line());
-    CHECK(Mount(r.plan, "/usr/lib64/libonload.so") != nullptr);
-    CHECK(Mount(r.plan, "/usr/lib/x86_64-linux-gnu/libonload.so") == nullptr);
+    // Both library directories get the file of the first alternative; the
+    // later one's file is mounted nowhere.
+    for (const auto& m : r.plan.mounts) CHECK(m.source != "/usr/lib/x86_64-linux-gnu/libonload.so");
+    for (const char* t : {"/usr/lib64/libonload.so", "/usr/lib/x86_64-linux-gnu/libonload.so"}) {
+      CAPTURE(t);
+      REQUIRE(Mount(r.plan, t) != nullptr);
+      CHECK(Mount(r.plan, t)->source == "/usr/lib64/libonload.so");
+    }
   }
 
   TEST_CASE("version symlinks: each name its own mount of the resolved file") {
@@ -344,15 +368,18 @@ TEST_SUITE("planner") {
     r.set.inventories = {Shipped("onload.json")};
     REQUIRE_MESSAGE(r.Go(host), r.err.Line());
     const std::string real = "/usr/lib64/libonload_ext.so.1.1.0";
-    for (const char* name : {"/usr/lib64/libonload_ext.so", "/usr/lib64/libonload_ext.so.1",
-                             "/usr/lib64/libonload_ext.so.1.1.0"}) {
-      CAPTURE(name);
-      const MountOp* m = Mount(r.plan, name);
-      REQUIRE(m);
-      CHECK(m->source == name);
-      CHECK(m->resolved == real);
-      CHECK(m->type == FileType::kRegular);
-    }
+    for (const char* dir : {"/usr/lib64", "/usr/lib/x86_64-linux-gnu"})
+      for (const char* name :
+           {"libonload_ext.so", "libonload_ext.so.1", "libonload_ext.so.1.1.0"}) {
+        CAPTURE(dir);
+        CAPTURE(name);
+        const MountOp* m = Mount(r.plan, std::string(dir) + "/" + name);
+        REQUIRE(m);
+        CHECK(m->source == std::string("/usr/lib64/") + name);
+        CHECK(m->resolved == real);
+        CHECK(m->type == FileType::kRegular);
+        CHECK(m->library);
+      }
     CHECK(Mount(r.plan, "/usr/lib64/libonload_ext.so")->ino ==
           Mount(r.plan, "/usr/lib64/libonload_ext.so.1.1.0")->ino);
   }
@@ -525,7 +552,8 @@ TEST_SUITE("planner") {
     r.set.inventories = {Parse(a, kDir + "a.json"), Parse(b, kDir + "b.json")};
     REQUIRE_MESSAGE(r.Go(host), r.err.Line());
     CHECK(r.plan.activated.size() == 2);
-    CHECK(Targets(r.plan) == Strings{"/dev/sfc_char", "/usr/lib64/libshared.so"});
+    CHECK(Targets(r.plan) == Strings{"/dev/sfc_char", "/usr/lib/x86_64-linux-gnu/libshared.so",
+                                     "/usr/lib64/libshared.so"});
     CHECK(Rules(r.plan) == Strings{"c 302:0 rw"});
   }
 
@@ -638,9 +666,11 @@ TEST_SUITE("planner") {
     host.Dir("/usr/lib64/vendor")
         .File("/usr/lib64/vendor/libv.so", "/opt/vendor/lib/libv.so.1")
         .File("/usr/lib64/vendor/libw.so");
+    // (miscellaneous: a library entry would go by name to the library
+    // directories, "library entries go by name ..." below.)
     const std::string inv = R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":{
       "directories":["/usr/lib64/vendor"],
-      "libraries":["/usr/lib64/vendor/libv.so", "/usr/lib64/vendor/libw.so"]}}})";
+      "miscellaneous":["/usr/lib64/vendor/libv.so", "/usr/lib64/vendor/libw.so"]}}})";
     Run r;
     r.config.env = {"OCI_T=all"};
     r.set.inventories = {Parse(inv, kDir + "t.json")};
@@ -726,10 +756,25 @@ TEST_SUITE("planner") {
     r.config.env = {"OCI_NVIDIA=all"};
     r.set.inventories = {Parse(seed, kDir + "oci-nvidia.json")};
     REQUIRE_MESSAGE(r.Go(host), r.err.Line());
-    CHECK(Targets(r.plan) == Strings{"/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia0",
-                                     "/dev/nvidiactl", "/etc/ld.so.conf.d/nvidia-lib64.conf",
-                                     "/usr/bin/nvidia-cuda-mps-control",
-                                     "/usr/bin/nvidia-cuda-ms-server", "/usr/lib64/nvidia"});
+    // The libraries go by name where the image's loader looks (the seed's
+    // ld.so.conf.d file would need an ldconfig run, which never happens);
+    // the directory is mounted as listed.
+    Strings libs;
+    for (const char* dir : {"/usr/lib/x86_64-linux-gnu", "/usr/lib64"})
+      for (const char* name : {"libcuda.so", "libcuda.so.396.26", "libnvidia-compiler.so.396.26",
+                               "libnvidia-fatbinaryloader.so.396.26", "libnvidia-opencl.so.396.26",
+                               "libnvidia-ptxjitcompiler.so.396.26"})
+        libs.push_back(std::string(dir) + "/" + name);
+    Strings want = {"/dev/nvidia-uvm",
+                    "/dev/nvidia-uvm-tools",
+                    "/dev/nvidia0",
+                    "/dev/nvidiactl",
+                    "/etc/ld.so.conf.d/nvidia-lib64.conf",
+                    "/usr/bin/nvidia-cuda-mps-control",
+                    "/usr/bin/nvidia-cuda-ms-server"};
+    want.insert(want.end(), libs.begin(), libs.end());
+    want.push_back("/usr/lib64/nvidia");
+    CHECK(Targets(r.plan) == want);
     CHECK(Rules(r.plan) == Strings{"c 507:0 rw", "c 507:1 rw", "c 195:0 rw", "c 195:255 rw"});
   }
 
@@ -843,6 +888,226 @@ TEST_SUITE("planner") {
     CHECK(c.uid == kNone);
     CHECK(c.gid == kNone);
     CHECK(c.groups.empty());
+  }
+
+  // Issue 28: libraries go where the image's loader looks, by name.
+  TEST_CASE("libraries: a Debian image seen gets them in its libc directory only") {
+    FakeHost host = OnloadHost();  // a RHEL-layout host
+    Run r;
+    r.config.env = {"OCI_ONLOAD=all"};
+    r.set.inventories = {Shipped("onload.json")};
+    r.libraries = ocid::ImageLibraryDirs("/lib/x86_64-linux-gnu");
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    Strings libs;
+    for (const auto& m : r.plan.mounts)
+      if (m.library) libs.push_back(m.target);
+    CHECK(libs == Strings{"/lib/x86_64-linux-gnu/libonload.so",
+                          "/lib/x86_64-linux-gnu/libonload_ext.so",
+                          "/lib/x86_64-linux-gnu/libonload_ext.so.1",
+                          "/lib/x86_64-linux-gnu/libonload_ext.so.1.1.0",
+                          "/lib/x86_64-linux-gnu/libonload_zf.so",
+                          "/lib/x86_64-linux-gnu/libonload_zf.so.1.1.1"});
+    for (const auto& m : r.plan.mounts) {
+      CAPTURE(m.target);
+      CHECK(m.target.rfind("/usr/lib64/", 0) != 0);  // not the host's place
+    }
+    CHECK(Mount(r.plan, "/lib/x86_64-linux-gnu/libonload_ext.so.1")->source ==
+          "/usr/lib64/libonload_ext.so.1");
+    CHECK(Mount(r.plan, "/lib/x86_64-linux-gnu/libonload_ext.so.1")->resolved ==
+          "/usr/lib64/libonload_ext.so.1.1.0");
+    CHECK(r.plan.preload == Strings{"/lib/x86_64-linux-gnu/libonload.so"});
+    CHECK(r.plan.library_dirs.dirs == Strings{"/lib/x86_64-linux-gnu"});
+    CHECK(r.plan.library_dirs.why == "the image's libc.so.6 is in /lib/x86_64-linux-gnu");
+    // Binaries, devices and directories stay at their paths.
+    CHECK(Mount(r.plan, "/usr/bin/onload") != nullptr);
+    CHECK(Mount(r.plan, "/usr/libexec/onload/profiles") != nullptr);
+    CHECK(Mount(r.plan, "/dev/onload") != nullptr);
+  }
+
+  TEST_CASE("libraries: a RHEL image seen on a Debian host gets them in /usr/lib64") {
+    FakeHost host;
+    host.Chr("/dev/onload", 240, 0)
+        .Chr("/dev/onload_epoll", 241, 0)
+        .Chr("/dev/sfc_char", 242, 0)
+        .File("/usr/bin/onload")
+        .File("/usr/bin/onload_stackdump")
+        .File("/sbin/onload_tool")
+        .File("/usr/lib/x86_64-linux-gnu/libonload.so")
+        .File("/usr/lib/x86_64-linux-gnu/libonload_ext.so",
+              "/usr/lib/x86_64-linux-gnu/libonload_ext.so.1.1.0")
+        .File("/usr/lib/x86_64-linux-gnu/libonload_ext.so.1.1.0")
+        .Dir("/usr/libexec/onload/profiles");
+    Run r;
+    r.config.env = {"OCI_ONLOAD=onload"};
+    r.set.inventories = {Shipped("onload.json")};
+    r.libraries = ocid::ImageLibraryDirs("/usr/lib64");
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    CHECK(Targets(r.plan) ==
+          Strings{"/dev/onload", "/dev/onload_epoll", "/dev/sfc_char", "/sbin/onload_tool",
+                  "/usr/bin/onload", "/usr/bin/onload_stackdump", "/usr/lib64/libonload.so",
+                  "/usr/lib64/libonload_ext.so", "/usr/lib64/libonload_ext.so.1.1.0",
+                  "/usr/libexec/onload/profiles"});
+    CHECK(Mount(r.plan, "/usr/lib64/libonload_ext.so")->source ==
+          "/usr/lib/x86_64-linux-gnu/libonload_ext.so");
+    CHECK(r.plan.preload == Strings{"/usr/lib64/libonload.so"});
+  }
+
+  TEST_CASE("libraries: the image not seen gets both standard directories, preload the first") {
+    FakeHost host = OnloadHost();
+    Run r;
+    r.config.env = {"OCI_ONLOAD=onload"};
+    r.set.inventories = {Shipped("onload.json")};
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    CHECK(r.plan.library_dirs.dirs == Strings{"/usr/lib/x86_64-linux-gnu", "/usr/lib64"});
+    CHECK(Contains(r.plan.library_dirs.why, "one answer for every image"));
+    for (const char* t : {"/usr/lib/x86_64-linux-gnu/libonload.so", "/usr/lib64/libonload.so"}) {
+      CAPTURE(t);
+      REQUIRE(Mount(r.plan, t));
+      CHECK(Mount(r.plan, t)->source == "/usr/lib64/libonload.so");
+      CHECK(Mount(r.plan, t)->library);
+    }
+    CHECK(r.plan.preload == Strings{"/usr/lib/x86_64-linux-gnu/libonload.so"});
+
+    // The same for a plan for no container (CDI, the device plugin).
+    Plan p;
+    Error err;
+    REQUIRE_MESSAGE(ocid::BuildInventoryPlan(Shipped("onload.json"), {"onload"}, host, &p, &err),
+                    err.Line());
+    CHECK(p.library_dirs.dirs == Strings{"/usr/lib/x86_64-linux-gnu", "/usr/lib64"});
+    CHECK(p.preload == Strings{"/usr/lib/x86_64-linux-gnu/libonload.so"});
+    CHECK(Mount(p, "/usr/lib64/libonload_ext.so.1") != nullptr);
+    CHECK(Mount(p, "/usr/lib/x86_64-linux-gnu/libonload_ext.so.1") != nullptr);
+  }
+
+  TEST_CASE("libraries: an image without glibc gets the pair and one warning per inventory") {
+    FakeHost host = OnloadHost();
+    host.Chr("/dev/infiniband/uverbs0", 231, 192).Chr("/dev/knem", 10, 57);
+    Run r;
+    r.config.env = {"OCI_ONLOAD=all"};
+    r.set.inventories = {Shipped("onload.json")};
+    r.libraries = ocid::NoGlibcLibraryDirs();
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    CHECK(r.plan.library_dirs.dirs == Strings{"/usr/lib/x86_64-linux-gnu", "/usr/lib64"});
+    CHECK(Mount(r.plan, "/usr/lib64/libonload_zf.so") != nullptr);
+    Strings glibc;
+    for (const auto& w : r.plan.warnings)
+      if (Contains(w, "glibc")) glibc.push_back(w);
+    REQUIRE(glibc.size() == 1);
+    CHECK(Contains(glibc[0], kDir + "onload.json"));
+    CHECK(Contains(glibc[0], "the image has no glibc"));
+    CHECK(Contains(glibc[0], "/lib/x86_64-linux-gnu"));  // where it looked
+    CHECK(Contains(glibc[0], "dynamically linked glibc program"));
+
+    // A plan that mounts no library says nothing about glibc.
+    Run devices_only;
+    devices_only.config.env = {"OCI_RDMA=verbs"};
+    devices_only.set.inventories = {Shipped("rdma.json")};
+    devices_only.libraries = ocid::NoGlibcLibraryDirs();
+    REQUIRE_MESSAGE(devices_only.Go(host), devices_only.err.Line());
+    CHECK(devices_only.plan.Active());
+    CHECK(devices_only.plan.warnings.empty());
+
+    // A library placed by the inventory itself is not the planner's to warn about.
+    Run placed;
+    placed.config.env = {"OCI_T=f"};
+    placed.set.inventories = {Parse(R"({"activation_flag":"OCI_T","driver_feature":["f"],
+      "inventory":{"f":{"libraries":[{"source":"/usr/lib64/libonload.so","target_dir":"/opt/lib"}]}}})",
+                                    kDir + "t.json")};
+    placed.libraries = ocid::NoGlibcLibraryDirs();
+    REQUIRE_MESSAGE(placed.Go(host), placed.err.Line());
+    CHECK(Targets(placed.plan) == Strings{"/opt/lib/libonload.so"});
+    CHECK(placed.plan.warnings.empty());
+
+    // Not asked: no plan, no warning.
+    Run none;
+    none.set.inventories = {Shipped("onload.json")};
+    none.libraries = ocid::NoGlibcLibraryDirs();
+    REQUIRE_MESSAGE(none.Go(host), none.err.Line());
+    CHECK(none.plan.warnings.empty());
+  }
+
+  TEST_CASE("libraries: an image that could not be looked at gets the pair and a warning") {
+    FakeHost host = OnloadHost();
+    Run r;
+    r.config.env = {"OCI_ONLOAD=zf"};
+    r.set.inventories = {Shipped("onload.json")};
+    r.libraries = ocid::UnseenLibraryDirs("the image could not be looked at");
+    r.libraries.probe_error =
+        "cannot look for the image's libc.so.6: /usr/lib64: Permission denied";
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    CHECK(r.plan.library_dirs.dirs == Strings{"/usr/lib/x86_64-linux-gnu", "/usr/lib64"});
+    Strings probe;
+    for (const auto& w : r.plan.warnings)
+      if (Contains(w, "libc.so.6")) probe.push_back(w);
+    REQUIRE(probe.size() == 1);
+    CHECK(Contains(probe[0], kDir + "onload.json"));
+    CHECK(Contains(probe[0], "Permission denied"));
+    CHECK(Contains(probe[0], "/usr/lib/x86_64-linux-gnu and /usr/lib64"));
+    CHECK_FALSE(Contains(probe[0], "no glibc"));
+  }
+
+  TEST_CASE("libraries: target and target_dir, and other categories, keep their places") {
+    FakeHost host = OnloadHost();
+    host.File("/usr/lib64/libvendor.conf");
+    const std::string inv = R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":{
+      "libraries":[{"source":"/usr/lib64/libonload_ext.so*","target_dir":"/usr/lib64"},
+                   {"source":"/usr/lib64/libonload.so","target":"/opt/onload/preload.so"}],
+      "miscellaneous":["/usr/lib64/libvendor.conf"],
+      "binaries":["/usr/lib64/libonload_zf.so"],
+      "preload":["libonload_ext.so"]}}})";
+    Run r;
+    r.config.env = {"OCI_T=f"};
+    r.set.inventories = {Parse(inv, kDir + "t.json")};
+    r.libraries = ocid::ImageLibraryDirs("/lib/x86_64-linux-gnu");
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    CHECK(Targets(r.plan) == Strings{"/opt/onload/preload.so", "/usr/lib64/libonload_ext.so",
+                                     "/usr/lib64/libonload_ext.so.1",
+                                     "/usr/lib64/libonload_ext.so.1.1.0",
+                                     "/usr/lib64/libonload_zf.so", "/usr/lib64/libvendor.conf"});
+    for (const auto& m : r.plan.mounts) CHECK_FALSE(m.library);
+    CHECK(r.plan.preload == Strings{"/usr/lib64/libonload_ext.so"});
+  }
+
+  TEST_CASE("libraries: a library inside a directory the inventory mounts still goes by name") {
+    FakeHost host;
+    host.Dir("/usr/lib64/vendor").File("/usr/lib64/vendor/libv.so");
+    const std::string inv = R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":{
+      "directories":["/usr/lib64/vendor"], "libraries":["/usr/lib64/vendor/libv.so"]}}})";
+    Run r;
+    r.config.env = {"OCI_T=all"};
+    r.set.inventories = {Parse(inv, kDir + "t.json")};
+    r.libraries = ocid::ImageLibraryDirs("/usr/lib64");
+    REQUIRE_MESSAGE(r.Go(host), r.err.Line());
+    CHECK(Targets(r.plan) == Strings{"/usr/lib64/libv.so", "/usr/lib64/vendor"});
+  }
+
+  TEST_CASE("libraries: one name from two host files in two inventories is a clear conflict") {
+    FakeHost host;
+    host.File("/usr/lib64/libshared.so").File("/opt/b/lib/libshared.so");
+    const std::string a =
+        R"({"activation_flag":"OCI_A","driver_feature":["f"],"inventory":{"f":{"libraries":["/usr/lib64/libshared.so"]}}})";
+    const std::string b =
+        R"({"activation_flag":"OCI_B","driver_feature":["g"],"inventory":{"g":{"libraries":["/opt/b/lib/libshared.so"]}}})";
+    Run r;
+    r.config.env = {"OCI_A=all", "OCI_B=all"};
+    r.set.inventories = {Parse(a, kDir + "a.json"), Parse(b, kDir + "b.json")};
+    r.libraries = ocid::ImageLibraryDirs("/lib/x86_64-linux-gnu");
+    CHECK_FALSE(r.Go(host));
+    const std::string line = r.err.Line();
+    CAPTURE(line);
+    CHECK(Contains(line, "/lib/x86_64-linux-gnu/libshared.so"));
+    CHECK(Contains(line, "/usr/lib64/libshared.so (" + kDir + "a.json)"));
+    CHECK(Contains(line, "/opt/b/lib/libshared.so (" + kDir + "b.json)"));
+    CHECK(Contains(line, "only one file of a name"));
+    CHECK(Contains(line, "target_dir"));
+
+    // Either alone is fine.
+    Run one;
+    one.config.env = {"OCI_B=all"};
+    one.set.inventories = r.set.inventories;
+    one.libraries = r.libraries;
+    REQUIRE_MESSAGE(one.Go(host), one.err.Line());
+    CHECK(Targets(one.plan) == Strings{"/lib/x86_64-linux-gnu/libshared.so"});
   }
 
 }  // TEST_SUITE

@@ -84,21 +84,25 @@ Outcome OfFd(int fd, int err) {
   return o;
 }
 
-// openat2 RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS itself, with `path` as is.
-Outcome ByOpenat2(int root, const std::string& path, int flags) {
+// openat2 RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS itself, with `path` as is
+// (and RESOLVE_NO_SYMLINKS for Symlinks::kRefused).
+Outcome ByOpenat2(int root, const std::string& path, int flags,
+                  Symlinks symlinks = Symlinks::kInRoot) {
   open_how how{};
   how.flags = static_cast<unsigned long long>(flags | O_CLOEXEC);
   how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+  if (symlinks == Symlinks::kRefused) how.resolve |= RESOLVE_NO_SYMLINKS;
   int fd;
   do fd = sys::openat2(root, path.c_str(), &how);
   while (fd < 0 && errno == EAGAIN);
   return OfFd(fd, errno);
 }
 
-Outcome ByWalk(int root, const std::string& path, int flags) {
+Outcome ByWalk(int root, const std::string& path, int flags,
+               Symlinks symlinks = Symlinks::kInRoot) {
   UniqueFd fd;
   Error err;
-  if (!OpenInRootWalk(root, path, flags, &fd, &err)) return OfFd(-1, err.errnum);
+  if (!OpenInRootWalk(root, path, flags, symlinks, &fd, &err)) return OfFd(-1, err.errnum);
   return OfFd(fd.release(), 0);
 }
 
@@ -124,17 +128,20 @@ const int kFlagSets[] = {O_PATH,
                          O_PATH | O_NOFOLLOW | O_DIRECTORY};
 
 // Both resolvers give the same outcome for `path` under every flag set,
-// and it is never a file of `outside`.
+// with symlinks followed in the root and with symlinks refused, and it is
+// never a file of `outside`.
 void CheckAgree(int root, const std::string& path,
                 const std::set<std::pair<uint64_t, uint64_t>>& outside = {}) {
-  for (int flags : kFlagSets) {
-    CAPTURE(path);
-    CAPTURE(flags);
-    Outcome kernel = ByOpenat2(root, path, flags);
-    Outcome walk = ByWalk(root, path, flags);
-    CHECK(walk == kernel);
-    CHECK(outside.count({walk.dev, walk.ino}) == 0);
-  }
+  for (Symlinks symlinks : {Symlinks::kInRoot, Symlinks::kRefused})
+    for (int flags : kFlagSets) {
+      CAPTURE(path);
+      CAPTURE(flags);
+      CAPTURE(symlinks == Symlinks::kRefused);
+      Outcome kernel = ByOpenat2(root, path, flags, symlinks);
+      Outcome walk = ByWalk(root, path, flags, symlinks);
+      CHECK(walk == kernel);
+      CHECK(outside.count({walk.dev, walk.ino}) == 0);
+    }
 }
 
 TEST_CASE("SplitContainerPath rejects relative paths, dot components and /") {
@@ -202,6 +209,40 @@ TEST_CASE("OpenInRoot: symlink loops fail with ELOOP") {
   CHECK(err.errnum == ELOOP);
   CheckAgree(h.root.get(), "/a/x");
   CheckAgree(h.root.get(), "/a");
+}
+
+TEST_CASE("OpenInRoot with Symlinks::kRefused: a symlink anywhere on the way is ELOOP") {
+  Hostile h;
+  h.rootfs.Dir("usr/lib/x86_64-linux-gnu");
+  h.rootfs.Link("lib", "usr/lib");                             // merged /usr, relative
+  h.rootfs.Link("lib64", "/usr/lib");                          // absolute, inside the root
+  h.rootfs.Link("usr/lib64", h.outside / "marker/usr/lib64");  // to the host's tree
+  h.rootfs.File("usr/lib/x86_64-linux-gnu/libc.so.6");
+  h.rootfs.Link("usr/lib/x86_64-linux-gnu/libc.so.link", "libc.so.6");
+  for (auto walk : {false, true}) {
+    CAPTURE(walk);
+    auto open = [&](const std::string& p, int flags, UniqueFd* fd, Error* err) {
+      return walk ? OpenInRootWalk(h.root.get(), p, flags, Symlinks::kRefused, fd, err)
+                  : OpenInRoot(h.root.get(), p, flags, Symlinks::kRefused, fd, err);
+    };
+    UniqueFd fd;
+    Error err;
+    REQUIRE(open("/usr/lib/x86_64-linux-gnu", O_PATH | O_DIRECTORY, &fd, &err));
+    CHECK(SameFile(fd.get(), h.rootfs / "usr/lib/x86_64-linux-gnu"));
+    for (const char* p : {"/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
+                          "/usr/lib/x86_64-linux-gnu/libc.so.link"}) {
+      CAPTURE(p);
+      CHECK_FALSE(open(p, O_PATH, &fd, &err));
+      CHECK(err.errnum == ELOOP);
+    }
+    // The link itself, as openat2 gives it with O_PATH | O_NOFOLLOW.
+    REQUIRE(open("/lib", O_PATH | O_NOFOLLOW, &fd, &err));
+    struct stat st;
+    CHECK((::fstat(fd.get(), &st) == 0 && S_ISLNK(st.st_mode)));
+  }
+  for (const char* p : {"/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib"})
+    CheckAgree(h.root.get(), p, InodesUnder(h.outside.path()));
+  CHECK(h.OutsideUnchanged());
 }
 
 TEST_CASE("PrepareMountpoint creates missing parents and an empty file inside the root") {

@@ -42,8 +42,12 @@ ClusterResource Onload(bool healthy) {
   d.container_path = "/dev/onload";
   d.major = 240;
   r.delivery.devices.push_back(d);
+  // The library as a plan for every image delivers it: in both standard
+  // library directories, the preload naming the first.
+  r.delivery.mounts.push_back(
+      {"/host/usr/lib64/libonload.so", "/usr/lib/x86_64-linux-gnu/libonload.so", true});
   r.delivery.mounts.push_back({"/host/usr/lib64/libonload.so", "/usr/lib64/libonload.so", true});
-  r.delivery.env.push_back({"LD_PRELOAD", "/usr/lib64/libonload.so"});
+  r.delivery.env.push_back({"LD_PRELOAD", "/usr/lib/x86_64-linux-gnu/libonload.so"});
   return r;
 }
 
@@ -187,15 +191,18 @@ TEST_CASE("kubelet: Allocate in each mode") {
     const auto& c = out.container_responses(1);
     REQUIRE(c.cdi_devices_size() == 1);
     CHECK(c.cdi_devices(0).name() == "amd.com/onload=onload");
-    REQUIRE(c.mounts_size() == 1);
+    REQUIRE(c.mounts_size() == 2);
     CHECK(c.mounts(0).host_path() == "/host/usr/lib64/libonload.so");
-    CHECK(c.mounts(0).container_path() == "/usr/lib64/libonload.so");
+    CHECK(c.mounts(0).container_path() == "/usr/lib/x86_64-linux-gnu/libonload.so");
     CHECK(c.mounts(0).read_only());
+    CHECK(c.mounts(1).host_path() == "/host/usr/lib64/libonload.so");
+    CHECK(c.mounts(1).container_path() == "/usr/lib64/libonload.so");
+    CHECK(c.mounts(1).read_only());
     REQUIRE(c.devices_size() == 1);
     CHECK(c.devices(0).host_path() == "/host/dev/onload");
     CHECK(c.devices(0).container_path() == "/dev/onload");
     CHECK(c.devices(0).permissions() == "rw");
-    CHECK(c.envs().at("LD_PRELOAD") == "/usr/lib64/libonload.so");
+    CHECK(c.envs().at("LD_PRELOAD") == "/usr/lib/x86_64-linux-gnu/libonload.so");
     CHECK(c.annotations_size() == 0);
   }
   SUBCASE("cdi") {
@@ -211,7 +218,7 @@ TEST_CASE("kubelet: Allocate in each mode") {
         BuildAllocateResponse("amd.com/onload", &r, Opts(AllocateMode::kMounts), req, &out).ok());
     const auto& c = out.container_responses(0);
     CHECK(c.cdi_devices_size() == 0);
-    CHECK(c.mounts_size() == 1);
+    CHECK(c.mounts_size() == 2);
     CHECK(c.devices_size() == 1);
     CHECK(c.envs_size() == 1);
   }
@@ -231,9 +238,9 @@ TEST_CASE("kubelet: Allocate names a CDI device only when it resolves") {
     REQUIRE(out.container_responses_size() == 2);
     for (const auto& c : out.container_responses()) {
       CHECK(c.cdi_devices_size() == 0);
-      CHECK(c.mounts_size() == 1);
+      CHECK(c.mounts_size() == 2);
       CHECK(c.devices_size() == 1);
-      CHECK(c.envs().at("LD_PRELOAD") == "/usr/lib64/libonload.so");
+      CHECK(c.envs().at("LD_PRELOAD") == "/usr/lib/x86_64-linux-gnu/libonload.so");
     }
     CHECK(note ==
           "Allocate amd.com/onload: answered without CDI device amd.com/onload=onload "
@@ -252,7 +259,7 @@ TEST_CASE("kubelet: Allocate names a CDI device only when it resolves") {
     REQUIRE(BuildAllocateResponse("amd.com/onload", &r, Opts(AllocateMode::kMounts), req, &out,
                                   missing, &note)
                 .ok());
-    CHECK(out.container_responses(0).mounts_size() == 1);
+    CHECK(out.container_responses(0).mounts_size() == 2);
     CHECK(note.empty());
   }
   SUBCASE("a spec that is there: named, nothing said") {
@@ -347,18 +354,19 @@ TEST_CASE("kubelet: with a preload file, the mounts answer preloads through /etc
         BuildAllocateResponse("amd.com/onload", &r, Opts(mode), req, &out, {}, nullptr, file).ok());
     const auto& c = out.container_responses(0);
     CHECK(c.envs().count("LD_PRELOAD") == 0);
-    REQUIRE(c.mounts_size() == 2);
-    CHECK(c.mounts(1).container_path() == "/etc/ld.so.preload");
-    CHECK(c.mounts(1).host_path() == file);
-    CHECK(c.mounts(1).read_only());
+    REQUIRE(c.mounts_size() == 3);
+    CHECK(c.mounts(2).container_path() == "/etc/ld.so.preload");
+    CHECK(c.mounts(2).host_path() == file);
+    CHECK(c.mounts(2).read_only());
     CHECK(c.devices_size() == 1);
   }
   // Without one, env LD_PRELOAD as before; cdi mode is unchanged either way.
   REQUIRE(BuildAllocateResponse("amd.com/onload", &r, Opts(AllocateMode::kMounts), req, &out, {},
                                 nullptr, "")
               .ok());
-  CHECK(out.container_responses(0).envs().at("LD_PRELOAD") == "/usr/lib64/libonload.so");
-  CHECK(out.container_responses(0).mounts_size() == 1);
+  CHECK(out.container_responses(0).envs().at("LD_PRELOAD") ==
+        "/usr/lib/x86_64-linux-gnu/libonload.so");
+  CHECK(out.container_responses(0).mounts_size() == 2);
   REQUIRE(BuildAllocateResponse("amd.com/onload", &r, Opts(AllocateMode::kCdi), req, &out, {},
                                 nullptr, file)
               .ok());
@@ -369,7 +377,7 @@ TEST_CASE("kubelet: with a preload file, the mounts answer preloads through /etc
   REQUIRE(BuildAllocateResponse("amd.com/onload", &zf, Opts(AllocateMode::kMounts), req, &out, {},
                                 nullptr, file)
               .ok());
-  CHECK(out.container_responses(0).mounts_size() == 1);
+  CHECK(out.container_responses(0).mounts_size() == 2);
 }
 
 TEST_CASE("kubelet: PreloadFileFor names the file the CDI writer keeps, with its bytes") {

@@ -110,6 +110,32 @@ TEST_CASE("kubelet cdi: --cdi-dir writes the preload files before the spec, and 
   CHECK(std::filesystem::is_empty(t / "cdi"));
 }
 
+// A library the inventory does not place itself goes by name into both
+// standard library directories (library_dirs.h: the plugin answers for
+// every image), and the preload file names the first.
+TEST_CASE(
+    "kubelet cdi: a library by name lands in both library directories, preloaded from the first") {
+  ocid::test::TempTree t;
+  t.File("host/libt.so", "x");
+  t.File("conf/pre.json", R"({"version": "1", "activation_flag": "OCI_T",
+    "cdi_kind": "example.com/pre", "driver_feature": ["t"],
+    "inventory": {"t": {"devices": ["null"],
+                        "libraries": [")" +
+                              (t / "host/libt.so") + R"("],
+                        "preload": ["libt.so"]}}})");
+  t.Dir("cdi");
+  Kept w(t);
+  REQUIRE(w.Sync());
+  auto spec = nlohmann::json::parse(Slurp(t / "cdi/oci-decorator-pre.json"));
+  std::set<std::string> targets;
+  for (const auto& m : spec["devices"][0]["containerEdits"]["mounts"])
+    if (m["hostPath"] == t / "host/libt.so") targets.insert(m["containerPath"].get<std::string>());
+  CHECK(targets ==
+        std::set<std::string>{"/usr/lib/x86_64-linux-gnu/libt.so", "/usr/lib64/libt.so"});
+  CHECK(Slurp(t / "cdi/oci-decorator-pre.t.preload") == "/usr/lib/x86_64-linux-gnu/libt.so\n");
+  CHECK(Slurp(t / "cdi/oci-decorator-pre.all.preload") == "/usr/lib/x86_64-linux-gnu/libt.so\n");
+}
+
 namespace {
 
 struct stat StatOf(const std::string& path) {

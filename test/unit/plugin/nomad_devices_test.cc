@@ -40,16 +40,24 @@ ClusterResource Res(const std::string& vendor, const std::string& type, const st
 ClusterView View() {
   ClusterView v;
   ClusterResource onload = Res("amd", "onload", "amd.com/onload=onload", true);
-  onload.delivery.mounts = {{"/usr/bin/onload", "/usr/bin/onload", true},
-                            {"/usr/lib64/libonload.so", "/usr/lib64/libonload.so", true}};
+  // Libraries as a plan for every image delivers them: in both standard
+  // library directories, the preload naming the first.
+  onload.delivery.mounts = {
+      {"/usr/bin/onload", "/usr/bin/onload", true},
+      {"/usr/lib64/libonload.so", "/usr/lib/x86_64-linux-gnu/libonload.so", true},
+      {"/usr/lib64/libonload.so", "/usr/lib64/libonload.so", true}};
   onload.delivery.devices = {{"/dev/onload", "/dev/onload", 'c', 240, 0, 0666, "rw"},
                              {"/dev/sfc_char", "/dev/sfc_char", 'c', 241, 0, 0666, "rw"}};
-  onload.delivery.env = {{"LD_PRELOAD", "/usr/lib64/libonload.so"}};
+  onload.delivery.env = {{"LD_PRELOAD", "/usr/lib/x86_64-linux-gnu/libonload.so"}};
   ClusterResource zf = Res("amd", "zf", "amd.com/onload=zf", true);
-  zf.delivery.mounts = {{"/usr/lib64/libonload_zf.so", "/usr/lib64/libonload_zf.so", true}};
+  zf.delivery.mounts = {
+      {"/usr/lib64/libonload_zf.so", "/usr/lib/x86_64-linux-gnu/libonload_zf.so", true},
+      {"/usr/lib64/libonload_zf.so", "/usr/lib64/libonload_zf.so", true}};
   zf.delivery.devices = {{"/dev/sfc_char", "/dev/sfc_char", 'c', 241, 0, 0666, "rw"}};
   ClusterResource rdma = Res("oci-decorator", "rdma", "", true);
-  rdma.delivery.mounts = {{"/host/usr/lib/librdma.so", "/usr/lib/librdma.so", true}};
+  rdma.delivery.mounts = {
+      {"/host/usr/lib/librdma.so", "/usr/lib/x86_64-linux-gnu/librdma.so", true},
+      {"/host/usr/lib/librdma.so", "/usr/lib64/librdma.so", true}};
   ClusterResource k8s_only;  // no Nomad type: not a group
   k8s_only.k8s_name = "amd.com/other";
   ClusterResource broken = Res("acme", "fpga", "acme.com/fpga=fpga", false);
@@ -99,13 +107,16 @@ TEST_CASE("nomad reserve: one group gives its delivery") {
   NomadReservation r;
   std::string err;
   REQUIRE(NomadReserve(View(), Cfg(), {"amd-onload-1"}, &r, &err) == ReserveError::kNone);
-  REQUIRE(r.mounts.size() == 2);
+  REQUIRE(r.mounts.size() == 3);
   CHECK(r.mounts[0].task_path == "/usr/bin/onload");
   CHECK(r.mounts[0].read_only);
+  CHECK(r.mounts[1].task_path == "/usr/lib/x86_64-linux-gnu/libonload.so");
+  CHECK(r.mounts[2].task_path == "/usr/lib64/libonload.so");
+  CHECK(r.mounts[2].host_path == "/usr/lib64/libonload.so");
   REQUIRE(r.devices.size() == 2);
   CHECK(r.devices[0].task_path == "/dev/onload");
   CHECK(r.devices[0].permissions == "rw");
-  CHECK(r.envs.at("LD_PRELOAD") == "/usr/lib64/libonload.so");
+  CHECK(r.envs.at("LD_PRELOAD") == "/usr/lib/x86_64-linux-gnu/libonload.so");
 }
 
 TEST_CASE("nomad reserve: IDs of several groups give the union, without duplicates") {
@@ -117,11 +128,15 @@ TEST_CASE("nomad reserve: IDs of several groups give the union, without duplicat
   std::vector<std::string> mounts, devices;
   for (auto& m : r.mounts) mounts.push_back(m.task_path);
   for (auto& d : r.devices) devices.push_back(d.task_path);
-  CHECK(mounts == std::vector<std::string>{"/usr/lib64/libonload_zf.so", "/usr/bin/onload",
-                                           "/usr/lib64/libonload.so", "/usr/lib/librdma.so"});
-  CHECK(r.mounts[3].host_path == "/host/usr/lib/librdma.so");
+  CHECK(mounts == std::vector<std::string>{
+                      "/usr/lib/x86_64-linux-gnu/libonload_zf.so", "/usr/lib64/libonload_zf.so",
+                      "/usr/bin/onload", "/usr/lib/x86_64-linux-gnu/libonload.so",
+                      "/usr/lib64/libonload.so", "/usr/lib/x86_64-linux-gnu/librdma.so",
+                      "/usr/lib64/librdma.so"});
+  CHECK(r.mounts[5].host_path == "/host/usr/lib/librdma.so");
+  CHECK(r.mounts[6].host_path == "/host/usr/lib/librdma.so");
   CHECK(devices == std::vector<std::string>{"/dev/sfc_char", "/dev/onload"});
-  CHECK(r.envs.at("LD_PRELOAD") == "/usr/lib64/libonload.so");
+  CHECK(r.envs.at("LD_PRELOAD") == "/usr/lib/x86_64-linux-gnu/libonload.so");
 }
 
 TEST_CASE(
@@ -135,8 +150,9 @@ TEST_CASE(
   REQUIRE(NomadReserve(View(), c, {"amd-onload-0", "oci-decorator-rdma-1"}, &r, &err) ==
           ReserveError::kNone);
   CHECK(r.envs.empty());
-  REQUIRE(r.mounts.size() == 1);  // the other inventory's mount stays
-  CHECK(r.mounts[0].task_path == "/usr/lib/librdma.so");
+  REQUIRE(r.mounts.size() == 2);  // the other inventory's mounts stay
+  CHECK(r.mounts[0].task_path == "/usr/lib/x86_64-linux-gnu/librdma.so");
+  CHECK(r.mounts[1].task_path == "/usr/lib64/librdma.so");
   CHECK(r.devices.size() == 2);  // devices always
 }
 
