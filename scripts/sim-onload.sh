@@ -12,8 +12,10 @@
 #                                      version banner "Onload 0.0.0-sim \nCopyright",
 #                                      or $SIM_ONLOAD_VERSION and
 #                                      $SIM_ONLOAD_BUILD_PROFILE, in Onload's format)
-#     libonload_ext.so.1.2.0, .so.1 -> .so.1.2.0, .so -> .so.1
-#     libonload_zf.so.1.0.0,  .so.1 -> .so.1.0.0, .so -> .so.1
+#     libonload_ext.so.1.2.0 (soname libonload_ext.so.1), .so.1 -> .so.1.2.0,
+#                                      .so -> .so.1
+#     libonload_zf.so (soname libonload_zf.so.1), libonload_zf.so.1 -> libonload_zf.so
+#     (the real names, sonames and links: see "libraries" below)
 #   usr/bin/onload, onload_stackdump, zf_stackdump, zf_debug   (sh scripts)
 #   usr/sbin/onload_tool                                       (sh script)
 #   usr/libexec/onload/profiles/*.opf
@@ -110,17 +112,46 @@ trap 'rm -rf "$tmp"' EXIT
 cc -shared -fPIC -O2 -DSIM_VERSION="\"${SIM_ONLOAD_VERSION:-0.0.0-sim}\"" \
    -DSIM_BUILD_PROFILE="\"${SIM_ONLOAD_BUILD_PROFILE:-}\"" \
    -o "$tmp/libonload.so" "$FIXTURES/sim_libonload.c"
+# The two libraries applications link against, with the real file names,
+# sonames and links (a program linked with -lonload_ext / -lonload_zf records
+# the soname as DT_NEEDED, and the loader looks that name up):
+# - libonload_ext (Onload, github.com/Xilinx-CNS/onload at ef17681d):
+#   version 1.2.0 (mk/site/libs.mk:5,11,14), real name
+#   lib$(lib_name).so.$(lib_maj).$(lib_min).$(lib_mic) and soname
+#   lib$(lib_name).so.$(lib_maj) (mk/linux_gcc.mk:240-241, used by
+#   mk/site/libs.mk:21-22; linked with that soname at
+#   src/lib/onload_ext/mmake.mk:34-35); onload_install's install_dlib
+#   (scripts/onload_install:143-167, called at :208) installs
+#   libonload_ext.so.1.2.0 and the relative links libonload_ext.so.1 ->
+#   libonload_ext.so.1.2.0 and libonload_ext.so -> libonload_ext.so.1.
+#   `readelf -d` of its own build (mmakebuildtree --user, make NDEBUG=1):
+#   SONAME libonload_ext.so.1, NEEDED libc.so.6.
+# - libonload_zf (TCPDirect: its own repository, github.com/Xilinx-CNS/tcpdirect
+#   at 96d8c69, not a part of Onload's tree): the file is built as
+#   libonload_zf.so with soname libonload_zf.so.$(ZF_MAJOR_VERSION) = .so.1
+#   (src/lib/zf/Makefile.inc:21,27-32,75-77; ZF_REALNAME, .so.1.2.1, is
+#   defined at :29 but names no file), and libonload_zf.so.1 -> libonload_zf.so
+#   (:79-80); zf_mkdist copies libonload_zf.so* as they are (scripts/zf_mkdist:140)
+#   and zf_install copies them with cp -a into /usr/lib/x86_64-linux-gnu when
+#   /lib/x86_64-linux-gnu/libc.so.6 exists, else /usr/lib64
+#   (scripts/zf_install:65-71,126,163), then runs ldconfig -n there (:179),
+#   which keeps that link. So there is no libonload_zf.so.1.x.y file.
+#   `readelf -d` of its own build (make with ONLOAD_TREE, NDEBUG=1): the file
+#   libonload_zf.so, SONAME libonload_zf.so.1, NEEDED libc.so.6, and the
+#   link libonload_zf.so.1 -> libonload_zf.so.
 cc -shared -fPIC -O2 -Wl,-soname,libonload_ext.so.1 \
    -DSIM_NAME='"SIMULATED libonload_ext 1.2.0"' -o "$tmp/libonload_ext.so.1.2.0" \
    "$FIXTURES/sim_libonload_ext.c"
 cc -shared -fPIC -O2 -Wl,-soname,libonload_zf.so.1 \
-   -DSIM_NAME='"SIMULATED libonload_zf 1.0.0"' -o "$tmp/libonload_zf.so.1.0.0" \
+   -DSIM_NAME='"SIMULATED libonload_zf 1"' -o "$tmp/libonload_zf.so" \
    "$FIXTURES/sim_libonload_ext.c"
-install -m 0755 "$tmp/libonload.so" "$tmp/libonload_ext.so.1.2.0" "$tmp/libonload_zf.so.1.0.0" "$L/"
+# A libonload_zf.so.1.0.0 of an older sim-onload.sh would stay behind.
+rm -f "$L"/libonload_zf.so.1.*
+rm -f "$L/libonload_zf.so"  # was a link: install must not write through it
+install -m 0755 "$tmp/libonload.so" "$tmp/libonload_ext.so.1.2.0" "$tmp/libonload_zf.so" "$L/"
 ln -sfn libonload_ext.so.1.2.0 "$L/libonload_ext.so.1"
 ln -sfn libonload_ext.so.1 "$L/libonload_ext.so"
-ln -sfn libonload_zf.so.1.0.0 "$L/libonload_zf.so.1"
-ln -sfn libonload_zf.so.1 "$L/libonload_zf.so"
+ln -sfn libonload_zf.so "$L/libonload_zf.so.1"
 
 # --- programs ----------------------------------------------------------------
 write_script() {  # path, body

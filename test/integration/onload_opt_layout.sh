@@ -45,7 +45,7 @@ assert_eq "[plan] exits 0 ($(head -c 300 "$T/plan.err"))" 0 "$RC"
 targets=$(jq -r '.mounts[].target' <<<"$PLAN" 2>/dev/null | sort)
 L=$IMAGE_LIBDIR
 for t in $L/libonload.so $L/libonload_ext.so $L/libonload_ext.so.1 \
-         $L/libonload_ext.so.1.2.0 $L/libonload_zf.so.1.0.0 \
+         $L/libonload_ext.so.1.2.0 $L/libonload_zf.so \
          $O/usr/bin/onload $O/usr/bin/onload_stackdump $O/sbin/onload_tool \
          $O/usr/bin/zf_stackdump $O/usr/bin/zf_debug $O/usr/libexec/onload/profiles; do
   check "[plan] mounts $t" grep -qxF "$t" <<<"$targets"

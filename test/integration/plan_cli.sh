@@ -41,7 +41,7 @@ L=$IMAGE_LIBDIR   # libraries land in the directory of the image's libc.so.6
 for t in $L/libonload.so $L/libonload_ext.so.1.2.0 $L/libonload_ext.so.1 \
          $L/libonload_ext.so /usr/bin/onload /usr/bin/onload_stackdump /usr/sbin/onload_tool \
          /usr/libexec/onload/profiles /dev/onload /dev/onload_epoll /dev/sfc_char \
-         $L/libonload_zf.so.1.0.0 $L/libonload_zf.so.1 $L/libonload_zf.so \
+         $L/libonload_zf.so $L/libonload_zf.so.1 \
          /usr/bin/zf_stackdump /usr/bin/zf_debug; do
   check "[all] plan mounts $t" grep -qxF "$t" <<<"$targets"
 done

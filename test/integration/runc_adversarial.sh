@@ -450,7 +450,7 @@ premake() {
   for d in $(adv_libdirs); do
     mkdir -p "$ROOTFS$d"
     for f in libonload.so libonload_ext.so libonload_ext.so.1 libonload_ext.so.1.2.0 libonload_zf.so \
-             libonload_zf.so.1 libonload_zf.so.1.0.0; do
+             libonload_zf.so.1; do
       : >"$ROOTFS$d/$f"
     done
   done

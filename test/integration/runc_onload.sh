@@ -20,7 +20,7 @@ probe_script() {
   cat <<EOF
 L=$L
 HL=$HL
-for f in \$L/libonload_ext.so \$L/libonload_zf.so /usr/bin/onload_stackdump \
+for f in \$L/libonload_ext.so /usr/bin/onload_stackdump \
          /usr/libexec/onload/profiles/latency-best.opf /usr/libexec/onload/profiles/throughput.opf \
          \$( [ \$L != \$HL ] && echo \$HL/libonload.so \$HL/libonload_ext.so.1 \$HL/libonload_zf.so.1) \
          \$( [ \$L != /usr/lib64 ] && [ \$HL != /usr/lib64 ] && echo /usr/lib64/libonload.so); do
@@ -85,7 +85,7 @@ ONLOAD_FILES=(@L@/libonload.so @L@/libonload_ext.so.1.2.0 @L@/libonload_ext.so.1
               /usr/bin/onload /usr/bin/onload_stackdump /usr/sbin/onload_tool
               /usr/libexec/onload/profiles/latency.opf /usr/libexec/onload/profiles/latency-best.opf
               /usr/libexec/onload/profiles/throughput.opf)
-ZF_FILES=(@L@/libonload_zf.so.1.0.0 @L@/libonload_zf.so.1 @L@/libonload_zf.so /usr/bin/zf_stackdump /usr/bin/zf_debug)
+ZF_FILES=(@L@/libonload_zf.so @L@/libonload_zf.so.1 /usr/bin/zf_stackdump /usr/bin/zf_debug)
 
 # full_check HOSTROOT LIBDIR HOSTLIBDIR DESC: assertions for OCI_ONLOAD=all on
 # the last run.
@@ -101,7 +101,7 @@ full_check() {
       "$(field MNT | awk -v d="$HL/" 'index($1, d) == 1 && $2 != ""')"
   fi
   local m
-  for m in "$L/libonload.so" "$L/libonload_ext.so.1.2.0" "$L/libonload_zf.so.1.0.0" /usr/bin/onload \
+  for m in "$L/libonload.so" "$L/libonload_ext.so.1.2.0" "$L/libonload_zf.so" /usr/bin/onload \
            /usr/bin/onload_stackdump /usr/bin/zf_stackdump /usr/bin/zf_debug /usr/sbin/onload_tool \
            /usr/libexec/onload/profiles /etc/ld.so.preload; do
     check_mount_flags "$m" file

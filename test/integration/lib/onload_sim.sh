@@ -57,7 +57,7 @@ image_libdir() {
 # in each of LIBDIRS (container directories, space-separated), then the
 # files that keep their host paths.
 ONLOAD_PROBE_LIBS_ONLOAD="libonload.so libonload_ext.so.1.2.0 libonload_ext.so.1"
-ONLOAD_PROBE_LIBS_ZF="libonload_zf.so.1.0.0 libonload_zf.so.1"
+ONLOAD_PROBE_LIBS_ZF="libonload_zf.so libonload_zf.so.1"
 ONLOAD_PROBE_FILES_ONLOAD="/usr/bin/onload /usr/sbin/onload_tool /usr/libexec/onload/profiles/latency.opf"
 ONLOAD_PROBE_FILES_ZF="/usr/bin/zf_stackdump /usr/bin/zf_debug"
 probe_files() {  # onload|zf LIBDIRS
