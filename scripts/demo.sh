@@ -119,10 +119,11 @@ mkdir -p "$B"
 bash "$SRC/scripts/make-rootfs.sh" "$B/rootfs"
 (cd "$B" && runc spec)
 INSIDE='
-L=""
-for d in /usr/lib64 /usr/lib/x86_64-linux-gnu /opt/onload/usr/lib64; do [ -e $d/libonload.so ] && L=$d && break; done
-echo "--- Onload files (ls -l):"
-ls -l $L/libonload* /usr/bin/onload* /usr/bin/zf_* /usr/sbin/onload_tool /sbin/onload_tool 2>/dev/null | sed "s/^/    /"
+L=$(dirname "$(head -n1 /etc/ld.so.preload)")
+echo "--- Onload libraries, where this image'"'"'s loader looks (the directory of its libc.so.6, $L):"
+ls -l $L/libonload* 2>/dev/null | sed "s/^/    /"
+echo "--- Onload tools and profiles (ls -l):"
+ls -l /usr/bin/onload* /usr/bin/zf_* /usr/sbin/onload_tool /sbin/onload_tool 2>/dev/null | sed "s/^/    /"
 echo "--- Onload profiles:"
 ls /usr/libexec/onload/profiles 2>/dev/null | sed "s/^/    /"
 echo "--- Device nodes:"
