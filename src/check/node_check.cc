@@ -250,12 +250,10 @@ void CheckCdi(const Inventory& inv, const HostView& host, const std::string& hos
 // both standard directories.
 std::vector<LibraryPlacement> LibraryPlacements() {
   const LibraryDirs unseen = UnseenLibraryDirs();
-  std::string both;
-  for (const auto& d : unseen.dirs) both += (both.empty() ? "" : " and ") + d;
   const std::string seen_why =
       "the directory of the image's libc.so.6, the first of these that has it; an image "
       "without one gets " +
-      both;
+      JoinDirs(unseen.dirs);
   std::vector<LibraryPlacement> out;
   for (const char* mode : {"hook", "runtime_shim"})
     out.push_back({mode, true, LibcCandidates(), seen_why});

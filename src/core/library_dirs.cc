@@ -32,12 +32,6 @@ constexpr const char* kUnseenWhy =
 // way), ELOOP (a symlink on the way, refused, or a link loop).
 bool NotThere(int errnum) { return errnum == ENOENT || errnum == ENOTDIR || errnum == ELOOP; }
 
-std::string Joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
 // Whether `dir` (a candidate) holds a libc.so.6 that ends at a regular
 // file. False with `err` only for a failure that says nothing about that.
 bool HasLibc(int rootfs_fd, const std::string& dir, bool* has, Error* err) {
@@ -71,6 +65,13 @@ bool HasLibc(int rootfs_fd, const std::string& dir, bool* has, Error* err) {
 
 const char* MultiarchTriplet() { return kTriplet; }
 
+std::string JoinDirs(const std::vector<std::string>& dirs) {
+  std::string s;
+  for (size_t i = 0; i < dirs.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == dirs.size() ? " and " : ", ") + dirs[i];
+  return s;
+}
+
 std::vector<std::string> LibcCandidates() {
   std::vector<std::string> c;
   const std::string t = kTriplet;
@@ -96,7 +97,7 @@ LibraryDirs ImageLibraryDirs(const std::string& dir) {
 }
 
 LibraryDirs NoGlibcLibraryDirs() {
-  LibraryDirs d = UnseenLibraryDirs("the image has no libc.so.6 in " + Joined(LibcCandidates()) +
+  LibraryDirs d = UnseenLibraryDirs("the image has no libc.so.6 in " + JoinDirs(LibcCandidates()) +
                                     "; " + kUnseenWhy);
   d.no_glibc = true;
   return d;

@@ -47,6 +47,9 @@ const char* MultiarchTriplet();
 // Where a glibc image keeps libc.so.6, in the order they are tried.
 std::vector<std::string> LibcCandidates();
 
+// Directories as one list in a sentence: "a, b and c".
+std::string JoinDirs(const std::vector<std::string>& dirs);
+
 // The answer for every image: /usr/lib/<triplet>, then /usr/lib64. `why`
 // says why the image was not looked at ("" for the standing reason).
 LibraryDirs UnseenLibraryDirs(const std::string& why = "");

@@ -31,13 +31,6 @@ bool IntoLibraryDirs(const InventoryEntry& e) {
          e.target_dir.empty();
 }
 
-std::string JoinDirs(const std::vector<std::string>& dirs) {
-  std::string s;
-  for (size_t i = 0; i < dirs.size(); ++i)
-    s += (i == 0 ? "" : i + 1 == dirs.size() ? " and " : ", ") + dirs[i];
-  return s;
-}
-
 bool TypeFits(EntryKind kind, FileType t) {
   switch (kind) {
     case EntryKind::kDevice: return t == FileType::kCharDevice || t == FileType::kBlockDevice;
