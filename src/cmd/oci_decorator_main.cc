@@ -248,7 +248,8 @@ void AddCompletion(CLI::App& app, Cli& c) { ocid::cli::AddCompletionCommand(app,
 int Completion(Cli& c) { return ocid::cli::PrintCompletion(*c.app, "oci-decorator", c.shell); }
 
 // The subcommands: name, options, run. Each name is a file:
-// src/hook/<name>_cmd.cc (completion: src/cli/completion.cc).
+// src/hook/<name>_cmd.cc (check: src/check/check_cmd.cc; completion:
+// src/cli/completion.cc).
 struct Verb {
   const char* name;
   void (*add)(CLI::App&, Cli&);
