@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 
+#include "exit_codes.h"
 #include "options.h"
 
 namespace ocid {
@@ -17,7 +18,7 @@ struct CheckOptions {
 
 // Exit codes: 0 ready, 1 not ready, 2 bad input (the config directory or
 // the host root cannot be read, --binary does not exist).
-constexpr int kCheckReady = 0, kCheckNotReady = 1, kCheckBadInput = 2;
+constexpr int kCheckReady = kExitOk, kCheckNotReady = kExitFailure, kCheckBadInput = kExitBadInput;
 int RunCheck(const Options& opts, const CheckOptions& check);
 
 }  // namespace ocid

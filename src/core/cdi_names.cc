@@ -1,10 +1,10 @@
 // CDI names (cdi_names.h): pure string rules, no file and no JSON.
 #include "cdi_names.h"
 
-#include "inventory.h"
-
 namespace ocid {
 namespace {
+
+constexpr const char* kSpecPrefix = "oci-decorator-";
 
 bool IsLetter(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
 bool IsAlnum(char c) { return IsLetter(c) || (c >= '0' && c <= '9'); }
@@ -56,13 +56,20 @@ std::string InventoryStem(const std::string& file) {
   return base;
 }
 
-std::string CdiKindOf(const Inventory& inv) {
-  if (!inv.cdi_kind.empty()) return inv.cdi_kind;
-  return std::string(kCdiDefaultVendor) + "/" + InventoryStem(inv.file);
+std::string CdiKindOf(const std::string& cdi_kind, const std::string& inventory_file) {
+  if (!cdi_kind.empty()) return cdi_kind;
+  return std::string(kCdiDefaultVendor) + "/" + InventoryStem(inventory_file);
 }
 
-std::string CdiFileName(const Inventory& inv) {
-  return "oci-decorator-" + InventoryStem(inv.file) + ".json";
+std::string CdiFileName(const std::string& stem) { return kSpecPrefix + stem + ".json"; }
+
+std::string CdiSpecStem(const std::string& file_name) {
+  const std::string prefix = kSpecPrefix, suffix = ".json";
+  const std::string& n = file_name;
+  if (n.size() <= prefix.size() + suffix.size() || n.compare(0, prefix.size(), prefix) != 0 ||
+      n.compare(n.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return "";
+  return n.substr(prefix.size(), n.size() - prefix.size() - suffix.size());
 }
 
 std::string CdiPreloadFileName(const std::string& spec_file_name, const std::string& device) {
@@ -107,6 +114,14 @@ std::string CdiSpecOfPreloadFile(const std::string& preload_file_name) {
     }
   }
   return stem + ".json";
+}
+
+std::string CdiPreloadStem(const std::string& preload_file_name) {
+  return CdiSpecStem(CdiSpecOfPreloadFile(preload_file_name));
+}
+
+bool IsOurCdiFileName(const std::string& file_name) {
+  return !CdiSpecStem(file_name).empty() || !CdiPreloadStem(file_name).empty();
 }
 
 }  // namespace ocid

@@ -86,13 +86,4 @@ std::string JsonErrorReason(std::string_view exception_what);
 // Fill *err and return false: lets callers write `return Fail(err, ...)`.
 bool Fail(Error* err, std::string what, std::string path = {}, int errnum = 0);
 
-// A command that failed: the exit code of every subcommand whose error is
-// one line (log::Failed), unless the command gives its own meaning to codes.
-constexpr int kExitFailure = 1;
-
-// The exit code of every program when an exception escapes (a bug, or
-// memory exhausted): EX_SOFTWARE, apart from the codes commands give on
-// purpose (`check`: 1 not ready, 2 bad input).
-constexpr int kExitInternalError = 70;
-
 }  // namespace ocid

@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cdi_names.h"
 #include "env_profile.h"
 #include "error.h"
 
@@ -116,6 +117,13 @@ struct Inventory {
 
   const Feature* FindFeature(std::string_view name) const;
 };
+
+// The inventory's CDI kind and spec file name (cdi_names.h, which takes
+// strings and knows no inventory).
+inline std::string CdiKindOf(const Inventory& inv) { return CdiKindOf(inv.cdi_kind, inv.file); }
+inline std::string CdiFileName(const Inventory& inv) {
+  return CdiFileName(InventoryStem(inv.file));
+}
 
 // Parses one inventory. `file` is used in messages and stored in out->file.
 bool ParseInventory(std::string_view bytes, const std::string& file, Inventory* out, Error* err);

@@ -92,7 +92,7 @@ inline void Warn(std::string_view m) { Write(Level::kWarn, m); }
 inline void Error(std::string_view m) { Write(Level::kError, m); }
 
 // The error convention of a command: its error's one line at error level,
-// and `code` to exit with (kExitFailure in error.h, unless the command gives
+// and `code` to exit with (kExitFailure in exit_codes.h, unless the command gives
 // codes their own meaning, as `check` does).
 int Failed(const ocid::Error& e, int code);
 

@@ -14,6 +14,7 @@
 
 #include "atomic_file.h"
 #include "cdi.h"
+#include "exit_codes.h"
 #include "host_view.h"
 #include "inventory.h"
 #include "log.h"

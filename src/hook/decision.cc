@@ -6,7 +6,6 @@
 #include "files.h"
 #include "library_dirs.h"
 #include "log.h"
-#include "path_text.h"
 #include "planner.h"
 #include "spec_keys.h"
 
@@ -31,15 +30,6 @@ std::vector<std::string> DeclaredFlags(const std::vector<InventoryFile>& files) 
     flags.clear();
   }
   return all;
-}
-
-// An inventory's name, as `cdi generate --inventory` takes it: its file
-// name without the directory and ".json".
-std::string InventoryName(const std::string& file) {
-  std::string name = Basename(file);
-  if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0)
-    name.resize(name.size() - 5);
-  return name;
 }
 
 bool StateAsks(const RequestScan& scan, std::string_view bytes) {
@@ -205,7 +195,7 @@ log::Fields DecisionFields(const Plan& plan) {
   log::Fields f;
   f.container_id = Printable(plan.container_id);
   for (const auto& a : plan.activated) {
-    f.inventory += (f.inventory.empty() ? "" : ",") + InventoryName(a.file);
+    f.inventory += (f.inventory.empty() ? "" : ",") + InventoryStem(a.file);
     for (const auto& feature : a.features) f.feature += (f.feature.empty() ? "" : ",") + feature;
   }
   return f;

@@ -9,6 +9,7 @@
 
 #include "atomic_file.h"
 #include "cdi_names.h"
+#include "exit_codes.h"
 #include "inventory.h"
 #include "log.h"
 #include "path_text.h"
@@ -150,7 +151,7 @@ int SetupDocker(const SetupOptions& s) {
   if (!ReadFileIfExists(file, kMaxEngineConfigBytes, &old, &exists, &err) ||
       !MergeDockerRuntime(old, file, s.runtime_name, s.runtime_path, &m, &err)) {
     log::Error(err.Line());
-    return 1;
+    return kExitFailure;
   }
   WarnIfMissing(s.runtime_path);
   std::string shown = "  runtime \"" + s.runtime_name + "\": path " +
@@ -161,7 +162,7 @@ int SetupDocker(const SetupOptions& s) {
                 s.runtime_name.c_str(), s.runtime_path.c_str());
   } else if (!WriteConfig("docker", file, m.json, s.dry_run, /*backup=*/true, &err, shown)) {
     log::Error(err.Line());
-    return 1;
+    return kExitFailure;
   }
   std::printf(
       "\nNext:\n"
@@ -180,7 +181,7 @@ int SetupContainerd(const SetupOptions& s) {
   bool exists = false, has_imports = false;
   if (!ReadFileIfExists(s.containerd_main, kMaxEngineConfigBytes, &main, &exists, &err)) {
     log::Error(err.Line());
-    return 1;
+    return kExitFailure;
   }
   WarnIfMissing(s.runtime_path);
   // The drop-in speaks the main config's schema: containerd 2.x does not
@@ -199,13 +200,13 @@ int SetupContainerd(const SetupOptions& s) {
         "Nothing written. Add these lines to %s instead, then restart containerd:\n\n%s",
         s.containerd_main.c_str(), s.containerd_main.c_str(),
         ContainerdRuntimeTables(s.runtime_name, s.runtime_path).c_str());
-    return 1;
+    return kExitFailure;
   }
   if (!WriteConfig("containerd", file,
                    ContainerdDropIn(s.runtime_name, s.runtime_path, dropin_version), s.dry_run,
                    /*backup=*/false, &err)) {
     log::Error(err.Line());
-    return 1;
+    return kExitFailure;
   }
   std::string glob = Dirname(file) + "/*.toml";
   std::printf("\n");
@@ -250,7 +251,7 @@ int SetupCrio(const SetupOptions& s) {
   if (!WriteConfig("crio", file, CrioDropIn(s.runtime_name, s.with_runtime ? s.runtime_path : ""),
                    s.dry_run, /*backup=*/false, &err)) {
     log::Error(err.Line());
-    return 1;
+    return kExitFailure;
   }
   std::printf(
       "\nNext:\n"

@@ -17,6 +17,7 @@
 #include <optional>
 
 #include "decision.h"
+#include "exit_codes.h"
 #include "log.h"
 #include "oci_state.h"
 #include "plan_executor.h"

@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "decision.h"
+#include "exit_codes.h"
 #include "files.h"
 #include "log.h"
 #include "plan_json.h"

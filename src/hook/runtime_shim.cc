@@ -18,6 +18,7 @@
 
 #include "atomic_file.h"
 #include "decision.h"
+#include "exit_codes.h"
 #include "files.h"
 #include "log.h"
 #include "log_setup.h"
@@ -29,7 +30,6 @@
 namespace ocid {
 namespace {
 
-constexpr int kExitCannotExec = 127;
 constexpr const char* kConfigName = "config.json";
 
 // --- runc's command line --------------------------------------------------------------

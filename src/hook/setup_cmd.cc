@@ -8,12 +8,11 @@
 #include <string>
 
 #include "cdi_cmd.h"
+#include "exit_codes.h"
 #include "log.h"
 
 namespace ocid {
 namespace {
-
-constexpr int kExitBadInput = 2;
 
 bool CheckNames(const SetupOptions& setup) {
   std::string why;

@@ -16,6 +16,7 @@
 
 #include "atomic_file.h"
 #include "cdi.h"
+#include "cdi_names.h"
 #include "files.h"
 #include "log.h"
 #include "path_text.h"
@@ -24,24 +25,7 @@ namespace ocid {
 
 namespace {
 
-const std::string kPrefix = "oci-decorator-";
 constexpr size_t kMaxCdiSpecFileBytes = 4 << 20;  // as `check` reads them
-
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// "a.b" for "oci-decorator-a.b.json"; "" for a name not of that form.
-std::string SpecStem(const std::string& name) {
-  if (name.rfind(kPrefix, 0) != 0 || !EndsWith(name, ".json") || name.size() <= kPrefix.size() + 5)
-    return "";
-  return name.substr(kPrefix.size(), name.size() - kPrefix.size() - 5);
-}
-
-// The stem of the spec a preload file belongs to ("a.b" for
-// "oci-decorator-a%2Eb.onload.preload", cdi.h); "" for another name.
-std::string PreloadStem(const std::string& name) { return SpecStem(CdiSpecOfPreloadFile(name)); }
 
 // `name` in `dfd` is a regular file (not a symlink) of root's (the
 // effective user's); *bytes gets its content when asked.
@@ -70,9 +54,6 @@ constexpr uint32_t kDirMask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_T
 constexpr int kQuietMs = 50;
 constexpr std::chrono::milliseconds kMaxDelay{200};
 
-// Whether a file name in the directory is one the keeper owns.
-bool Ours(const std::string& name) { return !SpecStem(name).empty() || !PreloadStem(name).empty(); }
-
 }  // namespace
 
 CdiDirKeeper::CdiDirKeeper(std::string dir, std::string config_dir)
@@ -100,11 +81,11 @@ void CdiDirKeeper::RemoveStem(int dfd, const std::string& stem, const std::strin
   Error err;
   if (!ListNames(dfd, dir_, &names, &err)) return;
   // The spec first: an engine then no longer names the preload files.
-  const std::string spec = kPrefix + stem + ".json";
+  const std::string spec = CdiFileName(stem);
   if (!keep && ::unlinkat(dfd, spec.c_str(), 0) == 0)
     log::Info("removed " + dir_ + "/" + spec + ": " + why);
   for (const auto& n : names) {
-    if (PreloadStem(n) != stem || (keep && keep->count(n))) continue;
+    if (CdiPreloadStem(n) != stem || (keep && keep->count(n))) continue;
     // A preload file next to a spec we keep: only root's is ours to remove.
     if (keep && !RootFile(dfd, n, nullptr)) continue;
     if (::unlinkat(dfd, n.c_str(), 0) == 0) log::Info("removed " + dir_ + "/" + n + ": " + why);
@@ -120,7 +101,7 @@ void CdiDirKeeper::RemoveOrphans(int dfd, const std::set<std::string>& stems) {
   }
   std::set<std::string> specs_left;
   for (const auto& n : names) {
-    std::string stem = SpecStem(n), bytes;
+    std::string stem = CdiSpecStem(n), bytes;
     if (stem.empty()) continue;
     if (stems.count(stem) || !RootFile(dfd, n, &bytes) || !IsRenderedCdiSpec(bytes)) {
       specs_left.insert(stem);
@@ -130,7 +111,7 @@ void CdiDirKeeper::RemoveOrphans(int dfd, const std::set<std::string>& stems) {
       log::Info("removed " + dir_ + "/" + n + ": no inventory " + stem + ".json in " + config_dir_);
   }
   for (const auto& n : names) {
-    std::string owner = PreloadStem(n);
+    std::string owner = CdiPreloadStem(n);
     if (owner.empty() || stems.count(owner) || specs_left.count(owner) ||
         !RootFile(dfd, n, nullptr))
       continue;
@@ -423,7 +404,7 @@ void CdiDirKeeper::Loop(const ResourceWatch* watch, std::chrono::milliseconds pe
             if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED | IN_Q_OVERFLOW)) {
               if ((ev->mask & IN_IGNORED) && ev->wd == dir_watch_) dir_watch_ = -1;
               due = true;
-            } else if (ev->len == 0 ? (ev->mask & IN_ATTRIB) != 0 : Ours(ev->name)) {
+            } else if (ev->len == 0 ? (ev->mask & IN_ATTRIB) != 0 : IsOurCdiFileName(ev->name)) {
               // One of our names, or the directory's own mode or owner
               // (the writer's rule again).
               due = true;

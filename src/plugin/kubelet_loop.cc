@@ -51,6 +51,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "deviceplugin/v1beta1/api.grpc.pb.h"
+#include "exit_codes.h"
 #include "health_file.h"
 #include "kubelet_allocate.h"
 #include "kubelet_cdi.h"
@@ -337,7 +338,9 @@ int KubeletPlugin::TakeLock() {
       case KubeletDirLock::Result::kTaken:
         if (said) log::Info("kubernetes: " + k8s_.kubelet_dir + " is ours now");
         return -1;
-      case KubeletDirLock::Result::kError: log::Error("kubernetes: " + err.Line()); return 1;
+      case KubeletDirLock::Result::kError:
+        log::Error("kubernetes: " + err.Line());
+        return kExitFailure;
       case KubeletDirLock::Result::kHeld: break;
     }
     if (Clock::now() >= deadline) {
@@ -345,7 +348,7 @@ int KubeletPlugin::TakeLock() {
                  " is served by another oci-decorator-device-plugin (" + holder + ", lock " +
                  KubeletDirLock::PathFor(k8s_.kubelet_dir) + "); gave up after " +
                  std::to_string(kLockWait.count()) + " s");
-      return 1;
+      return kExitFailure;
     }
     if (!said)
       log::Info("kubernetes: kubelet directory " + k8s_.kubelet_dir + " is held by " + holder +
@@ -584,7 +587,7 @@ void KubeletPlugin::Shutdown() {
 int KubeletPlugin::Run() {
   if (!Setup()) {
     Shutdown();
-    return 1;
+    return kExitFailure;
   }
   for (;;) {
     if (dir_watch_ < 0 && WatchKubeletDir()) {
@@ -606,7 +609,7 @@ int KubeletPlugin::Run() {
     if (n < 0 && errno != EINTR) {
       log::Error(std::string("kubernetes: poll: ") + std::strerror(errno));
       Shutdown();
-      return 1;
+      return kExitFailure;
     }
     if (n <= 0) continue;
     if (fds[0].revents & POLLIN) {

@@ -8,6 +8,7 @@
 
 #include "atomic_file.h"
 #include "error.h"
+#include "exit_codes.h"
 #include "kubelet_loop.h"
 #include "log.h"
 #include "unique_fd.h"

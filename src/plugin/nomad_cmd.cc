@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "exit_codes.h"
 #include "go_plugin.h"
 #include "log.h"
 #include "nomad_service.h"
@@ -61,7 +62,7 @@ int RunNomad(const PluginOptions& opts) {
   std::string err;
   if (!CheckGoPluginEnv(&err)) {
     std::fprintf(stderr, "%s\n", err.c_str());
-    return 1;
+    return kExitFailure;
   }
   const char* client_cert = std::getenv("PLUGIN_CLIENT_CERT");
   if (client_cert && *client_cert)
@@ -75,7 +76,7 @@ int RunNomad(const PluginOptions& opts) {
   SocketDir dir;
   if (!dir.Create(&err)) {
     log::Error("nomad: " + err);
-    return 1;
+    return kExitFailure;
   }
   // Everything the go-plugin handshake needed from the environment has been
   // read. gRPC reads it too when it starts (GRPC_TRACE, GRPC_VERBOSITY,
@@ -98,7 +99,7 @@ int RunNomad(const PluginOptions& opts) {
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server) {
     log::Error("nomad: cannot serve on " + dir.socket_path());
-    return 1;
+    return kExitFailure;
   }
   // go-plugin's client pings the service named "plugin".
   server->GetHealthCheckService()->SetServingStatus("plugin", true);

@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "atomic_file.h"
+#include "exit_codes.h"
 #include "health_file.h"
 #include "path_text.h"
 
@@ -18,7 +19,7 @@ int RunProbe(const std::string& path, int max_age, bool ready) {
   const char* me = "oci-decorator-device-plugin probe";
   if (!ReadFileIfExists(path, kMaxHealthBytes, &text, &exists, &err)) {
     std::fprintf(stderr, "%s: %s\n", me, err.Line().c_str());
-    return 1;
+    return kExitFailure;
   }
   if (!exists) {
     // Where the writer's rule refuses the directory, the plugin never
@@ -30,20 +31,20 @@ int RunProbe(const std::string& path, int max_age, bool ready) {
                                  " (give it a directory of its own inside an emptyDir with "
                                  "medium: Memory, a sticky 1777 tmpfs)";
     std::fprintf(stderr, "%s: %s\n", me, Error{what, path, 0}.Line().c_str());
-    return 1;
+    return kExitFailure;
   }
   HealthState s;
   std::string why;
   if (!ParseHealth(text, &s, &why)) {
     std::fprintf(stderr, "%s: %s\n", me,
                  Error{"not a health file: " + why, path, 0}.Line().c_str());
-    return 1;
+    return kExitFailure;
   }
   int64_t now = static_cast<int64_t>(std::time(nullptr));
   std::string verdict = ProbeVerdict(s, now, max_age, ready);
   if (!verdict.empty()) {
     std::fprintf(stderr, "%s: %s: %s\n", me, Printable(path).c_str(), verdict.c_str());
-    return 1;
+    return kExitFailure;
   }
   std::printf("%s: %s: %s (written %lld s ago, %d of %d resources registered)\n", me,
               Printable(path).c_str(), ready ? "ready" : "alive",

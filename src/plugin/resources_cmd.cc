@@ -6,6 +6,7 @@
 
 #include "cluster.h"
 #include "error.h"
+#include "exit_codes.h"
 #include "host_view.h"
 #include "inventory.h"
 #include "log.h"
@@ -62,7 +63,7 @@ int RunResources(const PluginOptions& opts, bool json) {
   Error err;
   if (!HostRootView::Open(opts.host_root, &host, &err)) {
     log::Error(err.Line());
-    return 2;
+    return kExitBadInput;
   }
   InventorySet set;
   if (!LoadInventoryDir(opts.config_dir, &set, &err, ConfigDirVouchOf(opts))) log::Warn(err.Line());
@@ -79,7 +80,7 @@ int RunResources(const PluginOptions& opts, bool json) {
     std::printf(
         "%s\n",
         PrintableJson(out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)).c_str());
-    return all_healthy ? 0 : 1;
+    return all_healthy ? kExitOk : kExitFailure;
   }
   if (view.resources.empty())
     std::printf("no resources (inventories in %s)\n", opts.config_dir.c_str());
@@ -90,7 +91,7 @@ int RunResources(const PluginOptions& opts, bool json) {
     std::printf("%-9s %s\n", r.healthy ? "healthy" : "UNHEALTHY", Printable(names).c_str());
     if (!r.healthy) std::printf("          %s\n", Printable(r.why).c_str());
   }
-  return all_healthy ? 0 : 1;
+  return all_healthy ? kExitOk : kExitFailure;
 }
 
 }  // namespace ocid

@@ -17,6 +17,7 @@
 #include "completion_cli11.h"
 #include "env_profile.h"
 #include "error.h"
+#include "exit_codes.h"
 #include "health_file.h"
 #include "kubernetes_cmd.h"
 #include "log.h"
@@ -249,11 +250,11 @@ int Main(int argc, char** argv) {
     if (!*sub[i]) continue;
     if (kModes[i].logs) {
       if (c.opts.host_path_root.empty()) c.opts.host_path_root = c.opts.host_root;
-      if (!InitLogging(c)) return 2;
+      if (!InitLogging(c)) return ocid::kExitBadInput;
     }
     return kModes[i].run(c);
   }
-  return 2;
+  return ocid::kExitBadInput;
 }
 
 }  // namespace

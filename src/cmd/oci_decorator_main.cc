@@ -22,6 +22,7 @@
 #include "completion_cli11.h"
 #include "confinement.h"
 #include "error.h"
+#include "exit_codes.h"
 #include "hook_cmd.h"
 #include "log.h"
 #include "log_setup.h"
@@ -248,7 +249,8 @@ void AddCompletion(CLI::App& app, Cli& c) { ocid::cli::AddCompletionCommand(app,
 int Completion(Cli& c) { return ocid::cli::PrintCompletion(*c.app, "oci-decorator", c.shell); }
 
 // The subcommands: name, options, run. Each name is a file:
-// src/hook/<name>_cmd.cc (completion: src/cli/completion.cc).
+// src/hook/<name>_cmd.cc (check: src/check/check_cmd.cc; completion:
+// src/cli/completion.cc).
 struct Verb {
   const char* name;
   void (*add)(CLI::App&, Cli&);
@@ -316,9 +318,9 @@ int Main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+    return rc == 0 ? ocid::kExitOk : ocid::kExitBadInput;
   }
-  if (!picked) return 2;  // CLI11 refused it already
+  if (!picked) return ocid::kExitBadInput;  // CLI11 refused it already
   if (!picked->own_log) InitLogging(c);
   return picked->run(c);
 }
