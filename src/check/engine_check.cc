@@ -1,36 +1,11 @@
 #include "engine_check.h"
 
-#include <nlohmann/json.hpp>
-
-#include "engine_setup.h"
-#include "json_text.h"
 #include "path_text.h"
-#include "runtime_shim.h"
 
 namespace ocid {
 namespace {
 
 constexpr size_t kMaxEngineFileBytes = 4 << 20;
-
-std::string Trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return "";
-  return std::string(s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1));
-}
-
-// A TOML basic ("...", with \" and \\ escapes) or literal ('...') string at
-// the start of `v`; false for anything else.
-bool TomlStringValue(const std::string& v, std::string* out) {
-  if (v.empty() || (v[0] != '"' && v[0] != '\'')) return false;
-  out->clear();
-  for (size_t i = 1; i < v.size(); ++i) {
-    char c = v[i];
-    if (c == v[0]) return true;
-    if (c == '\\' && v[0] == '"' && i + 1 < v.size()) c = v[++i];
-    *out += c;
-  }
-  return false;
-}
 
 // Whether `path` (a host path) is this binary, and why not.
 bool IsSelf(const HostView& host, const FileIdentity& self, const std::string& path,
@@ -131,7 +106,7 @@ void ReadDocker(const HostView& host, const FileIdentity& self, EngineSetup* out
 }
 
 void ReadContainerd(const HostView& host, const FileIdentity& self, EngineSetup* out) {
-  const std::string main_config = "/etc/containerd/config.toml";
+  const std::string main_config = kContainerdConfig;
   std::string main_bytes, dropin_bytes;
   Error err;
   HostRead rm = host.Read(main_config, kMaxEngineFileBytes, &main_bytes, &err);
@@ -157,62 +132,6 @@ void ReadContainerd(const HostView& host, const FileIdentity& self, EngineSetup*
 }
 
 }  // namespace
-
-bool ParseHooksEntry(std::string_view bytes, const std::string& file, HooksEntryFacts* out,
-                     Error* err) {
-  *out = HooksEntryFacts{};
-  nlohmann::json j;
-  std::string why;
-  if (!ParseJsonText(bytes, &j, &why))
-    return Fail(err, "hooks.d entry is not valid JSON (" + why + ")", file);
-  if (!j.is_object() || !j.contains("hook") || !j["hook"].is_object() ||
-      !j["hook"].contains("path") || !j["hook"]["path"].is_string())
-    return Fail(err, "hooks.d entry has no string hook.path", file);
-  const auto& h = j["hook"];
-  out->hook_path = h["path"].get<std::string>();
-  if (h.contains("args") && h["args"].is_array())
-    for (const auto& a : h["args"])
-      if (a.is_string()) out->args.push_back(a.get<std::string>());
-  if (j.contains("stages") && j["stages"].is_array())
-    for (const auto& s : j["stages"])
-      if (s.is_string()) out->stages.push_back(s.get<std::string>());
-  return true;
-}
-
-bool ParseDockerRuntimes(std::string_view bytes, const std::string& file,
-                         std::vector<std::pair<std::string, std::string>>* out, Error* err) {
-  out->clear();
-  if (Trim(bytes).empty()) return true;  // docker accepts an empty file
-  nlohmann::json j;
-  std::string why;
-  if (!ParseJsonText(bytes, &j, &why)) return Fail(err, "not valid JSON (" + why + ")", file);
-  if (!j.is_object()) return Fail(err, "not a JSON object", file);
-  auto it = j.find("runtimes");
-  if (it == j.end()) return true;
-  if (!it->is_object()) return Fail(err, "\"runtimes\" is not an object", file);
-  for (const auto& [name, v] : it->items())
-    if (v.is_object() && v.contains("path") && v["path"].is_string())
-      out->emplace_back(name, v["path"].get<std::string>());
-  return true;
-}
-
-std::vector<std::string> ContainerdBinaryNames(const std::string& toml) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos < toml.size()) {
-    size_t eol = toml.find('\n', pos);
-    if (eol == std::string::npos) eol = toml.size();
-    std::string line = Trim(std::string_view(toml).substr(pos, eol - pos));
-    pos = eol + 1;
-    const std::string key = "BinaryName";
-    if (line.compare(0, key.size(), key) != 0) continue;
-    std::string rest = Trim(std::string_view(line).substr(key.size()));
-    if (rest.empty() || rest[0] != '=') continue;
-    std::string value;
-    if (TomlStringValue(Trim(std::string_view(rest).substr(1)), &value)) out.push_back(value);
-  }
-  return out;
-}
 
 void ReadEngineSetup(const HostView& host, const FileIdentity& self, EngineSetup* out) {
   *out = EngineSetup{};

@@ -1,5 +1,6 @@
 // Which delivery modes are set up on this node, for `check`: the reading
-// side of engine_setup.h. Looks, under --host-root (HostView), at
+// side of `setup` (src/hook/engine_setup.h), over the same engine files
+// (src/engine). Looks, under --host-root (HostView), at
 //   hooks.d   kHooksDirs/*.json whose hook.path is this binary and whose
 //             args run `hook` (podman, CRI-O);
 //   docker    daemon.json "runtimes" entries whose path is this binary
@@ -11,31 +12,17 @@
 // inside the host root, so /usr/bin/oci-decorator-runtime (a link to the
 // hook) counts. CDI specs are per inventory: node_check.h compares them.
 #pragma once
-#include <string>
-#include <string_view>
-
+#include "containerd_config.h"
+#include "docker_config.h"
+#include "engine_files.h"
 #include "host_view.h"
 #include "node_facts.h"
 
 namespace ocid {
 
-// Pure: one hooks.d entry's bytes. `is_self` says whether a host path is
-// this binary.
-struct HooksEntryFacts {
-  std::string hook_path;
-  std::vector<std::string> args, stages;
-};
-bool ParseHooksEntry(std::string_view bytes, const std::string& file, HooksEntryFacts* out,
-                     Error* err);
-
-// Pure: daemon.json's "runtimes" as (name, path) pairs.
-bool ParseDockerRuntimes(std::string_view bytes, const std::string& file,
-                         std::vector<std::pair<std::string, std::string>>* out, Error* err);
-
-// Pure: every BinaryName = "..." value in a containerd TOML file.
-std::vector<std::string> ContainerdBinaryNames(const std::string& toml);
-
-// Gathers the above under the host root. `self` identifies this binary.
+// Reads the engines' files under the host root with the engine room's
+// parsers (ParseHooksEntry, ParseDockerRuntimes, ContainerdBinaryNames,
+// ContainerdImportsCover), into *out. `self` identifies this binary.
 void ReadEngineSetup(const HostView& host, const FileIdentity& self, EngineSetup* out);
 
 }  // namespace ocid

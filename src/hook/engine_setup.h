@@ -22,15 +22,18 @@
 //   podman      nothing to write (hooks.d and CDI are read from default
 //               directories): notes; --cdi writes the CDI specs
 //
-// The renderers are pure (bytes in, bytes out) so the tests need no engine;
-// the writers below (Setup<Engine>, run by `setup`: setup_cmd.h) read and
-// write the files (atomically, never through a symlink) and print what they
-// changed. --dry-run prints and writes nothing.
+// The paths, the daemon.json merge and the renderers are the engine room's
+// (src/engine: engine_files.h, docker_config.h, containerd_config.h), pure,
+// bytes in and bytes out, so the tests need no engine and `check` reads
+// with the same code. The writers below (Setup<Engine>, run by `setup`:
+// setup_cmd.h) read and write the files (atomically, never through a
+// symlink) and print what they changed. --dry-run prints and writes nothing.
 #pragma once
 #include <string>
-#include <vector>
 
-#include "error.h"
+#include "containerd_config.h"
+#include "docker_config.h"
+#include "engine_files.h"
 #include "options.h"
 #include "version.h"
 
@@ -38,65 +41,15 @@ namespace ocid {
 
 struct SetupOptions {
   std::string engine;  // docker, containerd, crio, podman
-  std::string config;  // "" = the engine's default below
+  std::string config;  // "" = the engine's default (engine_files.h)
   std::string runtime_name = "oci-decorator";
   std::string runtime_path = OCID_RUNTIME_PATH;
-  std::string containerd_main = "/etc/containerd/config.toml";
+  std::string containerd_main = kContainerdConfig;
   std::string cdi_dir = "/etc/cdi";
   bool dry_run = false;
   bool with_runtime = false;  // crio: also register the shim
   bool cdi = false;           // podman: write CDI specs
 };
-
-constexpr const char* kDockerConfig = "/etc/docker/daemon.json";
-constexpr const char* kContainerdDropIn = "/etc/containerd/conf.d/oci-decorator.toml";
-constexpr const char* kCrioDropIn = "/etc/crio/crio.conf.d/50-oci-decorator.conf";
-constexpr const char* kHooksDirs[] = {"/usr/share/containers/oci/hooks.d",
-                                      "/etc/containers/oci/hooks.d"};
-
-// A runtime name usable as a docker runtime and a bare TOML key.
-bool CheckRuntimeName(const std::string& name, std::string* why);
-
-struct DockerMerge {
-  std::string json;  // the new daemon.json (the input when unchanged)
-  bool changed = false;
-  std::string old_path;  // the entry's path before, "" if none
-  std::string runtimes;  // the resulting "runtimes" object, for messages
-};
-
-// Merges {"runtimes": {name: {"path": path}}} into daemon.json's bytes
-// ("" or blank: no file yet). Every other key, every other runtime and any
-// other key of the entry (runtimeArgs) is kept, in order. Unchanged when
-// the entry already has this path. `file` names the file in errors.
-bool MergeDockerRuntime(const std::string& bytes, const std::string& file, const std::string& name,
-                        const std::string& path, DockerMerge* out, Error* err);
-
-// The `version` of containerd's main config (bytes): 2 or 3; 0 when it has
-// none or another (containerd reads a file without one as version 1).
-int ContainerdConfigVersion(const std::string& main_config);
-
-// The containerd drop-in for config `version` 2 or 3: the shim as a CRI
-// runtime. Version 2: containerd 1.6 replaces a plugin's whole config
-// section with an imported file's, so the drop-in also names runc (the
-// built-in section had it) and is only safe when the main config has no CRI
-// section of its own. Version 3 (containerd 2.x, which merges imported
-// tables key by key): the shim's tables alone.
-std::string ContainerdDropIn(const std::string& name, const std::string& shim_path,
-                             int version = 2);
-// The shim's runtime tables alone, to add to a main config that has one.
-std::string ContainerdRuntimeTables(const std::string& name, const std::string& shim_path,
-                                    int version = 2);
-// Whether containerd's main config (bytes) configures the CRI plugin.
-bool ContainerdHasCriSection(const std::string& main_config);
-
-// Whether containerd's main config (bytes) has an `imports` entry matching
-// `dropin` (a glob, as containerd expands them). *has_imports says whether
-// it has an imports list at all.
-bool ContainerdImportsCover(const std::string& main_config, const std::string& dropin,
-                            bool* has_imports);
-
-// The CRI-O drop-in: hooks_dir, and a runtime entry when shim_path is set.
-std::string CrioDropIn(const std::string& name, const std::string& shim_path);
 
 // Each engine's configuration, read, merged and written (or, with
 // dry_run, shown), with the next steps printed. Each returns the exit code:

@@ -18,6 +18,7 @@
 
 #include "atomic_file.h"
 #include "decision.h"
+#include "engine_files.h"
 #include "exit_codes.h"
 #include "files.h"
 #include "log.h"

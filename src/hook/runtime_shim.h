@@ -32,8 +32,8 @@
 
 namespace ocid {
 
-// argv[0] basename that selects shim mode (an installed symlink).
-constexpr const char* kShimProgramName = "oci-decorator-runtime";
+// Whether argv[0]'s basename is kShimProgramName (engine_files.h), which
+// selects shim mode.
 bool IsShimProgramName(const char* argv0);
 
 // Settings given explicitly (command line, --ocid-* options); unset ones come

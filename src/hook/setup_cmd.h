@@ -1,6 +1,6 @@
 // `oci-decorator setup ENGINE`: the configuration an engine needs to use
-// oci-decorator (engine_setup.h renders and writes it); for podman with
-// --cdi, also the CDI specs (`cdi generate --output-dir`).
+// oci-decorator (src/engine renders it, engine_setup.h writes it); for
+// podman with --cdi, also the CDI specs (`cdi generate --output-dir`).
 #pragma once
 #include "engine_setup.h"
 #include "options.h"
