@@ -68,6 +68,41 @@ bool ParseActivationValue(const Inventory& inv, std::string_view value,
   return true;
 }
 
+std::vector<NamedSetting> NamedValue(std::string_view name, const std::vector<std::string>& env,
+                                     const std::map<std::string, std::string>& annotations) {
+  std::vector<NamedSetting> out;
+  std::string value;
+  if (LookupEnv(env, name, &value))
+    out.push_back(NamedSetting{true, "env " + std::string(name) + "=" + value, value});
+  auto it = annotations.find(std::string(kAnnotationPrefix) + std::string(name));
+  if (it != annotations.end())
+    out.push_back(NamedSetting{false, "annotation " + it->first + "=" + it->second, it->second});
+  return out;
+}
+
+bool AsksFor(std::string_view flag, const std::vector<std::string>& env,
+             const std::map<std::string, std::string>& annotations) {
+  if (flag.empty()) return false;
+  for (const auto& s : NamedValue(flag, env, annotations))
+    if (!IsOffValue(s.value)) return true;
+  return false;
+}
+
+bool AsksForAnywhere(std::string_view flag, const std::vector<std::string>& env_anywhere,
+                     const std::vector<std::pair<std::string, std::string>>& annotations_anywhere,
+                     const std::map<std::string, std::string>& state_annotations) {
+  if (flag.empty()) return false;
+  for (const auto& e : env_anywhere)
+    if (e.size() > flag.size() && e[flag.size()] == '=' && e.compare(0, flag.size(), flag) == 0 &&
+        !IsOffValue(std::string_view(e).substr(flag.size() + 1)))
+      return true;
+  const std::string key = std::string(kAnnotationPrefix) + std::string(flag);
+  for (const auto& [k, v] : annotations_anywhere)
+    if (k == key && !IsOffValue(v)) return true;
+  auto it = state_annotations.find(key);
+  return it != state_annotations.end() && !IsOffValue(it->second);
+}
+
 bool DecideActivation(const Inventory& inv, const std::vector<std::string>& env,
                       const std::map<std::string, std::string>& annotations, Activation* out,
                       Error* err) {
@@ -93,19 +128,15 @@ bool DecideActivation(const Inventory& inv, const std::vector<std::string>& env,
     }
     return true;
   };
-  std::string value;
-  if (LookupEnv(env, inv.activation_flag, &value) &&
-      !consider("env " + inv.activation_flag + "=" + value, value,
-                inv.policy.accept_env ? ""
-                                      : inv.file + " accepts only the annotation " +
-                                            std::string(kAnnotationPrefix) + inv.activation_flag))
-    return false;
-  auto it = annotations.find(std::string(kAnnotationPrefix) + inv.activation_flag);
-  if (it != annotations.end() &&
-      !consider(
-          "annotation " + it->first + "=" + it->second, it->second,
-          inv.policy.accept_annotation ? "" : inv.file + " accepts only the environment variable"))
-    return false;
+  for (const auto& s : NamedValue(inv.activation_flag, env, annotations)) {
+    std::string refused;
+    if (s.from_env && !inv.policy.accept_env)
+      refused = inv.file + " accepts only the annotation " + std::string(kAnnotationPrefix) +
+                inv.activation_flag;
+    else if (!s.from_env && !inv.policy.accept_annotation)
+      refused = inv.file + " accepts only the environment variable";
+    if (!consider(s.what, s.value, refused)) return false;
+  }
   out->active = !out->features.empty();
   return true;
 }

@@ -15,6 +15,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "bundle_config.h"
@@ -39,6 +40,34 @@ bool IsOffValue(std::string_view value);
 // Parses one request value against the inventory's features.
 bool ParseActivationValue(const Inventory& inv, std::string_view value,
                           std::vector<std::string>* features, Error* err);
+
+// One setting a container gives a name: the environment variable NAME (the
+// last occurrence wins, as runc and docker dedupe) or the annotation
+// "oci-decorator/NAME".
+struct NamedSetting {
+  bool from_env = false;  // false: the annotation
+  std::string what;       // "env NAME=value" or "annotation oci-decorator/NAME=value"
+  std::string value;
+};
+
+// The settings a container gives `name`, in the order they are weighed: the
+// env entry, then the annotation. None, one or both. The one reading of a
+// request (an activation flag) and of a profile choice (<FLAG>_PROFILE).
+std::vector<NamedSetting> NamedValue(std::string_view name, const std::vector<std::string>& env,
+                                     const std::map<std::string, std::string>& annotations);
+
+// Does this env and annotation set ask for `flag`: a setting of it that is
+// not an off value (IsOffValue), whatever the activation policy accepts. An
+// empty flag is never asked for.
+bool AsksFor(std::string_view flag, const std::vector<std::string>& env,
+             const std::map<std::string, std::string>& annotations);
+
+// The same over every reading of an ambiguous config.json (spec_keys.h):
+// any env entry or annotation any runtime could read, or the state's
+// annotations.
+bool AsksForAnywhere(std::string_view flag, const std::vector<std::string>& env_anywhere,
+                     const std::vector<std::pair<std::string, std::string>>& annotations_anywhere,
+                     const std::map<std::string, std::string>& state_annotations);
 
 // Decides activation from env and annotations. Both may request; features
 // requested by either are applied.

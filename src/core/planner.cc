@@ -74,7 +74,7 @@ class Planner {
     // reading shows asking is left alone.
     if (!cfg.ambiguity.empty()) {
       for (const auto& flag : AllFlags())
-        if (RequestedAnywhere(flag))
+        if (AsksForAnywhere(flag, cfg.env_anywhere, cfg.annotations_anywhere, st.annotations))
           return Fail(err_, "config.json is ambiguous: " + cfg.ambiguity +
                                 "; runc and crun could apply different settings than the hook "
                                 "checks, so a container asking for " +
@@ -82,7 +82,7 @@ class Planner {
       return Finish();
     }
     for (const auto& b : in_.inventories->broken)
-      if (Requested(b.activation_flag, annotations)) {
+      if (AsksFor(b.activation_flag, cfg.env, annotations)) {
         *err_ = b.error;
         return false;
       }
@@ -135,29 +135,6 @@ class Planner {
     return flags;
   }
 
-  // A request for `flag` in any reading of config.json, or in the state.
-  bool RequestedAnywhere(const std::string& flag) const {
-    if (flag.empty()) return false;
-    for (const auto& e : in_.config->env_anywhere)
-      if (e.size() > flag.size() && e[flag.size()] == '=' && e.compare(0, flag.size(), flag) == 0 &&
-          !IsOffValue(std::string_view(e).substr(flag.size() + 1)))
-        return true;
-    const std::string key = std::string(kAnnotationPrefix) + flag;
-    for (const auto& [k, v] : in_.config->annotations_anywhere)
-      if (k == key && !IsOffValue(v)) return true;
-    auto it = in_.state->annotations.find(key);
-    return it != in_.state->annotations.end() && !IsOffValue(it->second);
-  }
-
-  bool Requested(const std::string& flag,
-                 const std::map<std::string, std::string>& annotations) const {
-    if (flag.empty()) return false;
-    std::string v;
-    if (LookupEnv(in_.config->env, flag, &v) && !IsOffValue(v)) return true;
-    auto it = annotations.find(std::string(kAnnotationPrefix) + flag);
-    return it != annotations.end() && !IsOffValue(it->second);
-  }
-
   // The version lock (version_lock.h), for the features asked of `inv`: a
   // mismatch it enforces fails the plan; unknown, or a mismatch it allows,
   // is a warning. Runs only for an inventory that was asked for.
@@ -185,9 +162,7 @@ class Planner {
   // the sources its activation policy accepts; both may name it, not
   // differently.
   bool PlanProfile(const Inventory& inv, const std::map<std::string, std::string>& annotations) {
-    const std::string var = inv.activation_flag + "_PROFILE";
-    const std::string key = std::string(kAnnotationPrefix) + var;
-    std::string name, by, v;
+    std::string name, by;
     auto consider = [&](bool accepted, const std::string& what, const std::string& value) {
       if (IsOffValue(value)) return true;
       if (!accepted) {
@@ -201,13 +176,10 @@ class Planner {
       by = what;
       return true;
     };
-    if (LookupEnv(in_.config->env, var, &v) &&
-        !consider(inv.policy.accept_env, "env " + var + "=" + v, v))
-      return false;
-    auto it = annotations.find(key);
-    if (it != annotations.end() &&
-        !consider(inv.policy.accept_annotation, "annotation " + key + "=" + it->second, it->second))
-      return false;
+    for (const auto& s : NamedValue(inv.activation_flag + "_PROFILE", in_.config->env, annotations))
+      if (!consider(s.from_env ? inv.policy.accept_env : inv.policy.accept_annotation, s.what,
+                    s.value))
+        return false;
     if (name.empty()) return true;
     ProfileSources src = inv.Profiles(*in_.host);
     EnvList env;
