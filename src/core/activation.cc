@@ -142,11 +142,16 @@ bool DecideActivation(const Inventory& inv, const std::vector<std::string>& env,
 }
 
 std::string PrivilegedReason(const BundleConfig& cfg) {
-  if (!cfg.sys_admin_sets.empty())
-    return "it has CAP_SYS_ADMIN in process.capabilities." + cfg.sys_admin_sets.front();
+  return PrivilegedReason(cfg.sys_admin_sets, cfg.device_rules);
+}
+
+std::string PrivilegedReason(const std::vector<std::string>& sys_admin_sets,
+                             const std::vector<DeviceRule>& device_rules) {
+  if (!sys_admin_sets.empty())
+    return "it has CAP_SYS_ADMIN in process.capabilities." + sys_admin_sets.front();
   // The runtime applies the rules in order; the last one covering every
   // device decides for devices no later rule names.
-  for (auto r = cfg.device_rules.rbegin(); r != cfg.device_rules.rend(); ++r)
+  for (auto r = device_rules.rbegin(); r != device_rules.rend(); ++r)
     if (r->type == 'a' && r->major < 0 && r->minor < 0) {
       if (r->allow) return "its linux.resources.devices allows every device";
       break;
@@ -155,6 +160,13 @@ std::string PrivilegedReason(const BundleConfig& cfg) {
 }
 
 bool CheckPolicy(const Inventory& inv, const Activation& a, const BundleConfig& cfg,
+                 const std::map<std::string, std::string>& annotations, Error* err) {
+  return CheckPolicy(inv, a, cfg.sys_admin_sets, cfg.device_rules, annotations, err);
+}
+
+bool CheckPolicy(const Inventory& inv, const Activation& a,
+                 const std::vector<std::string>& sys_admin_sets,
+                 const std::vector<DeviceRule>& device_rules,
                  const std::map<std::string, std::string>& annotations, Error* err) {
   if (!a.active) return true;
   const ActivationPolicy& p = inv.policy;
@@ -168,7 +180,7 @@ bool CheckPolicy(const Inventory& inv, const Activation& a, const BundleConfig& 
                            " requires (activation_policy.require_annotations)");
   }
   if (p.refuse_privileged) {
-    std::string why = PrivilegedReason(cfg);
+    std::string why = PrivilegedReason(sys_admin_sets, device_rules);
     if (!why.empty())
       return Fail(err, asked + " but is privileged (" + why + "); " + inv.file +
                            " refuses privileged containers (activation_policy.refuse_privileged)");

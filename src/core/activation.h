@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "bundle_config.h"
+#include "device_rule.h"
 #include "error.h"
 #include "inventory.h"
 
@@ -80,11 +81,19 @@ bool DecideActivation(const Inventory& inv, const std::vector<std::string>& env,
 // read-only mounts writable and write through them to the host's files), or
 // its device cgroup allows every device.
 std::string PrivilegedReason(const BundleConfig& cfg);
+// The same from the two things it reads: the capability sets that hold
+// CAP_SYS_ADMIN and the device rules, in order.
+std::string PrivilegedReason(const std::vector<std::string>& sys_admin_sets,
+                             const std::vector<DeviceRule>& device_rules);
 
 // Refuses an active request the policy does not authorise: a required
 // annotation missing or different, or a privileged container under
 // refuse_privileged. The error names the inventory, the request and the rule.
 bool CheckPolicy(const Inventory& inv, const Activation& a, const BundleConfig& cfg,
+                 const std::map<std::string, std::string>& annotations, Error* err);
+bool CheckPolicy(const Inventory& inv, const Activation& a,
+                 const std::vector<std::string>& sys_admin_sets,
+                 const std::vector<DeviceRule>& device_rules,
                  const std::map<std::string, std::string>& annotations, Error* err);
 
 }  // namespace ocid
