@@ -68,6 +68,41 @@ bool ParseActivationValue(const Inventory& inv, std::string_view value,
   return true;
 }
 
+std::vector<NamedSetting> NamedValue(std::string_view name, const std::vector<std::string>& env,
+                                     const std::map<std::string, std::string>& annotations) {
+  std::vector<NamedSetting> out;
+  std::string value;
+  if (LookupEnv(env, name, &value))
+    out.push_back(NamedSetting{true, "env " + std::string(name) + "=" + value, value});
+  auto it = annotations.find(std::string(kAnnotationPrefix) + std::string(name));
+  if (it != annotations.end())
+    out.push_back(NamedSetting{false, "annotation " + it->first + "=" + it->second, it->second});
+  return out;
+}
+
+bool AsksFor(std::string_view flag, const std::vector<std::string>& env,
+             const std::map<std::string, std::string>& annotations) {
+  if (flag.empty()) return false;
+  for (const auto& s : NamedValue(flag, env, annotations))
+    if (!IsOffValue(s.value)) return true;
+  return false;
+}
+
+bool AsksForAnywhere(std::string_view flag, const std::vector<std::string>& env_anywhere,
+                     const std::vector<std::pair<std::string, std::string>>& annotations_anywhere,
+                     const std::map<std::string, std::string>& state_annotations) {
+  if (flag.empty()) return false;
+  for (const auto& e : env_anywhere)
+    if (e.size() > flag.size() && e[flag.size()] == '=' && e.compare(0, flag.size(), flag) == 0 &&
+        !IsOffValue(std::string_view(e).substr(flag.size() + 1)))
+      return true;
+  const std::string key = std::string(kAnnotationPrefix) + std::string(flag);
+  for (const auto& [k, v] : annotations_anywhere)
+    if (k == key && !IsOffValue(v)) return true;
+  auto it = state_annotations.find(key);
+  return it != state_annotations.end() && !IsOffValue(it->second);
+}
+
 bool DecideActivation(const Inventory& inv, const std::vector<std::string>& env,
                       const std::map<std::string, std::string>& annotations, Activation* out,
                       Error* err) {
@@ -93,29 +128,30 @@ bool DecideActivation(const Inventory& inv, const std::vector<std::string>& env,
     }
     return true;
   };
-  std::string value;
-  if (LookupEnv(env, inv.activation_flag, &value) &&
-      !consider("env " + inv.activation_flag + "=" + value, value,
-                inv.policy.accept_env ? ""
-                                      : inv.file + " accepts only the annotation " +
-                                            std::string(kAnnotationPrefix) + inv.activation_flag))
-    return false;
-  auto it = annotations.find(std::string(kAnnotationPrefix) + inv.activation_flag);
-  if (it != annotations.end() &&
-      !consider(
-          "annotation " + it->first + "=" + it->second, it->second,
-          inv.policy.accept_annotation ? "" : inv.file + " accepts only the environment variable"))
-    return false;
+  for (const auto& s : NamedValue(inv.activation_flag, env, annotations)) {
+    std::string refused;
+    if (s.from_env && !inv.policy.accept_env)
+      refused = inv.file + " accepts only the annotation " + std::string(kAnnotationPrefix) +
+                inv.activation_flag;
+    else if (!s.from_env && !inv.policy.accept_annotation)
+      refused = inv.file + " accepts only the environment variable";
+    if (!consider(s.what, s.value, refused)) return false;
+  }
   out->active = !out->features.empty();
   return true;
 }
 
 std::string PrivilegedReason(const BundleConfig& cfg) {
-  if (!cfg.sys_admin_sets.empty())
-    return "it has CAP_SYS_ADMIN in process.capabilities." + cfg.sys_admin_sets.front();
+  return PrivilegedReason(cfg.sys_admin_sets, cfg.device_rules);
+}
+
+std::string PrivilegedReason(const std::vector<std::string>& sys_admin_sets,
+                             const std::vector<DeviceRule>& device_rules) {
+  if (!sys_admin_sets.empty())
+    return "it has CAP_SYS_ADMIN in process.capabilities." + sys_admin_sets.front();
   // The runtime applies the rules in order; the last one covering every
   // device decides for devices no later rule names.
-  for (auto r = cfg.device_rules.rbegin(); r != cfg.device_rules.rend(); ++r)
+  for (auto r = device_rules.rbegin(); r != device_rules.rend(); ++r)
     if (r->type == 'a' && r->major < 0 && r->minor < 0) {
       if (r->allow) return "its linux.resources.devices allows every device";
       break;
@@ -124,6 +160,13 @@ std::string PrivilegedReason(const BundleConfig& cfg) {
 }
 
 bool CheckPolicy(const Inventory& inv, const Activation& a, const BundleConfig& cfg,
+                 const std::map<std::string, std::string>& annotations, Error* err) {
+  return CheckPolicy(inv, a, cfg.sys_admin_sets, cfg.device_rules, annotations, err);
+}
+
+bool CheckPolicy(const Inventory& inv, const Activation& a,
+                 const std::vector<std::string>& sys_admin_sets,
+                 const std::vector<DeviceRule>& device_rules,
                  const std::map<std::string, std::string>& annotations, Error* err) {
   if (!a.active) return true;
   const ActivationPolicy& p = inv.policy;
@@ -137,7 +180,7 @@ bool CheckPolicy(const Inventory& inv, const Activation& a, const BundleConfig& 
                            " requires (activation_policy.require_annotations)");
   }
   if (p.refuse_privileged) {
-    std::string why = PrivilegedReason(cfg);
+    std::string why = PrivilegedReason(sys_admin_sets, device_rules);
     if (!why.empty())
       return Fail(err, asked + " but is privileged (" + why + "); " + inv.file +
                            " refuses privileged containers (activation_policy.refuse_privileged)");

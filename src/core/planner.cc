@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "activation.h"
 #include "device_program.h"
 #include "log.h"
 #include "path_text.h"
@@ -53,392 +52,256 @@ constexpr const char* kSameLibraryName =
     ": libraries go by file name into the image's library directory, where only one file of "
     "a name fits (give one entry a \"target_dir\")";
 
-class Planner {
- public:
-  Planner(const PlanInputs& in, Plan* out, Error* err, const VersionReport* versions = nullptr)
-      : in_(in), plan_(out), err_(err), versions_(versions) {}
-
-  bool Run() {
-    const OciState& st = *in_.state;
-    const BundleConfig& cfg = *in_.config;
-    plan_->library_dirs = Libraries();
-    plan_->container_id = st.id;
-    plan_->pid = st.pid;
-    plan_->rootfs = RootfsPath(st.bundle, st.root, cfg.root_path);
-    plan_->process = ProcessOnHost(cfg);
-    std::map<std::string, std::string> annotations = cfg.annotations;
-    for (const auto& [k, v] : st.annotations) annotations.emplace(k, v);
-
-    // Where runtimes would read config.json differently (spec_keys.h), a
-    // container that any reading shows asking is refused; one that no
-    // reading shows asking is left alone.
-    if (!cfg.ambiguity.empty()) {
-      for (const auto& flag : AllFlags())
-        if (RequestedAnywhere(flag))
-          return Fail(err_, "config.json is ambiguous: " + cfg.ambiguity +
-                                "; runc and crun could apply different settings than the hook "
-                                "checks, so a container asking for " +
-                                flag + " is refused");
-      return Finish();
-    }
-    for (const auto& b : in_.inventories->broken)
-      if (Requested(b.activation_flag, annotations)) {
-        *err_ = b.error;
-        return false;
-      }
-    for (const auto& inv : in_.inventories->inventories) {
-      Activation a;
-      if (!DecideActivation(inv, cfg.env, annotations, &a, err_)) return false;
-      if (!a.ignored.empty()) plan_->ignored.push_back(a.ignored);
-      if (!CheckPolicy(inv, a, cfg, annotations, err_)) return false;
-      if (!a.active) continue;
-      if (!CheckVersionLock(inv, a.features)) return false;
-      plan_->activated.push_back(
-          ActivatedInventory{inv.file, inv.activation_flag, a.features, a.source, "", ""});
-      for (const auto& name : a.features)
-        if (!PlanFeature(inv, *inv.FindFeature(name))) return false;
-      if (inv.HasProfiles() && !PlanProfile(inv, annotations)) return false;
-    }
-    if (plan_->Active() && st.annotations_pruned)
-      return Fail(err_, "OCI state: annotations over " + std::to_string(kStateAnnotationBytes) +
-                            " bytes, which a container that asks must stay within (its "
-                            "activation policy reads them)");
-    return Finish();
-  }
-
-  // Every listed feature of one inventory, for no container in particular
-  // (CDI specs): no activation, no config.json.
-  bool RunInventory(const Inventory& inv, const std::vector<std::string>& features) {
-    plan_->library_dirs = Libraries();
-    for (const auto& name : features)
-      if (!inv.FindFeature(name))
-        return Fail(err_, "inventory " + inv.file + " has no feature \"" + name + "\"");
-    if (!CheckVersionLock(inv, features)) return false;
-    plan_->activated.push_back(
-        ActivatedInventory{inv.file, inv.activation_flag, features, "inventory plan", "", ""});
-    for (const auto& name : features)
-      if (!PlanFeature(inv, *inv.FindFeature(name))) return false;
-    return Finish();
-  }
-
- private:
-  // The caller's library directories; none given means the answer for
-  // every image, never a library left out.
-  LibraryDirs Libraries() const {
-    return in_.libraries.dirs.empty() ? UnseenLibraryDirs() : in_.libraries;
-  }
-
-  std::vector<std::string> AllFlags() const {
-    std::vector<std::string> flags;
-    for (const auto& inv : in_.inventories->inventories) flags.push_back(inv.activation_flag);
-    for (const auto& b : in_.inventories->broken) flags.push_back(b.activation_flag);
-    return flags;
-  }
-
-  // A request for `flag` in any reading of config.json, or in the state.
-  bool RequestedAnywhere(const std::string& flag) const {
-    if (flag.empty()) return false;
-    for (const auto& e : in_.config->env_anywhere)
-      if (e.size() > flag.size() && e[flag.size()] == '=' && e.compare(0, flag.size(), flag) == 0 &&
-          !IsOffValue(std::string_view(e).substr(flag.size() + 1)))
-        return true;
-    const std::string key = std::string(kAnnotationPrefix) + flag;
-    for (const auto& [k, v] : in_.config->annotations_anywhere)
-      if (k == key && !IsOffValue(v)) return true;
-    auto it = in_.state->annotations.find(key);
-    return it != in_.state->annotations.end() && !IsOffValue(it->second);
-  }
-
-  bool Requested(const std::string& flag,
-                 const std::map<std::string, std::string>& annotations) const {
-    if (flag.empty()) return false;
-    std::string v;
-    if (LookupEnv(in_.config->env, flag, &v) && !IsOffValue(v)) return true;
-    auto it = annotations.find(std::string(kAnnotationPrefix) + flag);
-    return it != annotations.end() && !IsOffValue(it->second);
-  }
-
-  // The version lock (version_lock.h), for the features asked of `inv`: a
-  // mismatch it enforces fails the plan; unknown, or a mismatch it allows,
-  // is a warning. Runs only for an inventory that was asked for.
-  bool CheckVersionLock(const Inventory& inv, const std::vector<std::string>& features) {
-    if (!inv.version_lock.Guards(features)) return true;
-    VersionReport r = versions_ ? *versions_ : CheckVersions(inv, *in_.host);
-    const std::string prefix = "inventory " + inv.file + ": ";
-    switch (r.state) {
-      case VersionState::kMatch:
-      case VersionState::kNotConfigured: return true;
-      case VersionState::kMismatch:
-        if (inv.version_lock.enforce)
-          return Fail(err_, prefix + r.why + "; refusing (set \"enforce\": false to allow)");
-        plan_->warnings.push_back(prefix + r.why + "; allowed (\"enforce\" is false)");
-        return true;
-      case VersionState::kUnknown:
-        plan_->warnings.push_back(prefix + r.why + "; not checked");
-        return true;
-    }
-    return true;
-  }
-
-  // The profile a container that activated `inv` names with
-  // <flag>_PROFILE (env) or oci-decorator/<flag>_PROFILE (annotation), from
-  // the sources its activation policy accepts; both may name it, not
-  // differently.
-  bool PlanProfile(const Inventory& inv, const std::map<std::string, std::string>& annotations) {
-    const std::string var = inv.activation_flag + "_PROFILE";
-    const std::string key = std::string(kAnnotationPrefix) + var;
-    std::string name, by, v;
-    auto consider = [&](bool accepted, const std::string& what, const std::string& value) {
-      if (IsOffValue(value)) return true;
-      if (!accepted) {
-        plan_->ignored.push_back(what + " (" + inv.file + " does not accept this source)");
-        return true;
-      }
-      if (!name.empty() && name != value)
-        return Fail(err_, "the container names two profiles for " + inv.activation_flag + ": " +
-                              by + " and " + what);
-      name = value;
-      by = what;
-      return true;
-    };
-    if (LookupEnv(in_.config->env, var, &v) &&
-        !consider(inv.policy.accept_env, "env " + var + "=" + v, v))
-      return false;
-    auto it = annotations.find(key);
-    if (it != annotations.end() &&
-        !consider(inv.policy.accept_annotation, "annotation " + key + "=" + it->second, it->second))
-      return false;
-    if (name.empty()) return true;
-    ProfileSources src = inv.Profiles(*in_.host);
-    EnvList env;
-    if (!ResolveProfile(
-            src, name, HostProfileReader(*in_.host),
-            [&] { return AvailableProfiles(src, *in_.host); }, &env, err_))
-      return false;
-    plan_->activated.back().profile = name;
-    plan_->activated.back().profile_by = by;
-    return MergeEnv(env, inv.file + " profile " + name);
-  }
-
-  bool MergeEnv(const EnvList& env, const std::string& from) {
-    for (const auto& [k, v] : env) {
-      auto same = std::find_if(plan_->env.begin(), plan_->env.end(),
-                               [&k = k](const auto& e) { return e.first == k; });
-      if (same == plan_->env.end())
-        plan_->env.emplace_back(k, v);
-      else if (same->second != v)
-        return Fail(err_, "two profiles set " + k + " differently: " + same->second + " and " + v +
-                              " (" + from + ")");
-    }
-    return true;
-  }
-
-  bool PlanFeature(const Inventory& inv, const Feature& f) {
-    size_t first = plan_->mounts.size();
-    for (const auto& e : f.entries)
-      if (!PlanEntry(inv, f, e)) return false;
-    for (const auto& p : f.preload) {
-      std::string found;
-      for (size_t i = first; i < plan_->mounts.size(); ++i) {
-        const MountOp& m = plan_->mounts[i];
-        if (m.type == FileType::kRegular &&
-            (p[0] == '/' ? m.target == p : Basename(m.target) == p)) {
-          found = m.target;
-          break;
-        }
-      }
-      if (found.empty())
-        return Fail(err_, "inventory " + inv.file + ": preload \"" + p +
-                              "\" is not one of the files feature \"" + f.name + "\" mounts");
-      if (std::find(plan_->preload.begin(), plan_->preload.end(), found) == plan_->preload.end())
-        plan_->preload.push_back(found);
-    }
-    return true;
-  }
-
-  bool PlanEntry(const Inventory& inv, const Feature& f, const InventoryEntry& e) {
-    const HostView& host = *in_.host;
-    std::vector<HostMatch> matches;
-    for (const auto& alt : e.sources) {
-      std::string pattern = e.kind == EntryKind::kDevice ? "/dev/" + alt : alt;
-      if (!host.Match(pattern, &matches, err_)) return false;
-      if (!matches.empty()) break;
-    }
-    if (matches.empty()) {
-      std::string what = JoinAlternatives(host, e);
-      if (e.optional) {
-        OCID_DEBUG("optional " + e.category + " entry not found, skipped: " + what + " (" +
-                   inv.file + ")");
-        plan_->skipped.push_back(what);
-        return true;
-      }
-      return Fail(err_,
-                  "required " + e.category + " entry of feature \"" + f.name +
-                      "\" not found on the host (inventory " + inv.file + ")",
-                  what);
-    }
-    for (const auto& m : matches) {
-      if (!TypeFits(e.kind, m.type))
-        return Fail(err_,
-                    std::string("host path is a ") + FileTypeName(m.type) + ", expected " +
-                        Expected(e.kind) + " (inventory " + inv.file + ")",
-                    host.Display(m.path));
-      if (!IntoLibraryDirs(e)) {
-        AddMount(inv, f, e, m, TargetOf(e, m), false);
-        continue;
-      }
-      // One mount per directory, in the directories' order: a preload by
-      // name takes the first.
-      for (const auto& dir : plan_->library_dirs.dirs)
-        AddMount(inv, f, e, m, dir + "/" + Basename(m.path), true);
-    }
-    return true;
-  }
-
-  static std::string TargetOf(const InventoryEntry& e, const HostMatch& m) {
-    if (!e.target.empty()) return e.target;
-    if (!e.target_dir.empty()) return e.target_dir + "/" + Basename(m.path);
-    return m.path;
-  }
-
-  void AddMount(const Inventory& inv, const Feature& f, const InventoryEntry& e, const HostMatch& m,
-                std::string target, bool library) {
-    MountOp op;
-    op.type = m.type;
-    op.source = m.path;
-    op.resolved = m.resolved;
-    op.target = std::move(target);
-    op.library = library;
-    op.nodev = e.kind != EntryKind::kDevice;
-    op.rdev = m.rdev;
-    op.mode = m.mode;
-    op.uid = m.uid;
-    op.gid = m.gid;
-    op.dev = m.dev;
-    op.ino = m.ino;
-    op.inventory = inv.file;
-    op.feature = f.name;
-    plan_->mounts.push_back(std::move(op));
-  }
-
-  // What the plan says about the library directories it mounts into, once
-  // per inventory that has such a library: the image has no glibc to load
-  // them, or the image could not be looked at.
-  void LibraryWarnings() {
-    const LibraryDirs& d = plan_->library_dirs;
-    if (!d.no_glibc && d.probe_error.empty()) return;
-    std::vector<std::string> files;
-    for (const auto& m : plan_->mounts)
-      if (m.library && std::find(files.begin(), files.end(), m.inventory) == files.end())
-        files.push_back(m.inventory);
-    const std::string where = JoinDirs(d.dirs);
-    for (const auto& file : files) {
-      if (d.no_glibc)
-        plan_->warnings.push_back(
-            "inventory " + file + ": the image has no glibc (no libc.so.6 in " +
-            JoinDirs(LibcCandidates()) + "): its libraries are mounted in " + where +
-            " but only a dynamically linked glibc program loads them");
-      else
-        plan_->warnings.push_back("inventory " + file + ": " + d.probe_error +
-                                  "; its libraries are mounted in " + where +
-                                  ", where Debian/Ubuntu and RHEL/Fedora/SUSE images look");
-    }
-  }
-
-  // Merges duplicates, drops mounts a directory mount already provides,
-  // orders parents first and derives the device rules.
-  bool Finish() {
-    std::vector<MountOp>& ms = plan_->mounts;
-    std::stable_sort(ms.begin(), ms.end(),
-                     [](const MountOp& a, const MountOp& b) { return a.target < b.target; });
-    // Conflicts first, over every entry: whether one of them would later be
-    // dropped as covered by a directory must not hide a conflict.
-    for (size_t i = 1; i < ms.size(); ++i) {
-      const MountOp& o = ms[i - 1];
-      const MountOp& m = ms[i];
-      if (o.target == m.target && (o.dev != m.dev || o.ino != m.ino))
-        return Fail(err_,
-                    "two inventory entries want the same container path with "
-                    "different sources: " +
-                        o.source + " (" + o.inventory + ") and " + m.source + " (" + m.inventory +
-                        ")" + (o.library && m.library ? kSameLibraryName : ""),
-                    m.target);
-    }
-    std::vector<MountOp> out;
-    for (auto& m : ms) {
-      if (!out.empty() && out.back().target == m.target) continue;  // same file
-      if (CoveredByDirectory(out, m)) continue;
-      out.push_back(std::move(m));
-    }
-    ms = std::move(out);
-    LibraryWarnings();
-    for (const auto& m : ms) {
-      if (m.type != FileType::kCharDevice && m.type != FileType::kBlockDevice) continue;
-      DeviceRule r;
-      r.type = m.type == FileType::kCharDevice ? 'c' : 'b';
-      r.major = static_cast<int64_t>(major(m.rdev));
-      r.minor = static_cast<int64_t>(minor(m.rdev));
-      r.access = kGrantedDeviceAccess;
-      if (std::find(plan_->device_rules.begin(), plan_->device_rules.end(), r) ==
-          plan_->device_rules.end())
-        plan_->device_rules.push_back(r);
-    }
-    if (!plan_->device_rules.empty() && in_.config) {
-      std::vector<std::string> paths;
-      for (const auto& d : in_.config->devices) paths.push_back(d.path);
-      plan_->container_device_rules = RuncDeviceRules(in_.config->device_rules, paths);
-    }
-    return true;
-  }
-
-  bool CoveredByDirectory(const std::vector<MountOp>& done, const MountOp& m) const {
-    for (const auto& d : done) {
-      if (d.type != FileType::kDirectory) continue;
-      const std::string prefix = d.target + "/";
-      if (m.target.rfind(prefix, 0) != 0) continue;
-      std::string suffix = m.target.substr(d.target.size());
-      // Same file at the same relative place: the directory mount shows it.
-      // (Rare, so resolved paths are looked up here when the view left them out.)
-      std::string mr = m.resolved.empty() ? in_.host->Resolve(m.source) : m.resolved;
-      std::string dr = d.resolved.empty() ? in_.host->Resolve(d.source) : d.resolved;
-      if (!mr.empty() && mr == dr + suffix) return true;
-    }
-    return false;
-  }
-
-  const PlanInputs& in_;
-  Plan* plan_;
-  Error* err_;
-  const VersionReport* versions_;  // the caller's reading (RunInventory), or null
-};
+// A file entry's place in the container: its "target", its "target_dir"
+// plus the file's name, or its host path.
+std::string TargetOf(const InventoryEntry& e, const HostMatch& m) {
+  if (!e.target.empty()) return e.target;
+  if (!e.target_dir.empty()) return e.target_dir + "/" + Basename(m.path);
+  return m.path;
+}
 
 }  // namespace
 
-HostCredentials ProcessOnHost(const BundleConfig& cfg) {
-  // A joined user namespace has no mappings in config.json: its ids are
-  // unknown here, so they count as no one's (only "other" may read).
-  auto map = [&](const std::vector<IdMapping>& m, uint32_t id) {
-    uint32_t host = HostCredentials::kUnmapped;
-    if (cfg.HasUserNamespace() && m.empty()) return host;
-    if (!MapToHost(m, id, &host)) host = HostCredentials::kUnmapped;
-    return host;
-  };
-  HostCredentials c;
-  c.uid = map(cfg.uid_mappings, cfg.uid);
-  c.gid = map(cfg.gid_mappings, cfg.gid);
-  for (uint32_t g : cfg.additional_gids)
-    if (uint32_t h = map(cfg.gid_mappings, g); h != HostCredentials::kUnmapped)
-      c.groups.push_back(h);
-  return c;
+InventoryPlanner::InventoryPlanner(const HostView& host, const LibraryDirs& libraries, Plan* out,
+                                   Error* err, const VersionReport* versions)
+    : host_(host), plan_(out), err_(err), versions_(versions) {
+  plan_->library_dirs = libraries.dirs.empty() ? UnseenLibraryDirs() : libraries;
+}
+
+bool InventoryPlanner::Add(const Inventory& inv, const std::vector<std::string>& features,
+                           const std::string& source) {
+  if (!CheckVersionLock(inv, features)) return false;
+  plan_->activated.push_back(
+      ActivatedInventory{inv.file, inv.activation_flag, features, source, "", ""});
+  for (const auto& name : features)
+    if (!PlanFeature(inv, *inv.FindFeature(name))) return false;
+  return true;
+}
+
+bool InventoryPlanner::AddProfile(const Inventory& inv, const std::string& name,
+                                  const std::string& by) {
+  ProfileSources src = inv.Profiles(host_);
+  EnvList env;
+  if (!ResolveProfile(
+          src, name, HostProfileReader(host_), [&] { return AvailableProfiles(src, host_); }, &env,
+          err_))
+    return false;
+  plan_->activated.back().profile = name;
+  plan_->activated.back().profile_by = by;
+  return MergeEnv(env, inv.file + " profile " + name);
+}
+
+// The version lock (version_lock.h), for the features asked of `inv`: a
+// mismatch it enforces fails the plan; unknown, or a mismatch it allows,
+// is a warning. Runs only for an inventory that was asked for.
+bool InventoryPlanner::CheckVersionLock(const Inventory& inv,
+                                        const std::vector<std::string>& features) {
+  if (!inv.version_lock.Guards(features)) return true;
+  VersionReport r = versions_ ? *versions_ : CheckVersions(inv, host_);
+  const std::string prefix = "inventory " + inv.file + ": ";
+  switch (r.state) {
+    case VersionState::kMatch:
+    case VersionState::kNotConfigured: return true;
+    case VersionState::kMismatch:
+      if (inv.version_lock.enforce)
+        return Fail(err_, prefix + r.why + "; refusing (set \"enforce\": false to allow)");
+      plan_->warnings.push_back(prefix + r.why + "; allowed (\"enforce\" is false)");
+      return true;
+    case VersionState::kUnknown:
+      plan_->warnings.push_back(prefix + r.why + "; not checked");
+      return true;
+  }
+  return true;
+}
+
+bool InventoryPlanner::MergeEnv(const EnvList& env, const std::string& from) {
+  for (const auto& [k, v] : env) {
+    auto same = std::find_if(plan_->env.begin(), plan_->env.end(),
+                             [&k = k](const auto& e) { return e.first == k; });
+    if (same == plan_->env.end())
+      plan_->env.emplace_back(k, v);
+    else if (same->second != v)
+      return Fail(err_, "two profiles set " + k + " differently: " + same->second + " and " + v +
+                            " (" + from + ")");
+  }
+  return true;
+}
+
+bool InventoryPlanner::PlanFeature(const Inventory& inv, const Feature& f) {
+  size_t first = plan_->mounts.size();
+  for (const auto& e : f.entries)
+    if (!PlanEntry(inv, f, e)) return false;
+  for (const auto& p : f.preload) {
+    std::string found;
+    for (size_t i = first; i < plan_->mounts.size(); ++i) {
+      const MountOp& m = plan_->mounts[i];
+      if (m.type == FileType::kRegular && (p[0] == '/' ? m.target == p : Basename(m.target) == p)) {
+        found = m.target;
+        break;
+      }
+    }
+    if (found.empty())
+      return Fail(err_, "inventory " + inv.file + ": preload \"" + p +
+                            "\" is not one of the files feature \"" + f.name + "\" mounts");
+    if (std::find(plan_->preload.begin(), plan_->preload.end(), found) == plan_->preload.end())
+      plan_->preload.push_back(found);
+  }
+  return true;
+}
+
+bool InventoryPlanner::PlanEntry(const Inventory& inv, const Feature& f, const InventoryEntry& e) {
+  const HostView& host = host_;
+  std::vector<HostMatch> matches;
+  for (const auto& alt : e.sources) {
+    std::string pattern = e.kind == EntryKind::kDevice ? "/dev/" + alt : alt;
+    if (!host.Match(pattern, &matches, err_)) return false;
+    if (!matches.empty()) break;
+  }
+  if (matches.empty()) {
+    std::string what = JoinAlternatives(host, e);
+    if (e.optional) {
+      OCID_DEBUG("optional " + e.category + " entry not found, skipped: " + what + " (" + inv.file +
+                 ")");
+      plan_->skipped.push_back(what);
+      return true;
+    }
+    return Fail(err_,
+                "required " + e.category + " entry of feature \"" + f.name +
+                    "\" not found on the host (inventory " + inv.file + ")",
+                what);
+  }
+  for (const auto& m : matches) {
+    if (!TypeFits(e.kind, m.type))
+      return Fail(err_,
+                  std::string("host path is a ") + FileTypeName(m.type) + ", expected " +
+                      Expected(e.kind) + " (inventory " + inv.file + ")",
+                  host.Display(m.path));
+    if (!IntoLibraryDirs(e)) {
+      AddMount(inv, f, e, m, TargetOf(e, m), false);
+      continue;
+    }
+    // One mount per directory, in the directories' order: a preload by
+    // name takes the first.
+    for (const auto& dir : plan_->library_dirs.dirs)
+      AddMount(inv, f, e, m, dir + "/" + Basename(m.path), true);
+  }
+  return true;
+}
+
+void InventoryPlanner::AddMount(const Inventory& inv, const Feature& f, const InventoryEntry& e,
+                                const HostMatch& m, std::string target, bool library) {
+  MountOp op;
+  op.type = m.type;
+  op.source = m.path;
+  op.resolved = m.resolved;
+  op.target = std::move(target);
+  op.library = library;
+  op.nodev = e.kind != EntryKind::kDevice;
+  op.rdev = m.rdev;
+  op.mode = m.mode;
+  op.uid = m.uid;
+  op.gid = m.gid;
+  op.dev = m.dev;
+  op.ino = m.ino;
+  op.inventory = inv.file;
+  op.feature = f.name;
+  plan_->mounts.push_back(std::move(op));
+}
+
+// What the plan says about the library directories it mounts into, once
+// per inventory that has such a library: the image has no glibc to load
+// them, or the image could not be looked at.
+void InventoryPlanner::LibraryWarnings() {
+  const LibraryDirs& d = plan_->library_dirs;
+  if (!d.no_glibc && d.probe_error.empty()) return;
+  std::vector<std::string> files;
+  for (const auto& m : plan_->mounts)
+    if (m.library && std::find(files.begin(), files.end(), m.inventory) == files.end())
+      files.push_back(m.inventory);
+  const std::string where = JoinDirs(d.dirs);
+  for (const auto& file : files) {
+    if (d.no_glibc)
+      plan_->warnings.push_back("inventory " + file + ": the image has no glibc (no libc.so.6 in " +
+                                JoinDirs(LibcCandidates()) + "): its libraries are mounted in " +
+                                where + " but only a dynamically linked glibc program loads them");
+    else
+      plan_->warnings.push_back("inventory " + file + ": " + d.probe_error +
+                                "; its libraries are mounted in " + where +
+                                ", where Debian/Ubuntu and RHEL/Fedora/SUSE images look");
+  }
+}
+
+// Merges duplicates, drops mounts a directory mount already provides,
+// orders parents first and derives the device rules.
+bool InventoryPlanner::Finish(const ContainerTarget* target) {
+  std::vector<MountOp>& ms = plan_->mounts;
+  std::stable_sort(ms.begin(), ms.end(),
+                   [](const MountOp& a, const MountOp& b) { return a.target < b.target; });
+  // Conflicts first, over every entry: whether one of them would later be
+  // dropped as covered by a directory must not hide a conflict.
+  for (size_t i = 1; i < ms.size(); ++i) {
+    const MountOp& o = ms[i - 1];
+    const MountOp& m = ms[i];
+    if (o.target == m.target && (o.dev != m.dev || o.ino != m.ino))
+      return Fail(err_,
+                  "two inventory entries want the same container path with "
+                  "different sources: " +
+                      o.source + " (" + o.inventory + ") and " + m.source + " (" + m.inventory +
+                      ")" + (o.library && m.library ? kSameLibraryName : ""),
+                  m.target);
+  }
+  std::vector<MountOp> out;
+  for (auto& m : ms) {
+    if (!out.empty() && out.back().target == m.target) continue;  // same file
+    if (CoveredByDirectory(out, m)) continue;
+    out.push_back(std::move(m));
+  }
+  ms = std::move(out);
+  LibraryWarnings();
+  for (const auto& m : ms) {
+    if (m.type != FileType::kCharDevice && m.type != FileType::kBlockDevice) continue;
+    DeviceRule r;
+    r.type = m.type == FileType::kCharDevice ? 'c' : 'b';
+    r.major = static_cast<int64_t>(major(m.rdev));
+    r.minor = static_cast<int64_t>(minor(m.rdev));
+    r.access = kGrantedDeviceAccess;
+    if (std::find(plan_->device_rules.begin(), plan_->device_rules.end(), r) ==
+        plan_->device_rules.end())
+      plan_->device_rules.push_back(r);
+  }
+  if (!plan_->device_rules.empty() && target) {
+    std::vector<std::string> paths;
+    for (const auto& d : *target->devices) paths.push_back(d.path);
+    plan_->container_device_rules = RuncDeviceRules(*target->device_rules, paths);
+  }
+  return true;
+}
+
+bool InventoryPlanner::CoveredByDirectory(const std::vector<MountOp>& done,
+                                          const MountOp& m) const {
+  for (const auto& d : done) {
+    if (d.type != FileType::kDirectory) continue;
+    const std::string prefix = d.target + "/";
+    if (m.target.rfind(prefix, 0) != 0) continue;
+    std::string suffix = m.target.substr(d.target.size());
+    // Same file at the same relative place: the directory mount shows it.
+    // (Rare, so resolved paths are looked up here when the view left them out.)
+    std::string mr = m.resolved.empty() ? host_.Resolve(m.source) : m.resolved;
+    std::string dr = d.resolved.empty() ? host_.Resolve(d.source) : d.resolved;
+    if (!mr.empty() && mr == dr + suffix) return true;
+  }
+  return false;
 }
 
 bool BuildInventoryPlan(const Inventory& inv, const std::vector<std::string>& features,
                         const HostView& host, Plan* out, Error* err, const VersionReport* versions,
                         const LibraryDirs& libraries) {
   *out = Plan{};
-  PlanInputs in{nullptr, nullptr, nullptr, &host, libraries};
-  Planner p(in, out, err, versions);
-  return p.RunInventory(inv, features);
+  InventoryPlanner p(host, libraries, out, err, versions);
+  for (const auto& name : features)
+    if (!inv.FindFeature(name))
+      return Fail(err, "inventory " + inv.file + " has no feature \"" + name + "\"");
+  return p.Add(inv, features, "inventory plan") && p.Finish(nullptr);
 }
 
 std::vector<std::string> HookModeWarnings(const Plan& plan) {
@@ -453,12 +316,6 @@ std::vector<std::string> HookModeWarnings(const Plan& plan) {
                   vars);
   }
   return out;
-}
-
-bool BuildPlan(const PlanInputs& in, Plan* out, Error* err) {
-  *out = Plan{};
-  Planner p(in, out, err);
-  return p.Run();
 }
 
 }  // namespace ocid

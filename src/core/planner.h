@@ -1,55 +1,85 @@
-// Decide: (state, config.json, inventories, host facts) -> Plan. No side
-// effects; the only I/O is through the HostView, so tests can hand it a tree
-// of their own and the `plan` command needs no root.
+// Plan: (decided inventories, host facts) -> Plan. No side effects; the
+// only I/O is through the HostView, so tests can hand it a tree of their own
+// and the `plan` command needs no root. Which inventories a container
+// activates is container_plan's to decide.
 //
 // Targets: an entry's "target", or "target_dir" plus the file's name, or
 // else its host path; except a "libraries" entry that is a file and names
 // neither: each file it matches is mounted by name into every library
-// directory (PlanInputs::libraries, library_dirs.h), where the image's
+// directory (the planner's libraries, library_dirs.h), where the image's
 // loader looks, whatever layout the host has.
 #pragma once
 #include <string>
 #include <vector>
 
 #include "bundle_config.h"
+#include "device_rule.h"
+#include "env_profile.h"
 #include "error.h"
 #include "host_view.h"
 #include "inventory.h"
 #include "library_dirs.h"
-#include "oci_state.h"
 #include "plan.h"
 #include "version_lock.h"
 
 namespace ocid {
 
-struct PlanInputs {
-  const OciState* state = nullptr;
-  const BundleConfig* config = nullptr;
-  const InventorySet* inventories = nullptr;
-  const HostView* host = nullptr;
-  // Where the image's loader finds libraries: the caller's probe of the
-  // image (library_dirs.h), or the answer for every image.
-  LibraryDirs libraries = UnseenLibraryDirs();
+// What a plan reads of the container it is for: the device rules the
+// runtime itself enforces, which a cgroup v2 device program must keep
+// (Plan::container_device_rules).
+struct ContainerTarget {
+  const std::vector<LinuxDevice>* devices = nullptr;      // linux.devices
+  const std::vector<DeviceRule>* device_rules = nullptr;  // linux.resources.devices
 };
 
-// process.user's uid, gid and additional gids as host ids, through the id
-// mappings (the identity without a user namespace).
-HostCredentials ProcessOnHost(const BundleConfig& cfg);
+// Builds one Plan from inventories already decided (container_plan.h
+// decides): each activated inventory with its features, then its profile,
+// then Finish. The first failure stops it, with `err` set; what was planned
+// so far stays in the plan.
+class InventoryPlanner {
+ public:
+  // `libraries`: where libraries go; none given means the answer for every
+  // image, never a library left out. `versions`: the caller's reading of
+  // the version lock, or null to read it here (BuildInventoryPlan).
+  InventoryPlanner(const HostView& host, const LibraryDirs& libraries, Plan* out, Error* err,
+                   const VersionReport* versions = nullptr);
+  // The version lock for `features` of `inv`, then every entry of them;
+  // adds one Plan::activated, asked for by `source`.
+  bool Add(const Inventory& inv, const std::vector<std::string>& features,
+           const std::string& source);
+  // The profile `name` of `inv`, the inventory added last, chosen by `by`:
+  // its variables go to Plan::env.
+  bool AddProfile(const Inventory& inv, const std::string& name, const std::string& by);
+  // Merges duplicates, drops mounts a directory mount already provides,
+  // orders parents first and derives the device rules; for a `target`, the
+  // device rules the runtime enforces as well.
+  bool Finish(const ContainerTarget* target);
 
-// On error, `err` names what was wrong and where (inventory file, path).
-// An inventory the container did not ask for can never cause an error.
-bool BuildPlan(const PlanInputs& in, Plan* out, Error* err);
+ private:
+  bool CheckVersionLock(const Inventory& inv, const std::vector<std::string>& features);
+  bool MergeEnv(const EnvList& env, const std::string& from);
+  bool PlanFeature(const Inventory& inv, const Feature& f);
+  bool PlanEntry(const Inventory& inv, const Feature& f, const InventoryEntry& e);
+  void AddMount(const Inventory& inv, const Feature& f, const InventoryEntry& e, const HostMatch& m,
+                std::string target, bool library);
+  void LibraryWarnings();
+  bool CoveredByDirectory(const std::vector<MountOp>& done, const MountOp& m) const;
+
+  const HostView& host_;
+  Plan* plan_;
+  Error* err_;
+  const VersionReport* versions_;
+};
 
 // The plan for `features` of one inventory, for no container in particular
 // (what a CDI device carries): the same entries, alternatives, globs, merges
-// and device rules as BuildPlan, without activation or config.json (so no
-// container_device_rules). Fails on a feature the inventory does not have.
-// `versions`: the version lock of `inv` as the caller read it on `host`
-// (CheckVersions), for a caller planning many feature sets of one inventory
-// (the device plugin's view and its CDI specs), so the library is read once,
-// not once per plan; null reads it here, when the features are guarded.
-// `libraries`: where libraries go; such a plan is for every image, so by
-// default both standard directories.
+// and device rules as a container's plan (container_plan.h), without
+// activation or config.json (so no container_device_rules). Fails on a feature the inventory does
+// not have. `versions`: the version lock of `inv` as the caller read it on `host` (CheckVersions),
+// for a caller planning many feature sets of one inventory (the device plugin's view and its CDI
+// specs), so the library is read once, not once per plan; null reads it here, when the features are
+// guarded. `libraries`: where libraries go; such a plan is for every image, so by default both
+// standard directories.
 bool BuildInventoryPlan(const Inventory& inv, const std::vector<std::string>& features,
                         const HostView& host, Plan* out, Error* err,
                         const VersionReport* versions = nullptr,

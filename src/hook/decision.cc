@@ -2,11 +2,10 @@
 
 #include <fcntl.h>
 
-#include "activation.h"
+#include "container_plan.h"
 #include "files.h"
 #include "library_dirs.h"
 #include "log.h"
-#include "planner.h"
 #include "spec_keys.h"
 
 namespace ocid {
@@ -138,22 +137,6 @@ bool CouldHaveAsked(const Options& opts, const std::string& state_bytes) {
   return CouldHaveAsked(scan, requests.Asks(), bundle);
 }
 
-ConfigInterest InterestOf(const InventorySet& set) {
-  ConfigInterest in;
-  auto flag = [&in](const std::string& f) {
-    if (f.empty()) return;
-    in.env_names.insert(f);
-    in.annotation_keys.insert(std::string(kAnnotationPrefix) + f);
-  };
-  for (const auto& inv : set.inventories) {
-    flag(inv.activation_flag);
-    if (inv.HasProfiles()) flag(inv.activation_flag + "_PROFILE");
-    for (const auto& [k, v] : inv.policy.require_annotations) in.annotation_keys.insert(k);
-  }
-  for (const auto& b : set.broken) flag(b.activation_flag);
-  return in;
-}
-
 bool PlanFor(const Options& opts, const Container& c, bool resolve_paths,
              std::unique_ptr<HostRootView>* host, Plan* plan, Error* err) {
   if (!HostRootView::Open(opts.host_root, host, err)) return false;
@@ -162,9 +145,10 @@ bool PlanFor(const Options& opts, const Container& c, bool resolve_paths,
   // names it on the host (library_dirs.h: fixed candidates, by descriptor,
   // nothing read). Only a container that asked gets here; the hook's
   // executor checks later that the container's rootfs is this directory.
-  const std::string rootfs = RootfsPath(c.state.bundle, c.state.root, c.config.root_path);
-  PlanInputs in{&c.state, &c.config, &c.inventories, host->get(), ProbeLibraryDirs(rootfs)};
-  return BuildPlan(in, plan, err);
+  const ContainerFacts facts = ContainerFactsOf(c.state, c.config);
+  ContainerDecision decision;
+  return PlanContainer(facts, c.inventories, **host, ProbeLibraryDirs(facts.rootfs), &decision,
+                       plan, err);
 }
 
 void ReportBroken(const InventorySet& set, bool activated) {

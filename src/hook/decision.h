@@ -13,7 +13,8 @@
 //                bytes.
 //   PlanFor      builds the Plan through a HostRootView under --host-root,
 //                with the library directories of the container's image
-//                (library_dirs.h: the directory of its libc.so.6).
+//                (library_dirs.h: the directory of its libc.so.6): the
+//                container's facts planned by PlanContainer (container_plan.h).
 #pragma once
 #include <memory>
 #include <string>
@@ -92,10 +93,6 @@ bool LoadIfAsked(const Options& opts, const std::string& state_bytes, Container*
 bool CouldHaveAsked(const RequestScan& scan, bool state_asks, const std::string& bundle);
 // The same from the state's bytes, reading the inventories first.
 bool CouldHaveAsked(const Options& opts, const std::string& state_bytes);
-
-// What config.json parsing must keep for these inventories: their flags as
-// env names and annotations, and the annotations their policies require.
-ConfigInterest InterestOf(const InventorySet& set);
 
 // Plans for a loaded container. `resolve_paths` fills each mount's resolved
 // host path (needed by `plan` and by modes that hand paths to a runtime).

@@ -314,4 +314,52 @@ TEST_SUITE("activation") {
     CHECK(CheckPolicy(inv, none, priv, {}, &e2));
   }
 
+  TEST_CASE(
+      "NamedValue: the env entry (last wins), then the annotation, each as a message names it") {
+    using ocid::NamedValue;
+    CHECK(NamedValue("OCI_ONLOAD", {"PATH=/bin"}, {}).empty());
+    auto both =
+        NamedValue("OCI_ONLOAD_PROFILE", {"OCI_ONLOAD_PROFILE=a", "OCI_ONLOAD_PROFILE=latency"},
+                   {{"oci-decorator/OCI_ONLOAD_PROFILE", "none"}});
+    REQUIRE(both.size() == 2);
+    CHECK(both[0].from_env);
+    CHECK(both[0].what == "env OCI_ONLOAD_PROFILE=latency");
+    CHECK(both[0].value == "latency");
+    CHECK_FALSE(both[1].from_env);
+    CHECK(both[1].what == "annotation oci-decorator/OCI_ONLOAD_PROFILE=none");
+    CHECK(both[1].value == "none");
+    // A bare name is present with an empty value; a longer name is another variable.
+    auto bare = NamedValue("OCI_ONLOAD", {"OCI_ONLOAD", "OCI_ONLOADX=all"}, {});
+    REQUIRE(bare.size() == 1);
+    CHECK(bare[0].what == "env OCI_ONLOAD=");
+    CHECK(NamedValue("OCI_ONLOAD", {}, {{"OCI_ONLOAD", "all"}}).empty());
+  }
+
+  TEST_CASE("AsksFor: a setting that is not off, from either source, whatever the policy") {
+    using ocid::AsksFor;
+    CHECK_FALSE(AsksFor("OCI_ONLOAD", {}, {}));
+    CHECK(AsksFor("OCI_ONLOAD", {"OCI_ONLOAD=zf"}, {}));
+    CHECK(AsksFor("OCI_ONLOAD", {}, {{"oci-decorator/OCI_ONLOAD", "bogus"}}));
+    CHECK_FALSE(AsksFor("OCI_ONLOAD", {"OCI_ONLOAD=all", "OCI_ONLOAD= None "}, {}));
+    CHECK(AsksFor("OCI_ONLOAD", {"OCI_ONLOAD=0"}, {{"oci-decorator/OCI_ONLOAD", "all"}}));
+    CHECK_FALSE(AsksFor("OCI_ONLOAD", {"OCI_ONLOAD"}, {{"oci-decorator/OCI_ONLOAD", "false"}}));
+    CHECK_FALSE(AsksFor("", {"=all"}, {{"oci-decorator/", "all"}}));
+  }
+
+  TEST_CASE("AsksForAnywhere: any reading of config.json, or the state") {
+    using ocid::AsksForAnywhere;
+    using Pairs = std::vector<std::pair<std::string, std::string>>;
+    CHECK_FALSE(AsksForAnywhere("OCI_ONLOAD", {}, {}, {}));
+    // Every entry counts, not only the last one.
+    CHECK(AsksForAnywhere("OCI_ONLOAD", {"OCI_ONLOAD=all", "OCI_ONLOAD=none"}, {}, {}));
+    CHECK_FALSE(
+        AsksForAnywhere("OCI_ONLOAD", {"OCI_ONLOAD=none", "OCI_ONLOAD", "OCI_ONLOADX=1"}, {}, {}));
+    CHECK(AsksForAnywhere("OCI_ONLOAD", {}, Pairs{{"oci-decorator/OCI_ONLOAD", "off?"}, {"x", "y"}},
+                          {}));
+    CHECK_FALSE(AsksForAnywhere("OCI_ONLOAD", {}, Pairs{{"oci-decorator/OCI_ONLOAD", "void"}}, {}));
+    CHECK(AsksForAnywhere("OCI_ONLOAD", {}, {}, {{"oci-decorator/OCI_ONLOAD", "all"}}));
+    CHECK_FALSE(AsksForAnywhere("OCI_ONLOAD", {}, {}, {{"OCI_ONLOAD", "all"}}));
+    CHECK_FALSE(AsksForAnywhere("", {"=all"}, Pairs{{"oci-decorator/", "all"}}, {}));
+  }
+
 }  // TEST_SUITE

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bundle_config.h"
+#include "container_plan.h"
 #include "env_profile.h"
 #include "fake_host.h"
 #include "inventory.h"

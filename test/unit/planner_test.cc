@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bundle_config.h"
+#include "container_plan.h"
 #include "host_view.h"
 #include "inventory.h"
 #include "library_dirs.h"

@@ -15,6 +15,7 @@
 #include "bundle_config.h"
 #include "cdi.h"
 #include "cluster.h"
+#include "container_plan.h"
 #include "fake_host.h"
 #include "host_view.h"
 #include "inventory.h"
