@@ -19,7 +19,7 @@
 #include "inventory.h"
 #include "kubelet_volume.h"
 #include "log.h"
-#include "node_facts.h"
+#include "nic.h"
 #include "rootfs_path.h"
 #include "unique_fd.h"
 

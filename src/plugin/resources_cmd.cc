@@ -10,7 +10,7 @@
 #include "host_view.h"
 #include "inventory.h"
 #include "log.h"
-#include "node_facts.h"
+#include "nic.h"
 #include "resource_watch.h"
 
 namespace ocid {

@@ -11,7 +11,7 @@
 
 #include "fake_host.h"
 #include "inventory.h"
-#include "node_facts.h"
+#include "nic.h"
 #include "test_tree.h"
 
 #include "atomic_file.h"
