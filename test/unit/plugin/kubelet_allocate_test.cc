@@ -15,8 +15,8 @@
 #include "test_tree.h"
 
 #include "atomic_file.h"
+#include "cdi_dir_keeper.h"
 #include "host_view.h"
-#include "kubelet_cdi.h"
 
 using ocid::AllocateMode;
 using ocid::BuildAllocateResponse;

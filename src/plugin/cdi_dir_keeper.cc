@@ -1,4 +1,4 @@
-#include "kubelet_cdi.h"
+#include "cdi_dir_keeper.h"
 
 #include <fcntl.h>
 #include <poll.h>
