@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "error.h"
+#include "nic_json.h"
 
 namespace ocid {
 namespace {
@@ -278,15 +279,7 @@ std::string CheckJson(const CheckReport& r) {
   j["inventories"] = std::move(invs);
 
   const NodeFacts& n = r.node;
-  ordered nics = ordered::array();
-  for (const auto& nic : n.nics)
-    nics.push_back({{"address", nic.address},
-                    {"vendor", nic.vendor},
-                    {"device", nic.device},
-                    {"driver", nic.driver},
-                    {"interfaces", nic.interfaces},
-                    {"numa_node", nic.numa_node}});
-  j["nics"] = std::move(nics);
+  j["nics"] = NicsJson(n.nics);
   j["cgroup"] = {{"mode", CgroupLayoutName(n.cgroup)}};
   j["kernel"] = {{"openat2", n.kernel.openat2},
                  {"mount_api", n.kernel.mount_api},

@@ -118,7 +118,7 @@ std::vector<CdiFileToWrite> CdiFilesOf(const CdiSpec& spec);
 // Whether `bytes` is a spec as CdiSpecJson renders it: a JSON object of
 // exactly cdiVersion, kind and devices, in that order, that renders back to
 // the same bytes. A hand-written spec (or another tool's) is not one; the
-// device plugin removes only these (kubelet_cdi.h).
+// device plugin removes only these (cdi_dir_keeper.h).
 bool IsRenderedCdiSpec(const std::string& bytes);
 
 }  // namespace ocid

@@ -101,7 +101,7 @@ bool CheckK8sResourceName(const std::string& name, std::string* why);
 // ("amd.com/onload=onload-latency"). A profile that does not resolve makes
 // those resources unhealthy, saying why.
 // Builds the view of `set` on `host`, whose NICs are `nics` (read once by
-// the caller: ReadHostNics, node_facts.h); host paths in deliveries are
+// the caller: ReadHostNics, nic.h); host paths in deliveries are
 // named under `host_path_root`. `previous` (may be null) is the last view,
 // which keeps a now broken inventory's resources (unhealthy).
 void BuildClusterView(const InventorySet& set, const HostView& host, const HostNics& nics,

@@ -10,11 +10,16 @@
 //
 // One decision, NicsFor, for `check` (node_check.h) and the device plugin
 // (cluster.h): which NICs serve a set of features, and when none does, the
-// one line both print. The NICs themselves are read from sysfs by
-// ReadPciNics (node_facts.h), through the HostView under --host-root.
+// one line both print. The NICs themselves are read from sysfs here too
+// (ReadPciNics), through the HostView under --host-root, so tests hand it
+// fake sysfs trees.
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "error.h"
+#include "host_view.h"
 
 namespace ocid {
 
@@ -47,6 +52,15 @@ struct NicVerdict {
   std::string why;            // when needed and none serves: the one line
 };
 
+// The NICs of the given PCI vendors under
+// <host-root>/sys/bus/pci/devices, with their NUMA node. A missing directory
+// gives none; a device whose vendor cannot be read is skipped.
+bool ReadPciNics(const HostView& host, const std::vector<std::string>& vendors,
+                 std::vector<PciNic>* out, Error* err);
+// The same, the error kept as a line in the result (`check`, and the
+// device plugin once per rebuild).
+HostNics ReadHostNics(const HostView& host, const std::vector<std::string>& vendors);
+
 // The NICs that serve `features` of `inv` on this node.
 NicVerdict NicsFor(const Inventory& inv, const std::vector<std::string>& features,
                    const HostNics& nics);
@@ -57,5 +71,8 @@ std::vector<std::string> NicVendorsToRead(const InventorySet& set);
 // The distinct known NUMA nodes of `nics`, ascending (none when every
 // numa_node is -1).
 std::vector<int> NumaNodes(const std::vector<PciNic>& nics);
+
+// The first line of a sysfs attribute, trimmed ("0x1924\n" -> "0x1924").
+std::string FirstLine(std::string_view bytes);
 
 }  // namespace ocid

@@ -12,12 +12,13 @@
 #include <memory>
 #include <vector>
 
-#include "atomic_file.h"
 #include "cdi.h"
+#include "cdi_dir.h"
 #include "exit_codes.h"
 #include "host_view.h"
 #include "inventory.h"
 #include "log.h"
+#include "path_text.h"
 
 namespace ocid {
 namespace {
@@ -83,11 +84,22 @@ void PrintSpec(const Inventory& inv, const CdiSpec& spec) {
   std::fflush(stdout);
 }
 
-// The preload files, then the spec (CdiFilesOf), each replaced atomically.
+// The preload files, then the spec (CdiFilesOf), each replaced atomically,
+// whether or not it is current, through one CDI directory writer.
 bool WriteSpec(const SpecDestination& to, const CdiSpec& spec, Error* err) {
   std::string dir = to.spec_path.substr(0, to.spec_path.rfind('/'));
-  for (const auto& f : CdiFilesOf(spec))
-    if (!WriteFileAtomic(dir + "/" + f.name, f.bytes, 0644, err)) return false;
+  const std::vector<CdiFileToWrite> files = CdiFilesOf(spec);
+  CdiDirWriter writer;
+  if (!CdiDirWriter::Open(Dirname(to.spec_path), /*create=*/true, &writer, err)) {
+    // The directory's own line ("directory /tmp/cdi is writable by others
+    // (owner 0, mode 1777)") after the first file it was for.
+    bool refused = err->errnum == 0 && err->path.empty();
+    err->what = (refused ? "refusing to write " : "cannot write ") + dir + "/" +
+                files.front().name + ": " + err->what;
+    return false;
+  }
+  std::vector<std::string> written;
+  if (!writer.WriteSpecFiles(files, /*always=*/true, &written, err)) return false;
   log::Info("wrote " + to.dest + ": " + CdiSpecSummary(spec) +
             (spec.preload_files.empty() ? std::string()
                                         : " (and " + std::to_string(spec.preload_files.size()) +

@@ -19,7 +19,7 @@
 #include "inventory.h"
 #include "kubelet_volume.h"
 #include "log.h"
-#include "node_facts.h"
+#include "nic.h"
 #include "rootfs_path.h"
 #include "unique_fd.h"
 
@@ -43,7 +43,7 @@ std::string DigestOf(const ClusterView& v) {
            ':' + std::to_string(x.minor) + ' ' + std::to_string(x.file_mode) + '\n';
     for (const auto& [k, val] : r.delivery.env) d += "e " + k + '=' + val + '\n';
   }
-  // The CDI specs: what the CDI keeper writes (kubelet_cdi.h).
+  // The CDI specs: what the CDI keeper writes (cdi_dir_keeper.h).
   for (const ClusterCdiSpec& c : v.cdi_specs) {
     d +=
         "cdi " + c.inventory + ' ' + std::to_string(static_cast<int>(c.state)) + ' ' + c.why + '\n';

@@ -9,7 +9,7 @@
 // Both plugin modes read the view from here; neither plans on its own.
 // With a CDI directory (PluginOptions::cdi_dir) the view also carries the
 // CDI specs, built from the same inventories and host in the same rebuild;
-// the CDI keeper (kubelet_cdi.h) only writes what it reads here.
+// the CDI keeper (cdi_dir_keeper.h) only writes what it reads here.
 #pragma once
 #include <chrono>
 #include <condition_variable>

@@ -10,7 +10,8 @@
 #include "host_view.h"
 #include "inventory.h"
 #include "log.h"
-#include "node_facts.h"
+#include "nic.h"
+#include "nic_json.h"
 #include "resource_watch.h"
 
 namespace ocid {
@@ -27,16 +28,8 @@ nlohmann::ordered_json ToJson(const ClusterResource& r) {
   if (!r.profile.empty()) j["profile"] = r.profile;
   j["healthy"] = r.healthy;
   if (!r.healthy) j["why"] = r.why;
-  // The NICs that serve it, with the keys of `check --json`'s "nics".
-  ordered nics = ordered::array();
-  for (const auto& n : r.nics)
-    nics.push_back({{"address", n.address},
-                    {"vendor", n.vendor},
-                    {"device", n.device},
-                    {"driver", n.driver},
-                    {"interfaces", n.interfaces},
-                    {"numa_node", n.numa_node}});
-  j["nics"] = std::move(nics);
+  // The NICs that serve it, as `check --json`'s "nics" (nic_json.h).
+  j["nics"] = NicsJson(r.nics);
   ordered mounts = ordered::array(), devices = ordered::array(), env = ordered::object();
   for (const auto& m : r.delivery.mounts)
     mounts.push_back({{"host_path", m.host_path},

@@ -11,12 +11,12 @@
 
 #include "fake_host.h"
 #include "inventory.h"
-#include "node_facts.h"
+#include "nic.h"
 #include "test_tree.h"
 
 #include "atomic_file.h"
+#include "cdi_dir_keeper.h"
 #include "host_view.h"
-#include "kubelet_cdi.h"
 
 using ocid::AllocateMode;
 using ocid::BuildAllocateResponse;

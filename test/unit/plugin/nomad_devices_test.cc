@@ -10,7 +10,7 @@
 #include "fake_host.h"
 #include "host_view.h"
 #include "inventory.h"
-#include "node_facts.h"
+#include "nic.h"
 #include "nomad_devices.h"
 #include "test_tree.h"
 

@@ -25,14 +25,14 @@
 //             the delivery (mounts read-only, devices "rw", env).
 //             The CDI device is named only when it resolves (with
 //             --cdi-dir: a spec the CDI keeper has written or found
-//             current, kubelet_cdi.h; without, the operator's word that
+//             current, cdi_dir_keeper.h; without, the operator's word that
 //             specs are written elsewhere); when it does not, `both`
 //             answers the delivery alone (and says so in one log line),
 //             `cdi` is FAILED_PRECONDITION naming the spec and why.
 //   preload   in the delivery, through the CDI writer's preload file
 //             mounted read-only at /etc/ld.so.preload when there is one
 //             (--cdi-dir, PreloadFileFor, and the keeper vouches for it as
-//             Allocate answers: kubelet_cdi.h PreloadFileIfCurrent, the
+//             Allocate answers: cdi_dir_keeper.h PreloadFileIfCurrent, the
 //             directory the last pass checked, reached by the writer's
 //             rule, and the file current in it), which keeps an image's
 //             own LD_PRELOAD (glibc loads both); else env LD_PRELOAD,
@@ -84,7 +84,7 @@ struct CdiResolution {
   std::string why;  // when it does not: the spec and why
 };
 
-// The preload file the CDI writer keeps for `r` in `cdi_dir` (kubelet_cdi.h:
+// The preload file the CDI writer keeps for `r` in `cdi_dir` (cdi_dir_keeper.h:
 // the spec's name and cdi.h CdiPreloadFileName for the device of
 // r.cdi_device, "oci-decorator-onload.onload.preload") and the bytes it
 // holds when current (one preloaded container path a line). Empty path when

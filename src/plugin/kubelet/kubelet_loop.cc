@@ -22,7 +22,7 @@
 // kRegisterTimeout, cancellable) runs on a worker thread that reports its
 // end through an eventfd. Nor does it spin: poll() sleeps until the next
 // deadline it can act on (PollTimeoutMs).
-// With --cdi-dir, the CDI keeper (kubelet_cdi.h) keeps the view's specs on
+// With --cdi-dir, the CDI keeper (cdi_dir_keeper.h) keeps the view's specs on
 // its own thread; this loop only starts and stops it.
 #include "kubelet_loop.h"
 
@@ -50,11 +50,11 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "cdi_dir_keeper.h"
 #include "deviceplugin/v1beta1/api.grpc.pb.h"
 #include "exit_codes.h"
 #include "health_file.h"
 #include "kubelet_allocate.h"
-#include "kubelet_cdi.h"
 #include "kubelet_lock.h"
 #include "kubelet_server.h"
 #include "log.h"

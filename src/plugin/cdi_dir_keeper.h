@@ -87,6 +87,7 @@
 #include <thread>
 #include <vector>
 
+#include "cdi_dir.h"
 #include "cluster.h"
 #include "error.h"
 #include "resource_watch.h"
@@ -161,13 +162,14 @@ class CdiDirKeeper {
   bool OpenChecked(const Snapshot& snap, UniqueFd* dfd, std::string* why) const;
   std::shared_ptr<const Snapshot> Current() const;
   void Publish(std::shared_ptr<const Snapshot> snap);
-  // Removes the spec of `stem` in `dfd` and the preload files that belong
-  // to it (cdi.h CdiSpecOfPreloadFile: a.b's files are not a's); with
-  // `keep`, only preload files not named there.
-  void RemoveStem(int dfd, const std::string& stem, const std::string& why,
+  // Removes the spec of `stem` and the preload files that belong to it
+  // (cdi_dir.h CdiDirWriter::RemoveStem: a.b's files are not a's); with
+  // `keep`, only preload files not named there. Logs each removal.
+  void RemoveStem(const CdiDirWriter& dir, const std::string& stem, const std::string& why,
                   const std::set<std::string>* keep = nullptr);
-  // The first pass: files of stems not in `stems`, as the header says.
-  void RemoveOrphans(int dfd, const std::set<std::string>& stems);
+  // The first pass: files of stems not in `stems`, as the header says
+  // (CdiDirWriter::Sweep). Logs each removal.
+  void RemoveOrphans(const CdiDirWriter& dir, const std::set<std::string>& stems);
   // Logs `line` for `key` unless it is what was last said for it.
   void SayOnce(const std::string& key, const std::string& line, bool error);
   void Loop(const ResourceWatch* watch, std::chrono::milliseconds period);

@@ -1,11 +1,11 @@
 // What `check` reads about the node itself, through the HostView (rooted at
-// --host-root, so tests hand it fake sysfs trees): the NICs (also read by
-// the device plugin), the cgroup layout, and the CDI spec files. Parsers take bytes; the
-// Read* functions only fetch them.
+// --host-root, so tests hand it fake sysfs trees): the cgroup layout and the
+// CDI spec files, and the engines' setup as gathered by engine_check. The
+// NICs are read by nic.h (the device plugin reads them too). Parsers take
+// bytes; the Read* functions only fetch them.
 #pragma once
 #include <iterator>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -15,15 +15,6 @@
 #include "nic.h"
 
 namespace ocid {
-
-// The NICs of the given PCI vendors (nic.h) under
-// <host-root>/sys/bus/pci/devices, with their NUMA node. A missing directory
-// gives none; a device whose vendor cannot be read is skipped.
-bool ReadPciNics(const HostView& host, const std::vector<std::string>& vendors,
-                 std::vector<PciNic>* out, Error* err);
-// The same, the error kept as a line in the result (`check`, and the
-// device plugin once per rebuild).
-HostNics ReadHostNics(const HostView& host, const std::vector<std::string>& vendors);
 
 // The cgroup layout of the host, from <host-root>/sys/fs/cgroup:
 //   v2      cgroup.controllers at the top (the unified hierarchy alone);
@@ -103,8 +94,5 @@ struct NodeFacts {
   std::vector<CdiDir> cdi_dirs;
   std::string cdi_error;  // a CDI directory could not be listed
 };
-
-// The first line of a sysfs attribute, trimmed ("0x1924\n" -> "0x1924").
-std::string FirstLine(std::string_view bytes);
 
 }  // namespace ocid

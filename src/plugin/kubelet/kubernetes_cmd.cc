@@ -40,7 +40,7 @@ int RunKubernetes(const PluginOptions& opts, const KubernetesCommand& cmd) {
   // --cdi-dir by the writer's rule (atomic_file.h OpenWriteDir, missing
   // components made 0755), before anything is served: one that others can
   // change, or reached through a link another user made, is refused here
-  // with one line rather than kept (kubelet_cdi.h). The keeper checks it
+  // with one line rather than kept (cdi_dir_keeper.h). The keeper checks it
   // again on every pass, and Allocate as it answers.
   if (!k8s.cdi_dir.empty()) {
     UniqueFd dir;

@@ -1,4 +1,4 @@
-#include "kubelet_cdi.h"
+#include "cdi_dir_keeper.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -17,34 +17,12 @@
 #include "atomic_file.h"
 #include "cdi.h"
 #include "cdi_names.h"
-#include "files.h"
 #include "log.h"
 #include "path_text.h"
 
 namespace ocid {
 
 namespace {
-
-constexpr size_t kMaxCdiSpecFileBytes = 4 << 20;  // as `check` reads them
-
-// `name` in `dfd` is a regular file (not a symlink) of root's (the
-// effective user's); *bytes gets its content when asked.
-bool RootFile(int dfd, const std::string& name, std::string* bytes) {
-  UniqueFd fd;
-  struct stat st;
-  Error ignored;
-  if (!OpenRegularFileAt(dfd, name, LastSymlink::kRefuse, &fd, &ignored, &st) ||
-      st.st_uid != ::geteuid())
-    return false;
-  return !bytes || ReadAllFd(fd.get(), kMaxCdiSpecFileBytes, name, bytes, &ignored);
-}
-
-// The names in the directory `dfd` from its start: a pass lists its one
-// fd more than once, and getdents goes on from where the last call ended.
-bool ListNames(int dfd, const std::string& what, std::vector<std::string>* names, Error* err) {
-  if (::lseek(dfd, 0, SEEK_SET) != 0) return Fail(err, "cannot list directory", what, errno);
-  return ListDirectory(dfd, what, names, err);
-}
 
 constexpr uint32_t kDirMask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE |
                               IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
@@ -75,47 +53,25 @@ void CdiDirKeeper::SayOnce(const std::string& key, const std::string& line, bool
     log::Warn(line);
 }
 
-void CdiDirKeeper::RemoveStem(int dfd, const std::string& stem, const std::string& why,
-                              const std::set<std::string>* keep) {
-  std::vector<std::string> names;
-  Error err;
-  if (!ListNames(dfd, dir_, &names, &err)) return;
-  // The spec first: an engine then no longer names the preload files.
-  const std::string spec = CdiFileName(stem);
-  if (!keep && ::unlinkat(dfd, spec.c_str(), 0) == 0)
-    log::Info("removed " + dir_ + "/" + spec + ": " + why);
-  for (const auto& n : names) {
-    if (CdiPreloadStem(n) != stem || (keep && keep->count(n))) continue;
-    // A preload file next to a spec we keep: only root's is ours to remove.
-    if (keep && !RootFile(dfd, n, nullptr)) continue;
-    if (::unlinkat(dfd, n.c_str(), 0) == 0) log::Info("removed " + dir_ + "/" + n + ": " + why);
-  }
+void CdiDirKeeper::RemoveStem(const CdiDirWriter& dir, const std::string& stem,
+                              const std::string& why, const std::set<std::string>* keep) {
+  std::vector<std::string> removed;
+  dir.RemoveStem(stem, keep, &removed);
+  for (const auto& n : removed) log::Info("removed " + dir_ + "/" + n + ": " + why);
 }
 
-void CdiDirKeeper::RemoveOrphans(int dfd, const std::set<std::string>& stems) {
-  std::vector<std::string> names;
+void CdiDirKeeper::RemoveOrphans(const CdiDirWriter& dir, const std::set<std::string>& stems) {
+  std::vector<std::string> removed;
   Error err;
-  if (!ListNames(dfd, dir_, &names, &err)) {
+  if (!dir.Sweep(stems, &removed, &err)) {
     log::Warn("CDI specs in " + dir_ + " not cleaned up: " + err.Line());
     return;
   }
-  std::set<std::string> specs_left;
-  for (const auto& n : names) {
-    std::string stem = CdiSpecStem(n), bytes;
-    if (stem.empty()) continue;
-    if (stems.count(stem) || !RootFile(dfd, n, &bytes) || !IsRenderedCdiSpec(bytes)) {
-      specs_left.insert(stem);
-      continue;
-    }
-    if (::unlinkat(dfd, n.c_str(), 0) == 0)
+  for (const auto& n : removed) {
+    std::string stem = CdiSpecStem(n);
+    if (!stem.empty())
       log::Info("removed " + dir_ + "/" + n + ": no inventory " + stem + ".json in " + config_dir_);
-  }
-  for (const auto& n : names) {
-    std::string owner = CdiPreloadStem(n);
-    if (owner.empty() || stems.count(owner) || specs_left.count(owner) ||
-        !RootFile(dfd, n, nullptr))
-      continue;
-    if (::unlinkat(dfd, n.c_str(), 0) == 0)
+    else
       log::Info("removed " + dir_ + "/" + n + ": no inventory in " + config_dir_ + " writes it");
   }
 }
@@ -138,11 +94,9 @@ bool CdiDirKeeper::Sync(const ClusterView& view) {
   auto snap = std::make_shared<Snapshot>();
   // The directory, once for the whole pass, by the writer's rule: every
   // lookup, write and unlink below goes through this fd, never the path.
-  UniqueFd dir;
+  CdiDirWriter dir;
   Error derr;
-  struct stat dst {};
-  if (!OpenWriteDir(dir_, /*create=*/true, &dir, &derr) || ::fstat(dir.get(), &dst) != 0) {
-    if (derr.empty()) Fail(&derr, "cannot stat", dir_, errno);
+  if (!CdiDirWriter::Open(dir_, /*create=*/true, &dir, &derr)) {
     snap->dir_why = "CDI directory " + dir_ + " refused: " + derr.Line();
     if (snap->dir_why != dir_said_)
       log::Error(snap->dir_why +
@@ -154,15 +108,15 @@ bool CdiDirKeeper::Sync(const ClusterView& view) {
   }
   if (!dir_said_.empty()) log::Info("CDI directory " + dir_ + " passes the writer's rule again");
   dir_said_.clear();
-  snap->dev = dst.st_dev;
-  snap->ino = dst.st_ino;
-  const int dfd = dir.get();
+  snap->dev = dir.dev();
+  snap->ino = dir.ino();
+  const int dfd = dir.fd();
 
   bool ok = true;
   std::set<std::string> stems, present;
   for (const ClusterCdiSpec& c : view.cdi_specs) stems.insert(c.stem);
   if (!swept_) {
-    RemoveOrphans(dfd, stems);
+    RemoveOrphans(dir, stems);
     swept_ = true;
   }
   for (const ClusterCdiSpec& c : view.cdi_specs) {
@@ -170,7 +124,7 @@ bool CdiDirKeeper::Sync(const ClusterView& view) {
     if (c.files.empty()) {
       if (c.state == ClusterCdiSpec::State::kKept) continue;  // broken, never had one
       SayOnce(c.inventory, "CDI spec of " + c.inventory + " not written: " + c.why, false);
-      RemoveStem(dfd, c.stem, c.inventory + " yields no CDI spec now");
+      RemoveStem(dir, c.stem, c.inventory + " yields no CDI spec now");
       written_.erase(c.inventory);
       if (!c.kind.empty()) snap->kinds.emplace(c.kind, OnDisk{c.spec_path, c.why, {}, {}, {}});
       continue;
@@ -178,24 +132,22 @@ bool CdiDirKeeper::Sync(const ClusterView& view) {
     // The preload files first, the spec last (cdi.h CdiFilesOf); each only
     // when it is not current (bytes, mode 0644, root's).
     const std::string spec_name = Basename(c.spec_path);
-    std::vector<std::string> files;
+    std::vector<std::string> files, written;
     std::set<std::string> names;
-    bool spec_changed = false;
-    Error err;
-    std::string failed;
     for (const auto& f : c.files) {
       files.push_back(f.name);
       names.insert(f.name);
-      if (FileIsCurrentAt(dfd, f.name, f.bytes, 0644)) continue;
-      if (!WriteFileAtomicAt(dfd, dir_, f.name, f.bytes, 0644, &err)) {
-        failed = err.Line();
-        break;
-      }
-      ++files_written_;
-      if (f.name == spec_name)
+    }
+    Error err;
+    std::string failed;
+    if (!dir.WriteSpecFiles(c.files, /*always=*/false, &written, &err)) failed = err.Line();
+    files_written_ += written.size();
+    bool spec_changed = false;
+    for (const auto& n : written) {
+      if (n == spec_name)
         spec_changed = true;
       else
-        log::Info("wrote " + dir_ + "/" + f.name + ": the preload file of " + c.inventory);
+        log::Info("wrote " + dir_ + "/" + n + ": the preload file of " + c.inventory);
     }
     if (!failed.empty()) {
       SayOnce(c.inventory, "CDI spec of " + c.inventory + " not written: " + failed, true);
@@ -207,7 +159,7 @@ bool CdiDirKeeper::Sync(const ClusterView& view) {
     said_.erase(c.inventory);
     if (spec_changed) log::Info("wrote " + c.spec_path + ": " + c.summary);
     // Preload files of devices the spec no longer has.
-    RemoveStem(dfd, c.stem, "no device of " + c.inventory + " preloads through it now", &names);
+    RemoveStem(dir, c.stem, "no device of " + c.inventory + " preloads through it now", &names);
     written_[c.inventory] = files;
     if (c.kind.empty()) continue;
     OnDisk d;

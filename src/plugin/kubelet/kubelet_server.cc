@@ -139,12 +139,12 @@ grpc::Status DevicePluginServer::Allocate(grpc::ServerContext* ctx,
                                           v1beta1::AllocateResponse* out) {
   ClusterView view = watch_->View();
   const ClusterResource* r = FindK8sResource(view, resource_);
-  // A CDI device is named only when its spec is there (kubelet_cdi.h).
+  // A CDI device is named only when its spec is there (cdi_dir_keeper.h).
   CdiResolution cdi;
   if (cdi_ && r && r->healthy && k8s_.allocate != AllocateMode::kMounts)
     cdi.resolves = cdi_->Resolves(r->cdi_device, &cdi.why);
   // The CDI writer's preload file, only when the keeper vouches for it now
-  // (kubelet_cdi.h PreloadFileIfCurrent: --cdi-dir reached by the writer's
+  // (cdi_dir_keeper.h PreloadFileIfCurrent: --cdi-dir reached by the writer's
   // rule is the directory its last pass checked, and the file in it is
   // current: the bytes, 0644, root's). A mount of a missing file fails the
   // container, and one that is not ours, or reached through a path others

@@ -14,9 +14,9 @@
 #include <memory>
 #include <string>
 
+#include "cdi_dir_keeper.h"
 #include "deviceplugin/v1beta1/api.grpc.pb.h"
 #include "error.h"
-#include "kubelet_cdi.h"
 #include "plugin_options.h"
 #include "resource_watch.h"
 

@@ -18,10 +18,10 @@
 #include <thread>
 
 #include "../test_tree.h"
+#include "cdi_dir_keeper.h"
 #include "cluster.h"
 #include "host_view.h"
 #include "inventory.h"
-#include "kubelet_cdi.h"
 #include "resource_watch.h"
 
 using namespace std::chrono_literals;
