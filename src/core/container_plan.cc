@@ -23,8 +23,7 @@ bool AsksAnywhere(const ContainerFacts& c, const std::string& flag) {
 // differently (spec_keys.h), a container that any reading shows asking is
 // refused; one that no reading shows asking is left alone (*left_alone).
 // A broken inventory the container asks for fails with its own error.
-bool CheckRequests(const ContainerFacts& c, const InventorySet& set, bool* left_alone,
-                   Error* err) {
+bool CheckRequests(const ContainerFacts& c, const InventorySet& set, bool* left_alone, Error* err) {
   *left_alone = false;
   if (!c.ambiguity.empty()) {
     for (const auto& flag : AllFlags(set))

@@ -36,8 +36,8 @@ namespace ocid {
 
 struct ContainerFacts {
   std::string id;
-  int pid = 0;                    // 0: none (the shim, `plan`, a container not yet started)
-  std::vector<std::string> env;   // "NAME=value"; the last occurrence wins (LookupEnv)
+  int pid = 0;                   // 0: none (the shim, `plan`, a container not yet started)
+  std::vector<std::string> env;  // "NAME=value"; the last occurrence wins (LookupEnv)
   // config.json's annotations, then those of the state that config.json does
   // not set (a front-end without config.json: the pod's and the container's).
   std::map<std::string, std::string> annotations;

@@ -38,9 +38,9 @@ InventorySet Set(const std::string& json = kInventory) {
   InventorySet set;
   ocid::Inventory inv;
   Error err;
-  REQUIRE_MESSAGE(ocid::ParseInventory(json, "/etc/oci-decorator/oci-decorator.d/onload.json",
-                                       &inv, &err),
-                  err.Line());
+  REQUIRE_MESSAGE(
+      ocid::ParseInventory(json, "/etc/oci-decorator/oci-decorator.d/onload.json", &inv, &err),
+      err.Line());
   set.inventories.push_back(inv);
   return set;
 }
@@ -171,9 +171,9 @@ TEST_SUITE("container_plan") {
     c.device_rules = config.device_rules;
     ContainerDecision decision;
     Plan facts;
-    REQUIRE_MESSAGE(ocid::PlanContainer(c, set, host, ocid::UnseenLibraryDirs(), &decision,
-                                        &facts, &err),
-                    err.Line());
+    REQUIRE_MESSAGE(
+        ocid::PlanContainer(c, set, host, ocid::UnseenLibraryDirs(), &decision, &facts, &err),
+        err.Line());
 
     CHECK(decision.verdict == ContainerVerdict::kActivated);
     REQUIRE(decision.by_inventory.size() == 1);
@@ -200,8 +200,7 @@ TEST_SUITE("container_plan") {
   }
 
   TEST_CASE("DecideContainer: ignored requests, and the decision PlanContainer reports") {
-    InventorySet set =
-        Set(R"({"activation_flag": "OCI_ONLOAD", "driver_feature": ["onload"],
+    InventorySet set = Set(R"({"activation_flag": "OCI_ONLOAD", "driver_feature": ["onload"],
                 "activation_policy": {"sources": ["annotation"]},
                 "profiles": {"latency": {"EF_POLL_USEC": "100000"}},
                 "inventory": {"onload": {"devices": ["onload"]}}})");
