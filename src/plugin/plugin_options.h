@@ -4,6 +4,7 @@
 #include <string>
 
 #include "options.h"
+#include "view_snapshot.h"
 
 namespace ocid {
 
@@ -31,6 +32,12 @@ struct PluginOptions {
   // --kubelet-dir, and `resources`' default one; "" = none (Nomad).
   std::string kubelet_volumes_of;
 };
+
+// Where the view snapshot (view_snapshot.h) of these options reads from.
+inline ViewSources ViewSourcesOf(const PluginOptions& opts) {
+  return ViewSources{opts.config_dir, opts.host_path_root, opts.profile, opts.cdi_dir,
+                     opts.kubelet_volumes_of};
+}
 
 enum class AllocateMode { kCdi, kMounts, kBoth };
 
