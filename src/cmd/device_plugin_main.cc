@@ -95,7 +95,7 @@ void AddGlobals(CLI::App& app, Cli& c) {
 CLI::App* AddKubernetes(CLI::App& app, Cli& c) {
   ocid::KubernetesOptions& k8s = c.kube.k8s;
   CLI::App* kube = app.add_subcommand("kubernetes", "Serve the kubelet device plugin API v1beta1");
-  kube->add_option("--kubelet-dir", k8s.kubelet_dir, "The kubelet's device plugin directory")
+  kube->add_option("--kubelet-dir", c.opts.kubelet_dir, "The kubelet's device plugin directory")
       ->capture_default_str();
   kube->add_option("--slots", k8s.slots,
                    "Device IDs advertised per resource (shareable; at most 1024)")
@@ -113,9 +113,9 @@ CLI::App* AddKubernetes(CLI::App& app, Cli& c) {
                    "mounts without)")
       ->check(CLI::IsMember({"cdi", "mounts", "both"}));
   kube->add_option(
-      "--cdi-dir", k8s.cdi_dir,
+      "--cdi-dir", c.opts.cdi_dir,
       "Keep the inventories' CDI specs present and current in DIR (e.g. /var/run/cdi)");
-  kube->add_option("--health-file", k8s.health_file,
+  kube->add_option("--health-file", c.opts.health_file,
                    "Rewrite FILE every 5 s with the time and counts, for `probe`");
   return kube;
 }
@@ -149,7 +149,12 @@ CLI::App* AddCompletion(CLI::App& app, Cli& c) {
   return ocid::cli::AddCompletionCommand(app, &c.shell);
 }
 
-int Kubernetes(Cli& c) { return ocid::RunKubernetes(c.opts, c.kube); }
+int Kubernetes(Cli& c) {
+  // A kubelet configMap volume of --kubelet-dir may be the config directory.
+  ocid::PluginOptions o = c.opts;
+  o.vouch_kubelet_volumes = true;
+  return ocid::RunKubernetes(o, c.kube);
+}
 int Probe(Cli& c) { return ocid::RunProbe(c.probe_file, c.probe_max_age, c.probe_ready); }
 int Nomad(Cli& c) { return ocid::RunNomad(c.opts); }
 int Resources(Cli& c) {
@@ -157,7 +162,7 @@ int Resources(Cli& c) {
   // directory as the kubernetes mode does: a kubelet configMap volume of the
   // default kubelet directory counts (kubelet_volume.h).
   ocid::PluginOptions o = c.opts;
-  o.kubelet_volumes_of = ocid::KubernetesOptions{}.kubelet_dir;
+  o.vouch_kubelet_volumes = true;
   return ocid::RunResources(o, c.json);
 }
 int Completion(Cli& c) { return ocid::cli::PrintCompletion(*c.app, kProgram, c.shell); }

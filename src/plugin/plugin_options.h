@@ -4,6 +4,7 @@
 #include <string>
 
 #include "options.h"
+#include "view_snapshot.h"
 
 namespace ocid {
 
@@ -22,24 +23,35 @@ struct PluginOptions {
   // The environment profile every resource of an inventory with profiles
   // delivers (cluster.h); "" = none.
   std::string profile;
-  // Where the view's CDI specs go (cluster.h BuildClusterCdi): the
-  // kubernetes mode's --cdi-dir; "" = the view carries none (Nomad).
+  // Where the view's CDI specs go (cluster.h BuildClusterCdi), kept there
+  // by the CDI keeper (cdi_dir_keeper.h): the kubernetes mode's --cdi-dir;
+  // "" = the view carries none (Nomad).
   std::string cdi_dir;
-  // The kubelet's device-plugins directory whose pods' read-only configMap
-  // (or projected) volumes may be the config directory even though their
-  // mode lets others write (kubelet_volume.h): the kubernetes mode's
-  // --kubelet-dir, and `resources`' default one; "" = none (Nomad).
-  std::string kubelet_volumes_of;
+  // The kubelet's device-plugins directory: the kubernetes mode's
+  // --kubelet-dir, where it serves and registers.
+  std::string kubelet_dir = "/var/lib/kubelet/device-plugins";
+  // Whether a read-only configMap (or projected) volume of kubelet_dir's
+  // kubelet may be the config directory even though its mode lets others
+  // write (kubelet_volume.h): set by the dispatch, true for kubernetes and
+  // `resources`, false for Nomad.
+  bool vouch_kubelet_volumes = false;
+  // When set, the liveness file (health_file.h): the kubernetes mode's
+  // --health-file.
+  std::string health_file;
 };
+
+// Where the view snapshot (view_snapshot.h) of these options reads from.
+inline ViewSources ViewSourcesOf(const PluginOptions& opts) {
+  return ViewSources{opts.config_dir, opts.host_path_root, opts.profile, opts.cdi_dir,
+                     opts.vouch_kubelet_volumes ? opts.kubelet_dir : std::string()};
+}
 
 enum class AllocateMode { kCdi, kMounts, kBoth };
 
+// The kubernetes mode's own settings; the rest are PluginOptions'.
 struct KubernetesOptions {
-  std::string kubelet_dir = "/var/lib/kubelet/device-plugins";
   int slots = 64;
   AllocateMode allocate = AllocateMode::kBoth;
-  std::string cdi_dir;      // when set, the plugin keeps its CDI specs there
-  std::string health_file;  // when set, the liveness file (health_file.h)
 };
 
 }  // namespace ocid

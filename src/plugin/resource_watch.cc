@@ -17,11 +17,10 @@
 
 #include "host_view.h"
 #include "inventory.h"
-#include "kubelet_volume.h"
 #include "log.h"
-#include "nic.h"
 #include "rootfs_path.h"
 #include "unique_fd.h"
+#include "view_snapshot.h"
 
 namespace ocid {
 namespace {
@@ -116,28 +115,6 @@ void ResourceWatch::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-ConfigDirVouch ConfigDirVouchOf(const PluginOptions& opts) {
-  if (opts.kubelet_volumes_of.empty()) return nullptr;
-  return [kdir = opts.kubelet_volumes_of](int dirfd) {
-    return KubeletConfigVolumeWhyNot(dirfd, kdir);
-  };
-}
-
-std::string NoResourcesWhy(bool loaded, const Error& load_err, const InventorySet& set,
-                           const std::string& config_dir, const ClusterView& view) {
-  if (!loaded) return "cannot read the inventory directory: " + load_err.Line();
-  if (!set.broken.empty()) {
-    const BrokenInventory& b = set.broken.front();
-    std::string more = set.broken.size() > 1
-                           ? " (and " + std::to_string(set.broken.size() - 1) + " more refused)"
-                           : "";
-    return "inventory " + b.file + " refused: " + b.error.Line() + more;
-  }
-  if (set.inventories.empty()) return "no inventory (*.json) in " + config_dir;
-  if (!view.warnings.empty()) return view.warnings.front();
-  return "the inventories in " + config_dir + " name no feature";
-}
-
 ClusterView ResourceWatch::View(uint64_t* generation) const {
   std::lock_guard<std::mutex> l(mu_);
   if (generation) *generation = generation_;
@@ -187,7 +164,8 @@ void ResourceWatch::Rebuild(const std::string& why) {
   OCID_DEBUG("rebuilding the view (#" + std::to_string(number) + "): " + why);
   InventorySet set;
   Error err;
-  bool loaded = LoadInventoryDir(opts_.config_dir, &set, &err, ConfigDirVouchOf(opts_));
+  ViewSources src = ViewSourcesOf(opts_);
+  bool loaded = LoadViewInventories(src, &set, &err);
   if (!loaded) log::Warn("cannot read the inventory directory: " + err.Line());
   std::unique_ptr<HostRootView> host;
   ClusterView next;
@@ -201,6 +179,8 @@ void ResourceWatch::Rebuild(const std::string& why) {
       r.why = err.Line();
       r.delivery = Delivery{};
     }
+    if (next.resources.empty())
+      next.none_why = NoResourcesWhy(loaded, err, set, opts_.config_dir, next);
     used_.clear();
     host_root_.reset();
   } else {
@@ -208,23 +188,10 @@ void ResourceWatch::Rebuild(const std::string& why) {
     // each name it matched (host_watch.h): what an attribute change is
     // judged against until the next rebuild.
     RecordingView seen(*host);
-    // The NICs, once per rebuild, through the same reader as `check`.
-    HostNics nics = ReadHostNics(seen, NicVendorsToRead(set));
-    BuildClusterView(set, seen, nics, opts_.host_path_root, &previous, &next, opts_.profile);
-    // The CDI specs of the same set on the same host; an unreadable
-    // inventory directory keeps the last ones.
-    if (!opts_.cdi_dir.empty() && loaded) {
-      BuildClusterCdi(set, seen, opts_.host_path_root, opts_.cdi_dir, &previous, &next);
-    } else if (!opts_.cdi_dir.empty()) {
-      next.cdi_dir = previous.cdi_dir;
-      next.cdi_specs = previous.cdi_specs;
-    }
+    SnapshotView(src, set, loaded, err, seen, &previous, &next);
     used_ = seen.used();
     host_root_.reset(::fcntl(host->fd(), F_DUPFD_CLOEXEC, 0));
   }
-
-  if (next.resources.empty())
-    next.none_why = NoResourcesWhy(loaded, err, set, opts_.config_dir, next);
 
   // What changed, one line each.
   std::map<std::string, const ClusterResource*> before;

@@ -28,17 +28,6 @@
 
 namespace ocid {
 
-// How the plugin reads its config directory: the writable-by-others rule,
-// with a read-only kubelet configMap volume of opts.kubelet_volumes_of's
-// kubelet vouched for (kubelet_volume.h); none when that is "".
-ConfigDirVouch ConfigDirVouchOf(const PluginOptions& opts);
-
-// Why a view has no resource, for the health file (readiness): the
-// directory could not be read, holds no inventory, or each was refused
-// (its line).
-std::string NoResourcesWhy(bool loaded, const Error& load_err, const InventorySet& set,
-                           const std::string& config_dir, const ClusterView& view);
-
 class ResourceWatch {
  public:
   explicit ResourceWatch(const PluginOptions& opts);

@@ -10,9 +10,9 @@
 #include "host_view.h"
 #include "inventory.h"
 #include "log.h"
-#include "nic.h"
 #include "nic_json.h"
-#include "resource_watch.h"
+#include "plugin_options.h"
+#include "view_snapshot.h"
 
 namespace ocid {
 namespace {
@@ -59,10 +59,11 @@ int RunResources(const PluginOptions& opts, bool json) {
     return kExitBadInput;
   }
   InventorySet set;
-  if (!LoadInventoryDir(opts.config_dir, &set, &err, ConfigDirVouchOf(opts))) log::Warn(err.Line());
+  ViewSources src = ViewSourcesOf(opts);
+  bool loaded = LoadViewInventories(src, &set, &err);
+  if (!loaded) log::Warn(err.Line());
   ClusterView view;
-  HostNics nics = ReadHostNics(*host, NicVendorsToRead(set));
-  BuildClusterView(set, *host, nics, opts.host_path_root, nullptr, &view, opts.profile);
+  SnapshotView(src, set, loaded, err, *host, nullptr, &view);
   for (const auto& w : view.warnings) log::Warn(w);
 
   bool all_healthy = !view.resources.empty();

@@ -240,7 +240,7 @@ class KubeletPlugin {
   int TimeoutMs() const;
   void Shutdown();
 
-  std::string Path(const std::string& name) const { return k8s_.kubelet_dir + "/" + name; }
+  std::string Path(const std::string& name) const { return opts_.kubelet_dir + "/" + name; }
 
   PluginOptions opts_;
   KubernetesOptions k8s_;
@@ -280,14 +280,14 @@ bool KubeletPlugin::Setup() {
   }
   // The first line also builds the logger before any other thread exists.
   log::Info("kubernetes: inventories in " + opts_.config_dir + ", host files under " +
-            opts_.host_root + ", kubelet directory " + k8s_.kubelet_dir);
+            opts_.host_root + ", kubelet directory " + opts_.kubelet_dir);
   Error err;
   if (!watch_.Start(&err)) {
     log::Error("kubernetes: " + err.Line());
     return false;
   }
-  if (!k8s_.cdi_dir.empty()) {
-    cdi_.emplace(k8s_.cdi_dir, opts_.config_dir);
+  if (!opts_.cdi_dir.empty()) {
+    cdi_.emplace(opts_.cdi_dir, opts_.config_dir);
     if (!cdi_->Start(&watch_, std::chrono::seconds(opts_.recheck_seconds), &err)) {
       log::Error("kubernetes: " + err.Line());
       return false;
@@ -313,18 +313,18 @@ void KubeletPlugin::WatchViewChanges() {
 
 bool KubeletPlugin::WatchKubeletDir() {
   if (dir_watch_ >= 0) return true;
-  dir_watch_ = inotify_add_watch(inotify_fd_.get(), k8s_.kubelet_dir.c_str(),
+  dir_watch_ = inotify_add_watch(inotify_fd_.get(), opts_.kubelet_dir.c_str(),
                                  IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
                                      IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR);
   if (dir_watch_ < 0) {
     if (!said_waiting_)
-      log::Warn("kubelet directory " + k8s_.kubelet_dir + ": " + std::strerror(errno) +
+      log::Warn("kubelet directory " + opts_.kubelet_dir + ": " + std::strerror(errno) +
                 "; waiting for it");
     said_waiting_ = true;
     return false;
   }
   said_waiting_ = false;
-  log::Info("watching " + k8s_.kubelet_dir + " for " + kKubeletSocket);
+  log::Info("watching " + opts_.kubelet_dir + " for " + kKubeletSocket);
   return true;
 }
 
@@ -334,9 +334,9 @@ int KubeletPlugin::TakeLock() {
   for (;;) {
     std::string holder;
     Error err;
-    switch (lock_.TryTake(k8s_.kubelet_dir, &holder, &err)) {
+    switch (lock_.TryTake(opts_.kubelet_dir, &holder, &err)) {
       case KubeletDirLock::Result::kTaken:
-        if (said) log::Info("kubernetes: " + k8s_.kubelet_dir + " is ours now");
+        if (said) log::Info("kubernetes: " + opts_.kubelet_dir + " is ours now");
         return -1;
       case KubeletDirLock::Result::kError:
         log::Error("kubernetes: " + err.Line());
@@ -344,14 +344,14 @@ int KubeletPlugin::TakeLock() {
       case KubeletDirLock::Result::kHeld: break;
     }
     if (Clock::now() >= deadline) {
-      log::Error("kubernetes: kubelet directory " + k8s_.kubelet_dir +
+      log::Error("kubernetes: kubelet directory " + opts_.kubelet_dir +
                  " is served by another oci-decorator-device-plugin (" + holder + ", lock " +
-                 KubeletDirLock::PathFor(k8s_.kubelet_dir) + "); gave up after " +
+                 KubeletDirLock::PathFor(opts_.kubelet_dir) + "); gave up after " +
                  std::to_string(kLockWait.count()) + " s");
       return kExitFailure;
     }
     if (!said)
-      log::Info("kubernetes: kubelet directory " + k8s_.kubelet_dir + " is held by " + holder +
+      log::Info("kubernetes: kubelet directory " + opts_.kubelet_dir + " is held by " + holder +
                 "; waiting up to " + std::to_string(kLockWait.count()) + " s for it to stop");
     said = true;
     // A signal while waiting ends the wait, as it would end serving.
@@ -391,7 +391,7 @@ void KubeletPlugin::OnDirEvents() {
       auto* ev = reinterpret_cast<struct inotify_event*>(p);
       p += sizeof(struct inotify_event) + ev->len;
       if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)) {
-        if (dir_watch_ >= 0) log::Warn("kubelet directory " + k8s_.kubelet_dir + " went away");
+        if (dir_watch_ >= 0) log::Warn("kubelet directory " + opts_.kubelet_dir + " went away");
         if (dir_watch_ >= 0) inotify_rm_watch(inotify_fd_.get(), dir_watch_);
         dir_watch_ = -1;
         // The lock file went with it: when the directory is back, it is
@@ -427,7 +427,7 @@ void KubeletPlugin::Restart(const std::string& resource, Served* s) {
   s->server.reset();
   Unregistered(s);
   auto server = std::make_unique<DevicePluginServer>(resource, Path(SocketNameFor(resource)),
-                                                     &watch_, k8s_, cdi_ ? &*cdi_ : nullptr);
+                                                     &watch_, opts_, k8s_, cdi_ ? &*cdi_ : nullptr);
   Error err;
   if (!server->Start(&err)) {
     log::Error("kubernetes: " + resource + ": " + err.Line() + "; retrying");
@@ -539,13 +539,13 @@ HealthState KubeletPlugin::CurrentHealth() const {
 }
 
 void KubeletPlugin::WriteHealth() {
-  if (k8s_.health_file.empty()) return;
+  if (opts_.health_file.empty()) return;
   HealthState h = CurrentHealth();
   auto now = Clock::now();
   if (now < next_health_ && h.SameCounts(last_health_)) return;
   h.time = static_cast<int64_t>(std::time(nullptr));
   Error err;
-  if (!WriteHealthFile(k8s_.health_file, h, &err)) {
+  if (!WriteHealthFile(opts_.health_file, h, &err)) {
     if (!said_health_error_) log::Warn("kubernetes: --health-file: " + err.Line());
     said_health_error_ = true;
   } else {
@@ -562,7 +562,7 @@ int KubeletPlugin::TimeoutMs() const {
   for (const auto& [name, s] : served_)
     w.resources.push_back(
         {static_cast<bool>(s.server), s.registered, s.attempt != 0, s.next_start, s.next_attempt});
-  if (!k8s_.health_file.empty()) w.health_due = next_health_;
+  if (!opts_.health_file.empty()) w.health_due = next_health_;
   return PollTimeoutMs(w, Clock::now());
 }
 

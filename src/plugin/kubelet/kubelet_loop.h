@@ -10,8 +10,8 @@
 namespace ocid {
 
 // Serves until SIGTERM or SIGINT; returns the exit code. opts.cdi_dir is
-// the directory the CDI keeper writes (k8s.cdi_dir), so that the view's
-// resources name their specs.
+// the directory the CDI keeper writes, and the view's resources name their
+// specs there.
 int RunKubeletLoop(const PluginOptions& opts, const KubernetesOptions& k8s);
 
 // What the main loop may wait for, to decide how long it sleeps in poll().

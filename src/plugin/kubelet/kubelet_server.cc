@@ -28,12 +28,13 @@ std::string PeerOf(const grpc::ServerContext* ctx) {
 }  // namespace
 
 DevicePluginServer::DevicePluginServer(std::string resource, std::string socket_path,
-                                       const ResourceWatch* watch, const KubernetesOptions& k8s,
-                                       const CdiDirKeeper* cdi)
+                                       const ResourceWatch* watch, const PluginOptions& opts,
+                                       const KubernetesOptions& k8s, const CdiDirKeeper* cdi)
     : resource_(std::move(resource)),
       socket_path_(std::move(socket_path)),
       watch_(watch),
       k8s_(k8s),
+      cdi_dir_(opts.cdi_dir),
       cdi_(cdi) {}
 
 DevicePluginServer::~DevicePluginServer() { Stop(); }
@@ -152,7 +153,7 @@ grpc::Status DevicePluginServer::Allocate(grpc::ServerContext* ctx,
   // LD_PRELOAD.
   std::string preload_file;
   if (cdi_ && r && k8s_.allocate != AllocateMode::kCdi) {
-    PreloadFile pf = PreloadFileFor(*r, k8s_.cdi_dir);
+    PreloadFile pf = PreloadFileFor(*r, cdi_dir_);
     if (!pf.name.empty()) cdi_->PreloadFileIfCurrent(pf.name, pf.bytes, &preload_file);
   }
   std::string note;

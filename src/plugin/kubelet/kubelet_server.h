@@ -26,7 +26,8 @@ class DevicePluginServer final : public v1beta1::DevicePlugin::Service {
  public:
   // `cdi` (null without --cdi-dir) says which CDI devices Allocate may name.
   DevicePluginServer(std::string resource, std::string socket_path, const ResourceWatch* watch,
-                     const KubernetesOptions& k8s, const CdiDirKeeper* cdi = nullptr);
+                     const PluginOptions& opts, const KubernetesOptions& k8s,
+                     const CdiDirKeeper* cdi = nullptr);
   ~DevicePluginServer() override;
   DevicePluginServer(const DevicePluginServer&) = delete;
   DevicePluginServer& operator=(const DevicePluginServer&) = delete;
@@ -66,6 +67,7 @@ class DevicePluginServer final : public v1beta1::DevicePlugin::Service {
   std::string socket_path_;
   const ResourceWatch* watch_;
   KubernetesOptions k8s_;
+  std::string cdi_dir_;  // PluginOptions::cdi_dir
   const CdiDirKeeper* cdi_;
   std::unique_ptr<grpc::Server> server_;
   std::atomic<bool> stopping_{false};

@@ -30,11 +30,11 @@ int RunKubernetes(const PluginOptions& opts, const KubernetesCommand& cmd) {
   // keeps the specs itself.
   KubernetesOptions k8s = cmd.k8s;
   std::string allocate = cmd.allocate;
-  if (!allocate.empty() && allocate != "mounts" && k8s.cdi_dir.empty())
+  if (!allocate.empty() && allocate != "mounts" && opts.cdi_dir.empty())
     log::Warn("kubernetes: --allocate " + allocate +
               " without --cdi-dir: the CDI devices Allocate names must resolve from specs "
               "written elsewhere on this node (oci-decorator cdi generate)");
-  if (allocate.empty()) allocate = k8s.cdi_dir.empty() ? "mounts" : "both";
+  if (allocate.empty()) allocate = opts.cdi_dir.empty() ? "mounts" : "both";
   k8s.allocate = AllocateModeOf(allocate);
 
   // --cdi-dir by the writer's rule (atomic_file.h OpenWriteDir, missing
@@ -42,13 +42,13 @@ int RunKubernetes(const PluginOptions& opts, const KubernetesCommand& cmd) {
   // change, or reached through a link another user made, is refused here
   // with one line rather than kept (cdi_dir_keeper.h). The keeper checks it
   // again on every pass, and Allocate as it answers.
-  if (!k8s.cdi_dir.empty()) {
+  if (!opts.cdi_dir.empty()) {
     UniqueFd dir;
     Error err;
-    if (!OpenWriteDir(k8s.cdi_dir, /*create=*/true, &dir, &err)) {
+    if (!OpenWriteDir(opts.cdi_dir, /*create=*/true, &dir, &err)) {
       bool refused = err.errnum == 0 && err.path.empty();
       err.what = std::string("kubernetes: ") + (refused ? "refusing" : "cannot use") +
-                 " --cdi-dir " + k8s.cdi_dir + ": " + err.what;
+                 " --cdi-dir " + opts.cdi_dir + ": " + err.what;
       return log::Failed(err, kExitFailure);
     }
   }
@@ -59,10 +59,7 @@ int RunKubernetes(const PluginOptions& opts, const KubernetesCommand& cmd) {
   ::clearenv();
 
   // Serve: the view carries the specs the keeper writes.
-  PluginOptions with_cdi = opts;
-  with_cdi.cdi_dir = k8s.cdi_dir;
-  with_cdi.kubelet_volumes_of = k8s.kubelet_dir;
-  return RunKubeletLoop(with_cdi, k8s);
+  return RunKubeletLoop(opts, k8s);
 }
 
 }  // namespace ocid

@@ -1,0 +1,168 @@
+// The device plugin's view snapshot over a fake host: `resources` (no
+// previous view, no CDI directory) and the resource watch (the previous
+// view, the kubernetes mode's CDI directory) see the same resources; an
+// unreadable directory keeps the last CDI specs; none_why's texts.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cluster.h"
+#include "fake_host.h"
+#include "inventory.h"
+#include "view_snapshot.h"
+
+using ocid::ClusterView;
+using ocid::InventorySet;
+using ocid::SnapshotView;
+using ocid::ViewSources;
+using ocid_test::FakeHost;
+
+namespace {
+
+const char* kOnload = R"({
+  "version": "1", "activation_flag": "OCI_ONLOAD", "cdi_kind": "amd.com/onload",
+  "driver_feature": ["onload"],
+  "inventory": {
+    "onload": {"devices": ["onload"], "binaries": ["/usr/bin/onload"],
+               "libraries": ["/usr/lib64/libonload.so*"], "preload": ["libonload.so"]}
+  }
+})";
+const char* kRdma = R"({
+  "version": "1", "activation_flag": "OCI_RDMA", "driver_feature": ["rdma"],
+  "inventory": {"rdma": {"devices": ["infiniband/uverbs0"]}}
+})";
+
+InventorySet Load(const std::vector<std::pair<std::string, std::string>>& files) {
+  std::vector<ocid::InventoryFile> raw;
+  raw.reserve(files.size());
+  for (const auto& [path, bytes] : files) raw.push_back({path, bytes, {}});
+  InventorySet set;
+  ocid::ParseInventoryFiles(raw, &set);
+  return set;
+}
+
+FakeHost Host() {
+  FakeHost h;
+  h.Chr("/dev/onload", 240, 0)
+      .Chr("/dev/infiniband/uverbs0", 231, 192)
+      .File("/usr/bin/onload")
+      .File("/usr/lib64/libonload.so");
+  return h;
+}
+
+// What a kubelet or a Nomad client is told of each resource, as one string.
+std::string Told(const ClusterView& v) {
+  std::string d;
+  for (const auto& r : v.resources) {
+    d += r.inventory + ' ' + r.k8s_name + ' ' + r.nomad_vendor + '/' + r.nomad_type + ' ' +
+         r.cdi_device + (r.healthy ? " healthy " : " unhealthy ") + r.why + '\n';
+    for (const auto& m : r.delivery.mounts)
+      d += "  m " + m.host_path + ' ' + m.container_path + '\n';
+    for (const auto& x : r.delivery.devices) d += "  d " + x.host_path + '\n';
+    for (const auto& [k, val] : r.delivery.env) d += "  e " + k + '=' + val + '\n';
+  }
+  return d;
+}
+
+ViewSources Sources(const std::string& cdi_dir) {
+  ViewSources s;
+  s.config_dir = "/c";
+  s.host_path_root = "/host";
+  s.cdi_dir = cdi_dir;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("view snapshot: resources and the watch see the same view of one host") {
+  InventorySet set = Load({{"/c/onload.json", kOnload}, {"/c/rdma.json", kRdma}});
+  FakeHost host = Host();
+  ocid::Error none;
+
+  // `resources`: once, no previous view, no CDI directory.
+  ClusterView once;
+  SnapshotView(Sources(""), set, true, none, host, nullptr, &once);
+  // The watch: a rebuild after a first one, with the kubernetes mode's CDI directory.
+  ClusterView first, rebuilt;
+  SnapshotView(Sources("/var/run/cdi"), set, true, none, host, nullptr, &first);
+  SnapshotView(Sources("/var/run/cdi"), set, true, none, host, &first, &rebuilt);
+
+  REQUIRE(once.resources.size() == 2);
+  CHECK(Told(once) == Told(first));
+  CHECK(Told(once) == Told(rebuilt));
+  CHECK(once.warnings == rebuilt.warnings);
+  CHECK(once.none_why.empty());
+  CHECK(rebuilt.none_why.empty());
+  // Only the watch's view carries CDI specs.
+  CHECK(once.cdi_specs.empty());
+  CHECK(once.cdi_dir.empty());
+  CHECK(rebuilt.cdi_dir == "/var/run/cdi");
+  CHECK(rebuilt.cdi_specs.size() == 2);
+  // Host paths are named under host_path_root.
+  CHECK(Told(once).find("/host/usr/bin/onload") != std::string::npos);
+}
+
+TEST_CASE("view snapshot: an unreadable directory keeps the last CDI specs") {
+  InventorySet set = Load({{"/c/onload.json", kOnload}});
+  FakeHost host = Host();
+  ClusterView first, after;
+  SnapshotView(Sources("/var/run/cdi"), set, true, ocid::Error{}, host, nullptr, &first);
+  REQUIRE(first.cdi_specs.size() == 1);
+
+  ocid::Error load_err;
+  load_err.what = "cannot open";
+  load_err.path = "/c";
+  SnapshotView(Sources("/var/run/cdi"), InventorySet{}, false, load_err, host, &first, &after);
+  CHECK(after.resources.empty());
+  CHECK(after.cdi_dir == "/var/run/cdi");
+  REQUIRE(after.cdi_specs.size() == 1);
+  CHECK(after.cdi_specs[0].files.size() == first.cdi_specs[0].files.size());
+  CHECK(after.none_why == "cannot read the inventory directory: " + load_err.Line());
+
+  // Without a previous view there is nothing to keep.
+  ClusterView alone;
+  SnapshotView(Sources("/var/run/cdi"), InventorySet{}, false, load_err, host, nullptr, &alone);
+  CHECK(alone.cdi_specs.empty());
+}
+
+TEST_CASE("view snapshot: why there is no resource") {
+  FakeHost host = Host();
+  ClusterView v;
+  SnapshotView(Sources(""), InventorySet{}, true, ocid::Error{}, host, nullptr, &v);
+  CHECK(v.none_why == "no inventory (*.json) in /c");
+
+  InventorySet broken = Load({{"/c/a.json", "{"}, {"/c/b.json", "[]"}});
+  REQUIRE(broken.broken.size() == 2);
+  ClusterView b;
+  SnapshotView(Sources(""), broken, true, ocid::Error{}, host, nullptr, &b);
+  CHECK(b.none_why ==
+        "inventory /c/a.json refused: " + broken.broken[0].error.Line() + " (and 1 more refused)");
+
+  InventorySet one_broken = Load({{"/c/a.json", "{"}});
+  ClusterView o;
+  SnapshotView(Sources(""), one_broken, true, ocid::Error{}, host, nullptr, &o);
+  CHECK(o.none_why == "inventory /c/a.json refused: " + one_broken.broken[0].error.Line());
+
+  // Resources: no why.
+  ClusterView r;
+  SnapshotView(Sources(""), Load({{"/c/rdma.json", kRdma}}), true, ocid::Error{}, host, nullptr,
+               &r);
+  CHECK_FALSE(r.resources.empty());
+  CHECK(r.none_why.empty());
+}
+
+TEST_CASE("view snapshot: the config directory's vouch and loading") {
+  CHECK_FALSE(static_cast<bool>(ocid::ConfigDirVouchFor("")));
+  CHECK(static_cast<bool>(ocid::ConfigDirVouchFor("/var/lib/kubelet/device-plugins")));
+
+  // A missing directory is an empty set, read.
+  ViewSources s = Sources("");
+  s.config_dir = "/nonexistent/oci-decorator-view-snapshot-test";
+  InventorySet set;
+  ocid::Error err;
+  CHECK(ocid::LoadViewInventories(s, &set, &err));
+  CHECK(set.inventories.empty());
+  CHECK(set.broken.empty());
+}
