@@ -1,7 +1,8 @@
 // One container, decided and planned: the entry every front-end shares.
-// The hook, the runtime shim and `plan` (through decision.h) and the device
-// plugin each turn what they know of a container into ContainerFacts, and
-// get the same decision and the same Plan for the same facts.
+// The hook, the runtime shim and `plan` (through decision.h) turn what they
+// know of a container into ContainerFacts, and so will the NRI plugin, from
+// the runtime's request with no rootfs: the same facts get the same
+// decision and the same Plan, whoever asks.
 //
 //   ContainerFacts   what a front-end knows of one container: its id, its
 //                    requests (env, annotations), who its process is, its
