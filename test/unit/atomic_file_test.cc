@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -353,17 +354,43 @@ TEST_CASE("atomic file: WriteBackup never overwrites and caps the mode at 0644")
   TempTree t;
   t.File("daemon.json", "{}");
   ::chmod((t / "daemon.json").c_str(), 0666);
+  // The plain name of every second this test can run in is taken already,
+  // so each backup must find a free "-N" name and leave the planted files
+  // alone, whichever second boundaries the calls cross.
+  std::set<std::string> planted;
+  const std::time_t now = std::time(nullptr);
+  for (std::time_t s = now - 2; s <= now + 30; ++s) {
+    struct tm tm;
+    ::gmtime_r(&s, &tm);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+    const std::string name = std::string("daemon.json.bak.") + stamp;
+    t.File(name, "planted");
+    planted.insert(t / name);
+  }
   std::string first, second, third;
   Error err;
   REQUIRE_MESSAGE(ocid::WriteBackup(t / "daemon.json", "one", &first, &err), err.Line());
   REQUIRE_MESSAGE(ocid::WriteBackup(t / "daemon.json", "two", &second, &err), err.Line());
   REQUIRE_MESSAGE(ocid::WriteBackup(t / "daemon.json", "three", &third, &err), err.Line());
-  CHECK(first.rfind(t / "daemon.json.bak.", 0) == 0);
-  // Within one second the stamp repeats: the later ones get -1, -2
-  // (across a second boundary they get a new stamp; either way all differ).
+  for (const std::string* b : {&first, &second, &third}) {
+    const size_t dash = b->rfind('-');
+    REQUIRE(dash != std::string::npos);
+    CHECK(planted.count(b->substr(0, dash)) == 1);  // "<a planted name>-N"
+  }
+  CHECK(first.substr(first.rfind('-')) == "-1");
+  // Within one second the next free suffix is taken: -1, then -2.
+  if (second.substr(0, second.rfind('-')) == first.substr(0, first.rfind('-')))
+    CHECK(second.substr(second.rfind('-')) == "-2");
   CHECK(first != second);
   CHECK(second != third);
   CHECK(first != third);
+  for (const std::string& p : planted) {
+    std::ifstream in(p);
+    std::string text;
+    in >> text;
+    CHECK_MESSAGE(text == "planted", p);
+  }
   std::ifstream a(first), b(second), c(third);
   std::string sa, sb, sc;
   a >> sa;
@@ -373,7 +400,6 @@ TEST_CASE("atomic file: WriteBackup never overwrites and caps the mode at 0644")
   CHECK(sb == "two");
   CHECK(sc == "three");
   CHECK((Lstat(first).st_mode & 07777) == 0644);
-  if (second == first + "-1") CHECK(third == first + "-2");
   // 0600 stays 0600; 0755 loses its execute and nothing else beyond 0644.
   ::chmod((t / "daemon.json").c_str(), 0600);
   REQUIRE(ocid::WriteBackup(t / "daemon.json", "x", &first, &err));
