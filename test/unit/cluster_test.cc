@@ -9,6 +9,7 @@
 #include "fake_host.h"
 #include "host_view.h"
 #include "inventory.h"
+#include "inventory_texts.h"
 #include "node_check.h"
 #include "node_facts.h"
 #include "onload_version_fixture.h"
@@ -20,6 +21,7 @@ using ocid::ClusterResource;
 using ocid::ClusterView;
 using ocid::InventorySet;
 using ocid_test::FakeHost;
+using ocid_test::LoadInventories;
 
 namespace {
 
@@ -36,15 +38,6 @@ const char* kRdma = R"({
   "version": "1", "activation_flag": "OCI_RDMA", "driver_feature": ["rdma"],
   "inventory": {"rdma": {"devices": ["infiniband/uverbs0"]}}
 })";
-
-InventorySet Load(const std::vector<std::pair<std::string, std::string>>& files) {
-  std::vector<ocid::InventoryFile> raw;
-  raw.reserve(files.size());
-  for (const auto& [path, bytes] : files) raw.push_back({path, bytes, {}});
-  InventorySet set;
-  ocid::ParseInventoryFiles(raw, &set);
-  return set;
-}
 
 FakeHost Host() {
   FakeHost h;
@@ -66,7 +59,7 @@ const ClusterResource* Find(const ClusterView& v, const std::string& nomad_type)
 }  // namespace
 
 TEST_CASE("cluster: one resource per feature, named from the CDI kind") {
-  InventorySet set = Load({{"/c/onload.json", kOnload}, {"/c/rdma.json", kRdma}});
+  InventorySet set = LoadInventories({{"/c/onload.json", kOnload}, {"/c/rdma.json", kRdma}});
   ClusterView v;
   BuildClusterView(set, Host(), {}, "/", nullptr, &v);
   REQUIRE(v.resources.size() == 4);
@@ -92,7 +85,7 @@ TEST_CASE("cluster: one resource per feature, named from the CDI kind") {
 }
 
 TEST_CASE("cluster: the delivery is the plan, named under the host path root") {
-  InventorySet set = Load({{"/c/onload.json", kOnload}});
+  InventorySet set = LoadInventories({{"/c/onload.json", kOnload}});
   ClusterView v;
   BuildClusterView(set, Host(), {}, "/host", nullptr, &v);
   const ClusterResource* onload = Find(v, "onload");
@@ -124,7 +117,7 @@ TEST_CASE("cluster: the delivery is the plan, named under the host path root") {
 }
 
 TEST_CASE("cluster: health follows the host, feature by feature") {
-  InventorySet set = Load({{"/c/onload.json", kOnload}});
+  InventorySet set = LoadInventories({{"/c/onload.json", kOnload}});
   FakeHost h = Host();
   h.Remove("/dev/onload");
   ClusterView v;
@@ -145,10 +138,11 @@ TEST_CASE("cluster: health follows the host, feature by feature") {
 }
 
 TEST_CASE("cluster: a broken inventory keeps its resources, unhealthy, and only its own") {
-  InventorySet good = Load({{"/c/onload.json", kOnload}, {"/c/rdma.json", kRdma}});
+  InventorySet good = LoadInventories({{"/c/onload.json", kOnload}, {"/c/rdma.json", kRdma}});
   ClusterView before, after;
   BuildClusterView(good, Host(), {}, "/", nullptr, &before);
-  InventorySet broken = Load({{"/c/onload.json", "{\"version\": "}, {"/c/rdma.json", kRdma}});
+  InventorySet broken =
+      LoadInventories({{"/c/onload.json", "{\"version\": "}, {"/c/rdma.json", kRdma}});
   REQUIRE(broken.broken.size() == 1);
   BuildClusterView(broken, Host(), {}, "/", &before, &after);
   REQUIRE(after.resources.size() == 4);
@@ -171,7 +165,7 @@ TEST_CASE("cluster: a broken inventory keeps its resources, unhealthy, and only 
 TEST_CASE("cluster: a name two inventories claim stays with the first") {
   const char* other = R"({"version": "1", "activation_flag": "OCI_X", "cdi_kind": "amd.com/other",
     "driver_feature": ["zf"], "inventory": {"zf": {"devices": ["sfc_char"]}}})";
-  InventorySet set = Load({{"/c/a.json", kOnload}, {"/c/b.json", other}});
+  InventorySet set = LoadInventories({{"/c/a.json", kOnload}, {"/c/b.json", other}});
   ClusterView v;
   BuildClusterView(set, Host(), {}, "/", nullptr, &v);
   int zf = 0;
@@ -205,7 +199,7 @@ TEST_CASE(
   std::string json = kOnload;
   json.replace(json.find("\"driver_feature\""), 0,
                R"("profiles": {"latency": {"EF_POLL_USEC": "100000"}}, )");
-  InventorySet set = Load({{"/c/onload.json", json}, {"/c/rdma.json", kRdma}});
+  InventorySet set = LoadInventories({{"/c/onload.json", json}, {"/c/rdma.json", kRdma}});
   ClusterView v;
   BuildClusterView(set, Host(), {}, "/", nullptr, &v, "latency");
   const ClusterResource* onload = Find(v, "onload");
@@ -239,7 +233,7 @@ TEST_CASE(
 }
 
 TEST_CASE("cluster: the CDI specs of a view are cdi.h's, from the same inventories and host") {
-  InventorySet set = Load({{"/c/onload.json", kOnload}, {"/c/rdma.json", kRdma}});
+  InventorySet set = LoadInventories({{"/c/onload.json", kOnload}, {"/c/rdma.json", kRdma}});
   ClusterView v;
   FakeHost h = Host();
   BuildClusterView(set, h, {}, "/host", nullptr, &v);
@@ -283,7 +277,8 @@ TEST_CASE(
     "cluster: CDI specs: a second inventory of one kind gets none; a broken one keeps its last") {
   std::string rdma_as_onload = kRdma;
   rdma_as_onload.insert(rdma_as_onload.find('{') + 1, R"("cdi_kind": "amd.com/onload",)");
-  InventorySet set = Load({{"/c/onload.json", kOnload}, {"/c/rdma.json", rdma_as_onload}});
+  InventorySet set =
+      LoadInventories({{"/c/onload.json", kOnload}, {"/c/rdma.json", rdma_as_onload}});
   ClusterView v;
   ocid::BuildClusterCdi(set, Host(), "/", "/cdi", nullptr, &v);
   REQUIRE(v.cdi_specs.size() == 2);
@@ -291,7 +286,8 @@ TEST_CASE(
   CHECK(v.cdi_specs[1].state == ocid::ClusterCdiSpec::State::kNone);
   CHECK(v.cdi_specs[1].why.find("is already inventory /c/onload.json's") != std::string::npos);
 
-  InventorySet broken = Load({{"/c/onload.json", "{\"version\": "}, {"/c/rdma.json", kRdma}});
+  InventorySet broken =
+      LoadInventories({{"/c/onload.json", "{\"version\": "}, {"/c/rdma.json", kRdma}});
   ClusterView after;
   ocid::BuildClusterCdi(broken, Host(), "/", "/cdi", &v, &after);
   REQUIRE(after.cdi_specs.size() == 2);
@@ -346,7 +342,7 @@ ocid::HostNics Nics(const ocid::test::TempTree& t, const InventorySet& set) {
 
 TEST_CASE("cluster: a feature that needs a NIC is unhealthy without one, with check's line") {
   InventorySet set =
-      Load({{"/etc/ocid.d/onload.json", kOnloadNic}, {"/etc/ocid.d/rdma.json", kRdma}});
+      LoadInventories({{"/etc/ocid.d/onload.json", kOnloadNic}, {"/etc/ocid.d/rdma.json", kRdma}});
   REQUIRE(set.broken.empty());
   ocid::test::TempTree t;
   PciDevice(t, "0000:00:1f.6", "0x8086", "0", "eno1");  // an Intel NIC: not one of its vendors
@@ -382,7 +378,7 @@ TEST_CASE("cluster: a feature that needs a NIC is unhealthy without one, with ch
 }
 
 TEST_CASE("cluster: the NICs that serve a resource, with their NUMA nodes") {
-  InventorySet set = Load({{"/etc/ocid.d/onload.json", kOnloadNic}});
+  InventorySet set = LoadInventories({{"/etc/ocid.d/onload.json", kOnloadNic}});
   ocid::test::TempTree t;
   PciDevice(t, "0000:af:00.0", "0x1924", "1", "ens1f0np0");
   PciDevice(t, "0000:af:00.1", "0x1924", "1", "ens1f1np1");
@@ -413,7 +409,7 @@ TEST_CASE("cluster: resources of a version-locked inventory carry the versions r
                      "library": "/usr/lib64/libonload.so", "features": ["onload"]},
     "inventory": {"onload": {"devices": ["onload"]}, "zf": {"devices": ["sfc_char"]}}
   })";
-  InventorySet set = Load({{"/etc/ocid.d/onload.json", inv}});
+  InventorySet set = LoadInventories({{"/etc/ocid.d/onload.json", inv}});
   REQUIRE(set.broken.empty());
   FakeHost h = Host();
   const std::string version = ocid_test::ReleaseVersion("9.2.0.43", "cloud");
@@ -452,7 +448,8 @@ TEST_CASE("cluster: one rebuild reads each inventory's version lock once, howeve
     CAPTURE(features);
     std::string a = locked("a", "/usr/lib64/libonload.so", features);
     std::string b = locked("b", "/opt/onload/usr/lib64/libonload.so", features);
-    InventorySet set = Load({{"/c/a.json", a}, {"/c/b.json", b}, {"/c/rdma.json", kRdma}});
+    InventorySet set =
+        LoadInventories({{"/c/a.json", a}, {"/c/b.json", b}, {"/c/rdma.json", kRdma}});
     REQUIRE_MESSAGE(set.broken.empty(), set.broken[0].error.Line());
     FakeHost h = Host();
     h.Content("/sys/module/onload/version", ocid_test::ModuleFile(version));

@@ -11,6 +11,7 @@
 #include "cluster.h"
 #include "fake_host.h"
 #include "inventory.h"
+#include "inventory_texts.h"
 #include "view_snapshot.h"
 
 using ocid::ClusterView;
@@ -18,6 +19,7 @@ using ocid::InventorySet;
 using ocid::SnapshotView;
 using ocid::ViewSources;
 using ocid_test::FakeHost;
+using ocid_test::LoadInventories;
 
 namespace {
 
@@ -33,15 +35,6 @@ const char* kRdma = R"({
   "version": "1", "activation_flag": "OCI_RDMA", "driver_feature": ["rdma"],
   "inventory": {"rdma": {"devices": ["infiniband/uverbs0"]}}
 })";
-
-InventorySet Load(const std::vector<std::pair<std::string, std::string>>& files) {
-  std::vector<ocid::InventoryFile> raw;
-  raw.reserve(files.size());
-  for (const auto& [path, bytes] : files) raw.push_back({path, bytes, {}});
-  InventorySet set;
-  ocid::ParseInventoryFiles(raw, &set);
-  return set;
-}
 
 FakeHost Host() {
   FakeHost h;
@@ -77,7 +70,7 @@ ViewSources Sources(const std::string& cdi_dir) {
 }  // namespace
 
 TEST_CASE("view snapshot: resources and the watch see the same view of one host") {
-  InventorySet set = Load({{"/c/onload.json", kOnload}, {"/c/rdma.json", kRdma}});
+  InventorySet set = LoadInventories({{"/c/onload.json", kOnload}, {"/c/rdma.json", kRdma}});
   FakeHost host = Host();
   ocid::Error none;
 
@@ -105,7 +98,7 @@ TEST_CASE("view snapshot: resources and the watch see the same view of one host"
 }
 
 TEST_CASE("view snapshot: an unreadable directory keeps the last CDI specs") {
-  InventorySet set = Load({{"/c/onload.json", kOnload}});
+  InventorySet set = LoadInventories({{"/c/onload.json", kOnload}});
   FakeHost host = Host();
   ClusterView first, after;
   SnapshotView(Sources("/var/run/cdi"), set, true, ocid::Error{}, host, nullptr, &first);
@@ -133,22 +126,22 @@ TEST_CASE("view snapshot: why there is no resource") {
   SnapshotView(Sources(""), InventorySet{}, true, ocid::Error{}, host, nullptr, &v);
   CHECK(v.none_why == "no inventory (*.json) in /c");
 
-  InventorySet broken = Load({{"/c/a.json", "{"}, {"/c/b.json", "[]"}});
+  InventorySet broken = LoadInventories({{"/c/a.json", "{"}, {"/c/b.json", "[]"}});
   REQUIRE(broken.broken.size() == 2);
   ClusterView b;
   SnapshotView(Sources(""), broken, true, ocid::Error{}, host, nullptr, &b);
   CHECK(b.none_why ==
         "inventory /c/a.json refused: " + broken.broken[0].error.Line() + " (and 1 more refused)");
 
-  InventorySet one_broken = Load({{"/c/a.json", "{"}});
+  InventorySet one_broken = LoadInventories({{"/c/a.json", "{"}});
   ClusterView o;
   SnapshotView(Sources(""), one_broken, true, ocid::Error{}, host, nullptr, &o);
   CHECK(o.none_why == "inventory /c/a.json refused: " + one_broken.broken[0].error.Line());
 
   // Resources: no why.
   ClusterView r;
-  SnapshotView(Sources(""), Load({{"/c/rdma.json", kRdma}}), true, ocid::Error{}, host, nullptr,
-               &r);
+  SnapshotView(Sources(""), LoadInventories({{"/c/rdma.json", kRdma}}), true, ocid::Error{}, host,
+               nullptr, &r);
   CHECK_FALSE(r.resources.empty());
   CHECK(r.none_why.empty());
 }
