@@ -52,6 +52,7 @@ max_len_of() {
     oci_state_fuzz) echo 4096 ;;
     bundle_config_fuzz) echo 16384 ;;
     request_reader_fuzz) echo 8192 ;;
+    json_stream_fuzz) echo 8192 ;;
     inventory_fuzz) echo 8192 ;;
     *) echo 4096 ;;
   esac

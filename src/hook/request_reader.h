@@ -49,6 +49,8 @@
 #include <string_view>
 #include <vector>
 
+#include "json_stream.h"
+
 namespace ocid {
 
 class RequestReader {
@@ -62,7 +64,7 @@ class RequestReader {
   // Feeds the next chunk; chunks may split anything anywhere. Cheap once
   // done() (the first value ended, or the input is unreadable).
   void Feed(std::string_view chunk);
-  bool done() const { return state_ == kDone || state_ == kError; }
+  bool done() const { return stream_.done(); }
   // The verdict on what was fed, taken as the whole input.
   Verdict Finish() const;
   // What asked ("process.env OCI_ONLOAD", "annotation oci-decorator/X"), or
@@ -74,6 +76,8 @@ class RequestReader {
   }
 
  private:
+  friend class JsonStream<RequestReader>;
+
   // What the value being read (or the open container) means here.
   enum Role : uint8_t {
     kIgnored,
@@ -83,45 +87,29 @@ class RequestReader {
     kEnvEntry,
     kAnnotations,
     kAnnotationValue,
-    kKey,  // a key of an object whose keys matter
   };
-  enum State : uint8_t {
-    kValue,
-    kFirstValueOrEnd,
-    kKeyOrEnd,
-    kKeyStart,
-    kColon,
-    kAfterValue,
-    kString,
-    kEscape,
-    kUnicode,
-    kNumber,
-    kLiteral,
-    kDone,
-    kError,
-  };
-  enum Number : uint8_t { kSign, kZero, kInt, kDot, kFrac, kExp, kExpSign, kExpDigits };
 
-  void Step(char c);
-  void Fail(const std::string& why);
-  void BeginValue(char c);
-  void EndValue();
+  // The events of stream_ (json_stream.h).
+  void ObjectStart() { OpenContainer(true); }
+  void ArrayStart() { OpenContainer(false); }
+  void ObjectEnd() { CloseContainer(); }
+  void ArrayEnd() { CloseContainer(); }
+  bool StringStart(bool key);
+  void Key(std::string_view text, bool truncated);
+  void String(std::string_view text, bool truncated);
+  void Scalar(JsonScalar kind);
+  void Null();
+
   void OpenContainer(bool object);
-  void CloseContainer(bool object);
-  void EndString();
-  void StringByte(char c);
-  void AppendRune(uint32_t r);
-  bool NumberByte(char c);  // false: the number ended before c
-  Role FieldRole(const std::string& key) const;
+  void CloseContainer();
+  Role NextRole() const;  // the role of the value starting now
+  Role FieldRole(std::string_view key) const;
   static const char* Wants(Role role);
-  void ResetEnv();
+  static size_t KeepFor(const std::vector<std::string>& flags);
 
   std::vector<std::string> flags_;
   Document doc_;
-  size_t keep_;  // how many decoded bytes of a key or entry to keep
-  State state_ = kValue;
-  uint64_t offset_ = 0;  // bytes consumed, for messages
-  std::string why_;
+  JsonStream<RequestReader> stream_;
 
   // Open containers: role, and whether it is an object.
   struct Frame {
@@ -129,22 +117,8 @@ class RequestReader {
     bool object;
   };
   std::vector<Frame> stack_;
-  Role value_role_ = kRoot;   // the role of the value about to start
   Role pending_ = kIgnored;   // an object's field role, from the key just read
   int annotation_flag_ = -1;  // the flag the annotation key just read names
-
-  // The string being read, when it matters: decoded bytes (up to keep_).
-  Role string_role_ = kIgnored;
-  bool in_key_ = false;  // the string is an object key
-  std::string text_;
-  bool truncated_ = false;
-  uint32_t unicode_ = 0;  // \uXXXX being read
-  int unicode_digits_ = 0;
-  uint32_t high_surrogate_ = 0;  // a \uD800-\uDBFF waiting for its pair
-
-  Number number_ = kSign;
-  std::string_view literal_;  // "true", "false" or "null" being matched
-  size_t literal_at_ = 0;
 
   // The decision so far, as runc's struct would hold it.
   std::vector<bool> env_now_;       // flags present in the current env
