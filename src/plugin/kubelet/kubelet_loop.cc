@@ -2,8 +2,8 @@
 // threads only answer from the ResourceWatch's view (kubelet_server), and
 // each Register call runs on a thread of its own.
 //
-//   1. block SIGTERM/SIGINT/SIGHUP (read from a signalfd; SIGHUP re-checks
-//      the host now), start the ResourceWatch;
+//   1. block SIGTERM/SIGINT/SIGHUP (serve_loop.h: read from a signalfd;
+//      SIGHUP re-checks the host now), start the ResourceWatch;
 //   2. watch --kubelet-dir with inotify (waiting for it if absent); once it
 //      is there, own it (kubelet_lock.h: a second instance waits kLockWait
 //      for the first to go, then exits 1);
@@ -21,7 +21,7 @@
 // The loop never waits for the kubelet: a Register (bounded by
 // kRegisterTimeout, cancellable) runs on a worker thread that reports its
 // end through an eventfd. Nor does it spin: poll() sleeps until the next
-// deadline it can act on (PollTimeoutMs).
+// deadline it can act on (PollTimeoutMs), in the ServeLoop's poll.
 // With --cdi-dir, the CDI keeper (cdi_dir_keeper.h) keeps the view's specs on
 // its own thread; this loop only starts and stops it.
 #include "kubelet_loop.h"
@@ -59,6 +59,7 @@
 #include "kubelet_server.h"
 #include "log.h"
 #include "resource_watch.h"
+#include "serve_loop.h"
 #include "unique_fd.h"
 
 namespace ocid {
@@ -238,6 +239,13 @@ class KubeletPlugin {
   HealthState CurrentHealth() const;
   void WriteHealth();
   int TimeoutMs() const;
+  // What a signal does: true stops the loop.
+  bool OnSignal(int signo);
+  // Before each wait: owns the directory once it is there (a lock that stays
+  // another's, or a signal while waiting for it, stops the loop with
+  // TakeLock's code), then serves, registers and writes the health file.
+  // Returns how long the wait may be (ms).
+  int Tick();
   void Shutdown();
 
   std::string Path(const std::string& name) const { return opts_.kubelet_dir + "/" + name; }
@@ -246,7 +254,8 @@ class KubeletPlugin {
   KubernetesOptions k8s_;
   ResourceWatch watch_;
   std::optional<CdiDirKeeper> cdi_;
-  UniqueFd signal_fd_, inotify_fd_, change_fd_;
+  ServeLoop loop_;
+  UniqueFd inotify_fd_, change_fd_;
   Registrar registrar_;
   KubeletDirLock lock_;
   int dir_watch_ = -1;
@@ -258,22 +267,22 @@ class KubeletPlugin {
   std::map<std::string, Served> served_;  // by resource name
   std::atomic<bool> stopping_{false};
   std::thread change_thread_;
+  int exit_code_ = 0;
 };
 
 bool KubeletPlugin::Setup() {
   // Blocked before any thread exists, so every thread inherits the mask and
-  // the signals only ever arrive through the signalfd.
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGHUP);
-  if (pthread_sigmask(SIG_BLOCK, &set, nullptr) != 0) return false;
+  // the signals only ever arrive through the loop's signalfd.
+  Error err;
+  if (!loop_.Init(&err)) {
+    log::Error(std::string("kubernetes: cannot create signalfd, eventfd or inotify: ") +
+               std::strerror(err.errnum));
+    return false;
+  }
   ::signal(SIGPIPE, SIG_IGN);
-  signal_fd_.reset(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
   change_fd_.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   inotify_fd_.reset(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
-  if (!signal_fd_.valid() || !change_fd_.valid() || !inotify_fd_.valid() || !registrar_.Init()) {
+  if (!change_fd_.valid() || !inotify_fd_.valid() || !registrar_.Init()) {
     log::Error(std::string("kubernetes: cannot create signalfd, eventfd or inotify: ") +
                std::strerror(errno));
     return false;
@@ -281,7 +290,6 @@ bool KubeletPlugin::Setup() {
   // The first line also builds the logger before any other thread exists.
   log::Info("kubernetes: inventories in " + opts_.config_dir + ", host files under " +
             opts_.host_root + ", kubelet directory " + opts_.kubelet_dir);
-  Error err;
   if (!watch_.Start(&err)) {
     log::Error("kubernetes: " + err.Line());
     return false;
@@ -355,10 +363,10 @@ int KubeletPlugin::TakeLock() {
                 "; waiting up to " + std::to_string(kLockWait.count()) + " s for it to stop");
     said = true;
     // A signal while waiting ends the wait, as it would end serving.
-    struct pollfd pfd = {signal_fd_.get(), POLLIN, 0};
+    struct pollfd pfd = {loop_.signal_fd(), POLLIN, 0};
     if (::poll(&pfd, 1, 100) > 0) {
       struct signalfd_siginfo si {};
-      if (::read(signal_fd_.get(), &si, sizeof si) == sizeof si && si.ssi_signo != SIGHUP) {
+      if (::read(loop_.signal_fd(), &si, sizeof si) == sizeof si && si.ssi_signo != SIGHUP) {
         log::Info(std::string("kubernetes: ") + strsignal(static_cast<int>(si.ssi_signo)) +
                   ": stopping");
         return 0;
@@ -584,55 +592,53 @@ void KubeletPlugin::Shutdown() {
   if (cdi_) cdi_->Stop();
 }
 
+// SIGHUP re-checks the host now; SIGTERM and SIGINT stop.
+bool KubeletPlugin::OnSignal(int signo) {
+  if (signo == SIGHUP) {
+    log::Info("kubernetes: SIGHUP: re-checking the inventories and the host");
+    watch_.Recheck();
+    return false;
+  }
+  log::Info(std::string("kubernetes: ") + strsignal(signo) + ": stopping");
+  return true;
+}
+
+int KubeletPlugin::Tick() {
+  if (dir_watch_ < 0 && WatchKubeletDir()) {
+    int rc = TakeLock();
+    if (rc >= 0) {
+      exit_code_ = rc;
+      loop_.Stop();
+      return -1;
+    }
+    for (auto& [name, s] : served_) Unregistered(&s);
+  }
+  Reconcile();
+  RegisterDue();
+  WriteHealth();
+  return TimeoutMs();
+}
+
 int KubeletPlugin::Run() {
   if (!Setup()) {
     Shutdown();
     return kExitFailure;
   }
-  for (;;) {
-    if (dir_watch_ < 0 && WatchKubeletDir()) {
-      int rc = TakeLock();
-      if (rc >= 0) {
-        Shutdown();
-        return rc;
-      }
-      for (auto& [name, s] : served_) Unregistered(&s);
+  loop_.OnSignal([this](int signo) { return OnSignal(signo); });
+  loop_.Watch(inotify_fd_.get(), [this] { OnDirEvents(); });
+  loop_.Watch(change_fd_.get(), [this] {
+    uint64_t count = 0;
+    if (::read(change_fd_.get(), &count, sizeof count) < 0) { /* nothing pending */
     }
-    Reconcile();
-    RegisterDue();
-    WriteHealth();
-    struct pollfd fds[4] = {{signal_fd_.get(), POLLIN, 0},
-                            {inotify_fd_.get(), POLLIN, 0},
-                            {change_fd_.get(), POLLIN, 0},
-                            {registrar_.fd(), POLLIN, 0}};
-    int n = ::poll(fds, 4, TimeoutMs());
-    if (n < 0 && errno != EINTR) {
-      log::Error(std::string("kubernetes: poll: ") + std::strerror(errno));
-      Shutdown();
-      return kExitFailure;
-    }
-    if (n <= 0) continue;
-    if (fds[0].revents & POLLIN) {
-      struct signalfd_siginfo si {};
-      if (::read(signal_fd_.get(), &si, sizeof si) != sizeof si) continue;
-      if (si.ssi_signo == SIGHUP) {
-        log::Info("kubernetes: SIGHUP: re-checking the inventories and the host");
-        watch_.Recheck();
-        continue;
-      }
-      log::Info(std::string("kubernetes: ") + strsignal(static_cast<int>(si.ssi_signo)) +
-                ": stopping");
-      Shutdown();
-      return 0;
-    }
-    if (fds[1].revents & POLLIN) OnDirEvents();
-    if (fds[2].revents & POLLIN) {
-      uint64_t count = 0;
-      if (::read(change_fd_.get(), &count, sizeof count) < 0) { /* nothing pending */
-      }
-    }
-    if (fds[3].revents & POLLIN) OnRegisterDone();
+  });
+  loop_.Watch(registrar_.fd(), [this] { OnRegisterDone(); });
+  Error err;
+  if (loop_.Run([this] { return Tick(); }, &err) != 0) {
+    log::Error("kubernetes: " + err.Line());
+    exit_code_ = kExitFailure;
   }
+  Shutdown();
+  return exit_code_;
 }
 
 }  // namespace

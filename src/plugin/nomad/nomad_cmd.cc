@@ -14,46 +14,32 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 
 #include "exit_codes.h"
 #include "go_plugin.h"
 #include "log.h"
 #include "nomad_service.h"
+#include "serve_loop.h"
 
 namespace ocid {
 namespace {
 
-// The signals main waits for; blocked before gRPC starts its threads so
-// none of them is interrupted by one.
-sigset_t WaitedSignals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGHUP);
-  return set;
-}
-
-// Until Shutdown or SIGTERM. SIGINT is ignored as go-plugin servers do: a
-// Ctrl-C at a foreground agent reaches its plugins too, and the agent
-// stops them itself. SIGHUP re-checks the host.
-void WaitForShutdown(NomadState* state, const sigset_t& set) {
-  const timespec tick{0, 200L * 1000 * 1000};
-  while (!state->ShuttingDown()) {
-    int sig = sigtimedwait(&set, nullptr, &tick);
-    if (sig == SIGTERM) {
-      log::Info("nomad: SIGTERM: shutting down");
-      return;
-    }
-    if (sig == SIGINT) log::Info("nomad: SIGINT ignored (the Nomad client stops its plugins)");
-    if (sig == SIGHUP) {
-      NomadConfig cfg;
-      uint64_t gen = 0;
-      std::string err;
-      if (auto w = state->Watch(&cfg, &gen, &err)) w->Recheck();
-    }
+// SIGTERM stops. SIGINT is ignored as go-plugin servers do: a Ctrl-C at a
+// foreground agent reaches its plugins too, and the agent stops them
+// itself. SIGHUP re-checks the host.
+bool OnSignal(NomadState* state, int signo) {
+  if (signo == SIGTERM) {
+    log::Info("nomad: SIGTERM: shutting down");
+    return true;
   }
+  if (signo == SIGINT) log::Info("nomad: SIGINT ignored (the Nomad client stops its plugins)");
+  if (signo == SIGHUP) {
+    NomadConfig cfg;
+    uint64_t gen = 0;
+    std::string err;
+    if (auto w = state->Watch(&cfg, &gen, &err)) w->Recheck();
+  }
+  return false;
 }
 
 }  // namespace
@@ -70,8 +56,14 @@ int RunNomad(const PluginOptions& opts) {
         "nomad: the client asks for go-plugin AutoMTLS, which this plugin does not speak; "
         "serving without TLS on a socket only root can reach");
 
-  sigset_t set = WaitedSignals();
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  // The signals are blocked before gRPC starts its threads, so none of them
+  // is interrupted by one: they arrive only in the loop below.
+  ServeLoop loop;
+  Error loop_err;
+  if (!loop.Init(&loop_err)) {
+    log::Error("nomad: " + loop_err.Line());
+    return kExitFailure;
+  }
 
   SocketDir dir;
   if (!dir.Create(&err)) {
@@ -110,13 +102,21 @@ int RunNomad(const PluginOptions& opts) {
   std::fflush(stdout);
   log::Info("nomad: serving on " + dir.socket_path());
 
-  WaitForShutdown(&state, set);
+  // Until Shutdown (looked at every 200 ms) or SIGTERM.
+  loop.OnSignal([&state](int signo) { return OnSignal(&state, signo); });
+  int rc = loop.Run(
+      [&] {
+        if (state.ShuttingDown()) loop.Stop();
+        return 200;
+      },
+      &loop_err);
+  if (rc != 0) log::Error("nomad: " + loop_err.Line());
   state.RequestShutdown();  // streams end at their next look
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   server->Wait();
   dir.Remove();
   log::Info("nomad: stopped");
-  return 0;
+  return rc;
 }
 
 }  // namespace ocid
