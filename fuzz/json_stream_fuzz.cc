@@ -12,9 +12,13 @@
 #include <vector>
 
 #include "fuzz_check.h"
+#include "fuzz_chunks.h"
 #include "json_stream.h"
 
 namespace {
+
+using ocid_fuzz::Fnv1a;
+using ocid_fuzz::Splits;
 
 // Small, so that the keep bound is crossed often.
 constexpr size_t kKeep = 24;
@@ -74,29 +78,6 @@ Outcome Run(std::string_view in, const std::vector<size_t>& cuts) {
 bool Same(const Outcome& a, const Outcome& b) {
   return a.events == b.events && a.ended == b.ended && a.failed == b.failed && a.why == b.why &&
          a.offset == b.offset;
-}
-
-// splitmix64: chunk sizes from the input's hash, so a crash reproduces
-// from its saved input alone.
-struct Splits {
-  uint64_t state;
-  uint64_t Next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  // Mostly small chunks (the seams are what matter), sometimes large.
-  size_t Size() {
-    uint64_t r = Next();
-    return (r & 3) == 0 ? 1 + (r >> 8) % 4096 : 1 + (r >> 8) % 16;
-  }
-};
-
-uint64_t Fnv1a(std::string_view s) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
-  return h;
 }
 
 }  // namespace
