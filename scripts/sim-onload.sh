@@ -1,5 +1,5 @@
 #!/bin/bash
-# sim-onload.sh HOSTROOT [--layout lib64|debian|opt]
+# sim-onload.sh HOSTROOT [--layout lib64|debian|opt] [--shrub]
 #
 # Builds a SIMULATED Onload installation under HOSTROOT, for oci-decorator's
 # integration tests and demo on machines without Solarflare/AMD hardware.
@@ -46,19 +46,35 @@
 #   opt/onload/sbin/        onload_tool (sbindir is /sbin, not /usr/sbin)
 #   opt/onload/usr/libexec/onload/profiles/*.opf
 #
+# --shrub adds X3/X4 queue sharing (Onload's shrub controller; Onload at
+# ef17681d): a SIMULATED shrub_controller program where onload_install puts
+# it (sbindir: usr/sbin, reached as /sbin/shrub_controller through
+# sbin -> usr/sbin, made when HOSTROOT has no sbin, as on a merged-/usr host;
+# opt/onload/sbin with --layout opt) and the onload module's parameters as
+# sysfs shows them after a default install (src/driver/linux_onload/
+# shrub_fns.c:27-109): sys/module/onload/parameters/shrub_controller_path
+# (the effective path, no newline: /sbin/shrub_controller, or the opt
+# layout's, which such a host must set), shrub_controller_client_gid and
+# shrub_controller_client_mode 0 (unset), shrub_controller_uid and
+# shrub_controller_gid 65534, in decimal with a newline. Nothing starts a
+# controller: test/standins/shrub_standin plays one. Without --shrub none of
+# this is written (and what an earlier --shrub run wrote stays).
+#
 # Idempotent: running it again refreshes the files and keeps existing device
 # nodes whose majors are still free. Prints one summary line to stderr.
 set -euo pipefail
 
-usage() { echo "usage: $0 HOSTROOT [--layout lib64|debian|opt]" >&2; exit 2; }
+usage() { echo "usage: $0 HOSTROOT [--layout lib64|debian|opt] [--shrub]" >&2; exit 2; }
 
 [[ $# -ge 1 ]] || usage
 HOSTROOT=$1; shift
 LAYOUT=lib64
+SHRUB=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --layout) [[ $# -ge 2 ]] || usage; LAYOUT=$2; shift 2 ;;
     --layout=*) LAYOUT=${1#--layout=}; shift ;;
+    --shrub) SHRUB=1; shift ;;
     *) usage ;;
   esac
 done
@@ -91,6 +107,7 @@ done
 for p in "" opt/onload/; do
   [[ $p == "$PREFIX" ]] && continue
   rm -f "$HOSTROOT/${p}usr/bin"/{onload,onload_stackdump,zf_stackdump,zf_debug} \
+        "$HOSTROOT/${p}usr/sbin/shrub_controller" "$HOSTROOT/${p}sbin/shrub_controller" \
         "$HOSTROOT/${p}usr/sbin/onload_tool" "$HOSTROOT/${p}sbin/onload_tool"
   rm -rf "$HOSTROOT/${p}usr/libexec/onload/profiles"
 done
@@ -175,6 +192,24 @@ write_script "$HOSTROOT/$BINDIR/zf_stackdump" 'echo "SIMULATED zf_stackdump: no 
 write_script "$HOSTROOT/$BINDIR/zf_debug" 'echo "SIMULATED zf_debug (simulated install)"'
 write_script "$HOSTROOT/$SBINDIR/onload_tool" 'echo "SIMULATED onload_tool $* (simulated install: no driver to load)"'
 
+if ((SHRUB)); then
+  write_script "$HOSTROOT/$SBINDIR/shrub_controller" \
+    'echo "SIMULATED shrub_controller $* (simulated install: no NIC to share, nothing started)" >&2; exit 1'
+  if [[ $LAYOUT == opt ]]; then
+    shrub_path=/$SBINDIR/shrub_controller
+  else
+    shrub_path=/sbin/shrub_controller
+    [[ -e $HOSTROOT/sbin || -L $HOSTROOT/sbin ]] || ln -s usr/sbin "$HOSTROOT/sbin"
+  fi
+  params=$HOSTROOT/sys/module/onload/parameters
+  mkdir -p "$params"
+  printf '%s' "$shrub_path" >"$params/shrub_controller_path"
+  echo 0 >"$params/shrub_controller_client_gid"
+  echo 0 >"$params/shrub_controller_client_mode"
+  echo 65534 >"$params/shrub_controller_uid"
+  echo 65534 >"$params/shrub_controller_gid"
+fi
+
 # --- profiles ----------------------------------------------------------------
 P=$HOSTROOT/$PROFDIR
 # latency and throughput are straight-line (oci-decorator uses them as
@@ -218,6 +253,13 @@ on this host registered, the NIC under sys/ ($NIC_ADDR, interface simsfc0) is a
 few files. Layout: $LAYOUT (libraries in /$LIBDIR, programs in /$BINDIR,
 onload_tool in /$SBINDIR, profiles in /$PROFDIR).
 EOF
+if ((SHRUB)); then
+  cat >>"$HOSTROOT/etc/SIMULATED-ONLOAD-README" <<EOF
+X3/X4 queue sharing (--shrub): /$SBINDIR/shrub_controller is a shell script
+that starts nothing; sys/module/onload/parameters/shrub_controller_* say
+where a kernel would look for it.
+EOF
+fi
 
 # --- device nodes --------------------------------------------------------------
 # Char majors registered by drivers on this host.
@@ -257,4 +299,6 @@ for name in onload onload_epoll sfc_char; do
   summary+=("$name=$major:0")
 done
 
-echo "sim-onload: SIMULATED Onload install ($LAYOUT) under $HOSTROOT; devices ${summary[*]}; NIC $NIC_ADDR" >&2
+shrub_note=
+((SHRUB)) && shrub_note="; shrub controller /$SBINDIR/shrub_controller"
+echo "sim-onload: SIMULATED Onload install ($LAYOUT) under $HOSTROOT; devices ${summary[*]}; NIC $NIC_ADDR$shrub_note" >&2

@@ -23,6 +23,42 @@ sim_module_version() {  # HOSTROOT VERSION [PROFILE]
   printf '%s %s\n' "$2" "${3:-}" >"$1/sys/module/onload/version"
 }
 
+# X3/X4 queue sharing on the SIMULATED install: what a loaded onload module
+# with a shrub controller looks like. Writes the module's five
+# shrub_controller_* parameters as sysfs shows them (Onload at ef17681d,
+# src/driver/linux_onload/shrub_fns.c):
+# - shrub_controller_path: PATH_VALUE, default /sbin/shrub_controller (the
+#   getter returns the effective path, the default when the parameter is
+#   empty: :27-29, :35-40, :63-88). The getter adds no newline and today's
+#   kernels' param_attr_show adds none either (older kernels added one to
+#   every parameter): SIM_SHRUB_PATH_NEWLINE=1 writes that older form.
+# - shrub_controller_client_gid: CLIENT_GID, default 0 (unset);
+#   shrub_controller_client_mode: MODE_DEC, default 0 (unset: the controller
+#   then uses 0666); shrub_controller_uid and _gid: SIM_SHRUB_UID and
+#   SIM_SHRUB_GID, default 65534 (DEFAULT_OVERFLOWUID/GID). All four are int
+#   parameters (:90-109): decimal and a newline, so a mode 0660 reads 432.
+# Then a SIMULATED usr/sbin/shrub_controller, with sbin -> usr/sbin when
+# HOSTROOT has no sbin (merged /usr, where onload_install puts it in
+# /usr/sbin: scripts/onload_install:598-605; the default path reaches it
+# through the link). SIM_SHRUB_PROGRAM=0 writes the parameters only.
+sim_shrub() {  # HOSTROOT [PATH_VALUE] [CLIENT_GID] [MODE_DEC]
+  local hr=$1 p=$1/sys/module/onload/parameters nl=
+  [[ ${SIM_SHRUB_PATH_NEWLINE:-0} == 1 ]] && nl=$'\n'
+  mkdir -p "$p"
+  printf '%s%s' "${2:-/sbin/shrub_controller}" "$nl" >"$p/shrub_controller_path"
+  printf '%d\n' "${3:-0}" >"$p/shrub_controller_client_gid"
+  printf '%d\n' "${4:-0}" >"$p/shrub_controller_client_mode"
+  printf '%d\n' "${SIM_SHRUB_UID:-65534}" >"$p/shrub_controller_uid"
+  printf '%d\n' "${SIM_SHRUB_GID:-65534}" >"$p/shrub_controller_gid"
+  [[ ${SIM_SHRUB_PROGRAM:-1} == 0 ]] && return 0
+  mkdir -p "$hr/usr/sbin"
+  printf '#!/bin/sh\n# SIMULATED Onload program for oci-decorator tests: not the real Onload.\n%s\n' \
+    'echo "SIMULATED shrub_controller $* (simulated install: no NIC to share, nothing started)" >&2; exit 1' \
+    >"$hr/usr/sbin/shrub_controller"
+  chmod 0755 "$hr/usr/sbin/shrub_controller"
+  [[ -e $hr/sbin || -L $hr/sbin ]] || ln -s usr/sbin "$hr/sbin"
+}
+
 # Where libraries land (oci-decorator.json(5), Libraries; issue 28):
 #   IMAGE_LIBDIR  the hook and the shim: the directory of the image's own
 #                 libc.so.6. make-rootfs.sh copies the host's libc at the
