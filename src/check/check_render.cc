@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "engine_files.h"
 #include "error.h"
 #include "nic_json.h"
 
@@ -167,6 +168,13 @@ void DeliveryRows(const CheckReport& r, std::vector<Row>* rows) {
       rows->push_back(
           {CheckState::kInfo, engine, "-", "the runtime shim is not registered: not set up"});
   }
+  if (const DockerDefaultRuntime& d = e.docker_default; d.read)
+    rows->push_back(
+        {CheckState::kInfo, "docker", kDockerConfig,
+         "default runtime " + d.name +
+             (d.shim ? ": the runtime shim (plain `docker run` reaches it" +
+                           (d.shim_runs.empty() ? std::string() : ", running " + d.shim_runs) + ")"
+                     : ": `docker run` needs --runtime to reach the shim")});
   for (const auto& w : e.warnings) rows->push_back({CheckState::kWarn, "engine", "-", w});
   if (!r.node.cdi_error.empty())
     rows->push_back(
@@ -304,13 +312,14 @@ std::string CheckJson(const CheckReport& r) {
   for (const auto& l : r.library_dirs)
     libraries[l.mode] = {
         {"rule", l.image_libc ? "image_libc" : "all"}, {"dirs", l.dirs}, {"why", l.why}};
-  j["delivery"] = {{"engine_set_up", r.engine_set_up},
-                   {"hooks", std::move(hooks)},
-                   {"runtimes", std::move(runtimes)},
-                   {"orphan_cdi", std::move(cdi)},
-                   {"cdi_error", n.cdi_error},
-                   {"warnings", n.engines.warnings},
-                   {"library_dirs", std::move(libraries)}};
+  const DockerDefaultRuntime& dd = n.engines.docker_default;
+  ordered docker_default = nullptr;
+  if (dd.read) docker_default = {{"name", dd.name}, {"shim", dd.shim}, {"shim_runs", dd.shim_runs}};
+  j["delivery"] = {
+      {"engine_set_up", r.engine_set_up}, {"hooks", std::move(hooks)},
+      {"runtimes", std::move(runtimes)},  {"docker_default_runtime", std::move(docker_default)},
+      {"orphan_cdi", std::move(cdi)},     {"cdi_error", n.cdi_error},
+      {"warnings", n.engines.warnings},   {"library_dirs", std::move(libraries)}};
   // Host paths and file contents can hold bytes that are not UTF-8: shown
   // as U+FFFD rather than failing the whole report.
   return PrintableJson(j.dump(2, ' ', false, ordered::error_handler_t::replace)) + "\n";

@@ -90,18 +90,27 @@ void ReadDocker(const HostView& host, const FileIdentity& self, EngineSetup* out
   std::string bytes;
   Error err;
   HostRead r = host.Read(kDockerConfig, kMaxEngineFileBytes, &bytes, &err);
-  std::vector<std::pair<std::string, std::string>> runtimes;
-  if (r == HostRead::kOk &&
-      !ParseDockerRuntimes(bytes, host.Display(kDockerConfig), &runtimes, &err))
+  DockerDaemon daemon;
+  if (r == HostRead::kOk && !ParseDockerDaemon(bytes, host.Display(kDockerConfig), &daemon, &err))
     r = HostRead::kError;
-  if (r == HostRead::kError) out->warnings.push_back(err.Line());
-  for (const auto& [name, path] : runtimes) {
+  if (r == HostRead::kError) {
+    out->warnings.push_back(err.Line());
+    return;
+  }
+  DockerDefaultRuntime& d = out->docker_default;
+  d.read = true;
+  d.name = daemon.default_runtime.empty() ? kDockerStockRuntime : daemon.default_runtime;
+  for (const auto& rt : daemon.runtimes) {
     RuntimeEntry e;
     e.engine = "docker";
     e.file = kDockerConfig;
-    e.name = name;
-    e.path = path;
+    e.name = rt.name;
+    e.path = rt.path;
     AddRuntime(host, self, std::move(e), "", out);
+    if (rt.name == d.name && out->runtimes.back().ours) {
+      d.shim = true;
+      d.shim_runs = ShimRuntimeOf(rt.args);
+    }
   }
 }
 

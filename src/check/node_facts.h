@@ -74,9 +74,18 @@ struct RuntimeEntry {
   std::string problem;  // why not
 };
 
+// The runtime a plain `docker run` uses, as daemon.json names it.
+struct DockerDefaultRuntime {
+  bool read = false;      // daemon.json was read (absent or blank counts: runc)
+  std::string name;       // "runc" when daemon.json names none
+  bool shim = false;      // it is a runtime entry of ours (RuntimeEntry::ours)
+  std::string shim_runs;  // the shim's --ocid-runtime in its runtimeArgs, "" = its default
+};
+
 struct EngineSetup {
   std::vector<HooksEntry> hooks;
   std::vector<RuntimeEntry> runtimes;
+  DockerDefaultRuntime docker_default;
   std::vector<std::string> warnings;  // engine files that could not be read or parsed
 };
 

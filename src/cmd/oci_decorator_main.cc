@@ -148,6 +148,17 @@ void AddSetup(CLI::App& app, Cli& c) {
   s->add_flag("--with-runtime", o.with_runtime, "crio: also register the runtime shim");
   s->add_flag("--cdi", o.cdi, "podman: also write the CDI specs into --cdi-dir");
   s->add_option("--cdi-dir", o.cdi_dir, "Where --cdi writes")->capture_default_str();
+  CLI::Option* set_default = s->add_flag_function(
+      "--default-runtime", [&o](int64_t) { o.docker_default = ocid::DockerDefault::kSet; },
+      "docker: make the runtime docker's default, so plain `docker run` reaches it");
+  s->add_flag_function(
+       "--no-default-runtime", [&o](int64_t) { o.docker_default = ocid::DockerDefault::kUnset; },
+       "docker: give the default runtime back (runc, or the one --wrap-default ran)")
+      ->excludes(set_default);
+  s->add_flag("--wrap-default", o.wrap_default,
+              "docker: over a default runtime of your own, make the shim the default and have it "
+              "run yours")
+      ->needs(set_default);
   s->add_flag("--dry-run", o.dry_run, "Print what would change, write nothing");
 }
 

@@ -12,6 +12,7 @@
 #include "inventory.h"
 #include "log.h"
 #include "path_text.h"
+#include "runtime_shim.h"
 
 namespace ocid {
 namespace {
@@ -63,37 +64,100 @@ void WarnIfMissing(const std::string& shim) {
               " does not exist (yet): install oci-decorator, or pass --runtime-path");
 }
 
+// As docker's default runtime the shim starts every container: settings it
+// cannot resolve, or a runtime it cannot exec, would fail them all. Checked
+// with the shim's own reader, on the "runtimeArgs" daemon.json gives it.
+bool CheckShimCanServeAll(const std::string& json, const std::string& file, const std::string& name,
+                          Error* err) {
+  DockerDaemon d;
+  if (!ParseDockerDaemon(json, file, &d, err)) return false;
+  std::vector<std::string> args;
+  for (const auto& r : d.runtimes)
+    if (r.name == name) args = r.args;
+  ShimOptions opts;
+  ShimSettings settings;
+  Error why;
+  if (!TakeShimOptions(&args, &opts, &why) ||
+      !ResolveShimSettings(opts, OCID_DEFAULT_SHIM_CONFIG, &settings, &why))
+    return Fail(err,
+                "--default-runtime: the runtime shim's settings cannot be used, and as docker's "
+                "default runtime it would fail every container: " +
+                    why.Line());
+  if (::access(settings.runtime.c_str(), X_OK) != 0)
+    return Fail(err,
+                "--default-runtime: the runtime shim would run " + settings.runtime +
+                    ", which cannot be executed, and as docker's default runtime it would fail "
+                    "every container",
+                "", errno);
+  return true;
+}
+
 }  // namespace
 
 int SetupDocker(const SetupOptions& s) {
   std::string file = s.config.empty() ? kDockerConfig : s.config;
   std::string old;
   bool exists = false;
+  DockerSetupRequest req;
+  req.name = s.runtime_name;
+  req.path = s.runtime_path;
+  req.default_runtime = s.docker_default;
+  req.wrap_default = s.wrap_default;
   DockerMerge m;
   Error err;
   if (!ReadFileIfExists(file, kMaxEngineConfigBytes, &old, &exists, &err) ||
-      !MergeDockerRuntime(old, file, s.runtime_name, s.runtime_path, &m, &err)) {
+      !MergeDockerSetup(old, file, req, &m, &err)) {
     log::Error(err.Line());
     return kExitFailure;
   }
   WarnIfMissing(s.runtime_path);
+  if (m.new_default == s.runtime_name &&
+      !CheckShimCanServeAll(m.json, file, s.runtime_name, &err)) {
+    log::Error(err.Line());
+    return kExitFailure;
+  }
+  auto shown_default = [](const std::string& d) {
+    return d.empty() ? std::string("(none: runc)") : "\"" + d + "\"";
+  };
   std::string shown = "  runtime \"" + s.runtime_name + "\": path " +
-                      (m.old_path.empty() ? "(none)" : m.old_path) + " -> " + s.runtime_path +
-                      "\n  \"runtimes\": " + m.runtimes + "\n  (every other key kept)\n";
+                      (m.old_path == s.runtime_path ? s.runtime_path + " (as before)"
+                                                    : (m.old_path.empty() ? "(none)" : m.old_path) +
+                                                          " -> " + s.runtime_path) +
+                      "\n";
+  if (m.old_default != m.new_default)
+    shown += "  \"default-runtime\": " + shown_default(m.old_default) + " -> " +
+             shown_default(m.new_default) + "\n";
+  if (!m.wrapped.empty())
+    shown += s.docker_default == DockerDefault::kSet
+                 ? "  the shim runs \"" + m.wrapped + "\"'s binary (" + kShimRuntimeArg +
+                       " in \"runtimeArgs\")\n"
+                 : "  \"" + m.wrapped + "\" is the default again (" + kShimRuntimeArg +
+                       " removed from \"runtimeArgs\")\n";
+  shown += "  \"runtimes\": " + m.runtimes + "\n  (every other key kept)\n";
   if (!m.changed) {
-    std::printf("docker: %s already has runtime \"%s\" with path %s: nothing to do\n", file.c_str(),
+    std::printf("docker: %s already has runtime \"%s\" with path %s", file.c_str(),
                 s.runtime_name.c_str(), s.runtime_path.c_str());
+    if (s.docker_default != DockerDefault::kLeave)
+      std::printf(" and default runtime %s", shown_default(m.new_default).c_str());
+    std::printf(": nothing to do\n");
   } else if (!WriteConfig("docker", file, m.json, s.dry_run, /*backup=*/true, &err, shown)) {
     log::Error(err.Line());
     return kExitFailure;
   }
+  bool is_default = m.new_default == s.runtime_name;
   std::printf(
       "\nNext:\n"
-      "  reload dockerd so it reads the runtime: systemctl reload docker (SIGHUP;\n"
-      "  runtimes are reloaded live), or restart it\n"
-      "  docker run --runtime=%s -e OCI_ONLOAD=all IMAGE ...\n"
-      "  (the shim writes the devices into each container's config.json: durable)\n",
-      s.runtime_name.c_str());
+      "  reload dockerd so it reads the change: systemctl reload docker (SIGHUP;\n"
+      "  runtimes and the default runtime are reloaded live), or restart it\n");
+  if (is_default)
+    std::printf(
+        "  docker run -e OCI_ONLOAD=all IMAGE ...\n"
+        "  (every container now starts through the shim; those that do not ask go\n"
+        "  straight to the runtime; a dockerd started with --default-runtime on its\n"
+        "  command line refuses a daemon.json that also sets it)\n");
+  else
+    std::printf("  docker run --runtime=%s -e OCI_ONLOAD=all IMAGE ...\n", s.runtime_name.c_str());
+  std::printf("  (the shim writes the devices into each container's config.json: durable)\n");
   return 0;
 }
 

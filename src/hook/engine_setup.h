@@ -2,7 +2,11 @@
 // oci-decorator, written as drop-ins where the engine has them and merged
 // into docker's daemon.json (every other key kept, the old file backed up).
 //
-//   docker      daemon.json "runtimes": {NAME: {"path": <runtime shim>}}
+//   docker      daemon.json "runtimes": {NAME: {"path": <runtime shim>}}; with
+//               --default-runtime also "default-runtime": NAME, so that a
+//               plain `docker run -e OCI_ONLOAD=all` reaches the shim
+//               (--wrap-default: over an operator's own default, which the
+//               shim then runs); --no-default-runtime gives the default back
 //   containerd  a conf.d TOML drop-in registering NAME as an
 //               io.containerd.runc.v2 runtime whose BinaryName is the shim,
 //               for the CRI plugin, in the schema of config.toml's `version`:
@@ -49,6 +53,9 @@ struct SetupOptions {
   bool dry_run = false;
   bool with_runtime = false;  // crio: also register the shim
   bool cdi = false;           // podman: write CDI specs
+  // docker: --default-runtime (kSet), --no-default-runtime (kUnset).
+  DockerDefault docker_default = DockerDefault::kLeave;
+  bool wrap_default = false;  // docker: --wrap-default
 };
 
 // Each engine's configuration, read, merged and written (or, with

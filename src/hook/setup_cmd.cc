@@ -24,6 +24,13 @@ bool CheckNames(const SetupOptions& setup) {
     log::Error("--runtime-path must be an absolute path: " + setup.runtime_path);
     return false;
   }
+  if (setup.engine != "docker" &&
+      (setup.docker_default != DockerDefault::kLeave || setup.wrap_default)) {
+    log::Error(
+        "--default-runtime, --no-default-runtime and --wrap-default are docker's only, not " +
+        setup.engine + "'s");
+    return false;
+  }
   return true;
 }
 

@@ -12,7 +12,12 @@
 #   4. a required file missing on the host: `docker run` fails with the
 #      shim's line in docker's error; containers that did not ask still run;
 #   5. durability: `docker update --memory` of a running activated container
-#      keeps the devices openable (`docker exec`).
+#      keeps the devices openable (`docker exec`);
+#   6. `setup docker --default-runtime`, dockerd reloaded: a plain
+#      `docker run -e OCI_ONLOAD=all` gets Onload, a plain `docker run` is
+#      untouched; --no-default-runtime gives runc back; an operator's own
+#      default is refused, or (--wrap-default) run by the shim for every
+#      container and given back.
 # dockerd is stopped by its recorded pid; its cgroups (under a test-only
 # "cgroup-parent"), mounts and the directories it creates on the host
 # (/run/docker, /run/containerd, /opt/containerd) are removed.
@@ -166,6 +171,102 @@ assert_eq "[durable] /dev/onload openable (ENXIO, not EPERM) before and after do
 assert_eq "[durable] docker exec has no LD_PRELOAD (its env comes from docker, not config.json)" unset \
   "$(dk exec "$id" sh -c 'echo ${LD_PRELOAD:-unset}' 2>&1)"
 dk rm -f "$id" >/dev/null 2>&1
+
+# --- 6. the shim as docker's default runtime: `docker run -e OCI_ONLOAD=all` as written ------
+echo "# --- 6. setup docker --default-runtime; plain docker run"
+# reload_default NAME: SIGHUP dockerd (as `systemctl reload docker` does) and
+# wait until it reports NAME as its default runtime; prints what it reports.
+reload_default() {
+  local now=
+  kill -HUP "$DOCKERD_PID"
+  for _ in $(seq 1 50); do
+    now=$(dk info --format '{{.DefaultRuntime}}' 2>/dev/null)
+    [[ $now == "$1" ]] && break
+    sleep 0.1
+  done
+  echo "$now"
+}
+keys_but_default() { jq -S 'del(.["default-runtime"])' "$DAEMON_JSON"; }
+before_keys=$(keys_but_default)
+nbak=$(ls "$T"/daemon.json.bak.* | wc -l)
+out=$("$OCID_BIN" setup docker --config "$DAEMON_JSON" --runtime-path "$SHIM" --default-runtime 2>&1)
+assert_eq "[default] setup --default-runtime exits 0" 0 "$?"
+assert_eq "[default] daemon.json's default-runtime is the shim's name" oci-decorator \
+  "$(jq -r '.["default-runtime"]' "$DAEMON_JSON")"
+assert_eq "[default] every other key and runtime (runtimeArgs included) kept" "$before_keys" "$(keys_but_default)"
+assert_eq "[default] one more backup" "$((nbak + 1))" "$(ls "$T"/daemon.json.bak.* | wc -l)"
+assert_contains "[default] setup shows the plain docker run" "$out" "docker run -e OCI_ONLOAD=all IMAGE"
+assert_eq "[default] dockerd reloaded (SIGHUP) reports the shim as its default" oci-decorator \
+  "$(reload_default oci-decorator)"
+run_docker dflt-all -e OCI_ONLOAD=all
+assert_eq "[default] docker run -e OCI_ONLOAD=all (no --runtime) exits 0" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+expect_onload all "default, all" "$HOST_ROOT" "$IMAGE_LIBDIR" spec
+assert_contains "[default] the shim edited it" "$(cat "$SHIM_LOG" 2>/dev/null)" "container $DID: edited"
+run_docker dflt-plain
+assert_eq "[default] a plain docker run exits 0" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+expect_onload none "default, not asked" "$HOST_ROOT" "$IMAGE_LIBDIR" spec
+assert_not_contains "[default, not asked] no shim line for the container" "$(cat "$SHIM_LOG" 2>/dev/null)" "container $DID"
+run_docker dflt-runc --runtime=runc -e OCI_ONLOAD=all
+assert_eq "[default] --runtime=runc still bypasses the shim" 0 "$RC"
+expect_onload none "default, --runtime=runc" "$HOST_ROOT" "$IMAGE_LIBDIR" spec
+
+out=$("$OCID_BIN" setup docker --config "$DAEMON_JSON" --runtime-path "$SHIM" --no-default-runtime 2>&1)
+assert_eq "[undo] setup --no-default-runtime exits 0" 0 "$?"
+# Written out, not removed: dockerd's reload keeps its default when the key is absent.
+assert_eq "[undo] default-runtime is runc again, written out" runc "$(jq -r '.["default-runtime"]' "$DAEMON_JSON")"
+assert_eq "[undo] the runtime stays registered" "$SHIM" "$(jq -r '.runtimes["oci-decorator"].path' "$DAEMON_JSON")"
+assert_eq "[undo] dockerd reloaded reports runc" runc "$(reload_default runc)"
+run_docker undo-all -e OCI_ONLOAD=all
+assert_eq "[undo] docker run -e OCI_ONLOAD=all exits 0" 0 "$RC"
+expect_onload none "undone, asked without --runtime" "$HOST_ROOT" "$IMAGE_LIBDIR" spec
+
+echo "# --- 6b. an operator's own default runtime: refused, or run by the shim (--wrap-default)"
+# The operator's runtime: runc behind a script that leaves a mark per command.
+MARKS=$T/own-runtime.marks
+cat >"$T/bin/own-runtime" <<SH
+#!/bin/sh
+echo "\$*" >>$MARKS
+exec $RUNC "\$@"
+SH
+chmod 0755 "$T/bin/own-runtime"
+jq --arg p "$T/bin/own-runtime" '.runtimes["own"] = {"path": $p} | .["default-runtime"] = "own"' \
+  "$DAEMON_JSON" >"$DAEMON_JSON.new" && mv "$DAEMON_JSON.new" "$DAEMON_JSON" || die "jq edit of daemon.json failed"
+assert_eq "[own] dockerd reloaded reports its own default" own "$(reload_default own)"
+before=$(cat "$DAEMON_JSON")
+out=$("$OCID_BIN" setup docker --config "$DAEMON_JSON" --runtime-path "$SHIM" --default-runtime 2>&1)
+assert_eq "[own] setup --default-runtime over it exits 1" 1 "$?"
+assert_contains "[own] the line names it and the way out" "$out" \
+  "--default-runtime would replace docker's default runtime \"own\" (add --wrap-default"
+assert_eq "[own] daemon.json untouched" "$before" "$(cat "$DAEMON_JSON")"
+out=$("$OCID_BIN" setup docker --config "$DAEMON_JSON" --runtime-path "$SHIM" --default-runtime --wrap-default 2>&1)
+assert_eq "[own] setup --default-runtime --wrap-default exits 0" 0 "$?"
+assert_eq "[own] the shim is the default, running the operator's runtime first in its runtimeArgs" \
+  "oci-decorator --ocid-runtime=$T/bin/own-runtime --ocid-host-root" \
+  "$(jq -r '[.["default-runtime"], .runtimes["oci-decorator"].runtimeArgs[0,1]] | join(" ")' "$DAEMON_JSON")"
+assert_eq "[own] dockerd reloaded reports the shim" oci-decorator "$(reload_default oci-decorator)"
+: >"$MARKS"
+run_docker own-all -e OCI_ONLOAD=all
+assert_eq "[own] docker run -e OCI_ONLOAD=all exits 0" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+expect_onload all "wrapped own runtime, all" "$HOST_ROOT" "$IMAGE_LIBDIR" spec
+assert_contains "[own] the operator's runtime created it" "$(cat "$MARKS")" "create"
+: >"$MARKS"
+run_docker own-plain
+assert_eq "[own] a plain docker run exits 0" 0 "$RC"
+expect_onload none "wrapped own runtime, not asked" "$HOST_ROOT" "$IMAGE_LIBDIR" spec
+assert_contains "[own, not asked] the operator's runtime created it too" "$(cat "$MARKS")" "create"
+out=$("$OCID_BIN" setup docker --config "$DAEMON_JSON" --runtime-path "$SHIM" --no-default-runtime 2>&1)
+assert_eq "[own] --no-default-runtime exits 0" 0 "$?"
+assert_eq "[own] the operator's runtime is the default again; the shim's other arguments as they were" \
+  "own --ocid-host-root" \
+  "$(jq -r '[.["default-runtime"], .runtimes["oci-decorator"].runtimeArgs[0]] | join(" ")' "$DAEMON_JSON")"
+assert_eq "[own] dockerd reloaded reports it" own "$(reload_default own)"
+after=$(cat "$DAEMON_JSON")
+out=$("$OCID_BIN" setup docker --config "$DAEMON_JSON" --runtime-path "$SHIM" --no-default-runtime 2>&1)
+assert_contains "[own] undone twice: nothing to do" "$out" "nothing to do"
+assert_eq "[own] undone twice: file unchanged" "$after" "$(cat "$DAEMON_JSON")"
 
 # --- stop dockerd -------------------------------------------------------------------------
 echo "# --- stop dockerd"

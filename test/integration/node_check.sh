@@ -134,6 +134,16 @@ run_check --json
 assert_eq "[docker shim] exit 0" 0 "$RC"
 assert_eq "[docker shim] the runtime is set up" "docker oci-decorator True" \
   "$(json '" ".join(str(j["delivery"]["runtimes"][0][k]) for k in ("engine","name","set_up"))')"
+assert_eq "[docker shim] docker's default runtime: runc, not the shim" "runc False" \
+  "$(json '" ".join(str(j["delivery"]["docker_default_runtime"][k]) for k in ("name","shim"))')"
+echo '{"default-runtime": "oci-decorator", "runtimes": {"oci-decorator": {"path": "/usr/bin/oci-decorator-runtime"}}}' >"$H/etc/docker/daemon.json"
+run_check --json
+assert_eq "[docker shim as the default] exit 0" 0 "$RC"
+assert_eq "[docker shim as the default] reported" "oci-decorator True" \
+  "$(json '" ".join(str(j["delivery"]["docker_default_runtime"][k]) for k in ("name","shim"))')"
+run_check
+assert_contains "[docker shim as the default] the table says plain docker run reaches it" "$OUT" \
+  "default runtime oci-decorator: the runtime shim (plain \`docker run\` reaches it)"
 echo '{"runtimes": {"oci-decorator": {"path": "/usr/libexec/oci/hooks.d/oci-decorator"}}}' >"$H/etc/docker/daemon.json"
 run_check --json
 assert_eq "[docker, the hook's own name] exit 1: it would not run as the shim" 1 "$RC"

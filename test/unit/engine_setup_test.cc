@@ -271,6 +271,54 @@ TEST_CASE("setup docker: writes, backs up only on change, dry run writes nothing
   }
 }
 
+TEST_CASE("setup docker --default-runtime: only a shim that can serve every container") {
+  TempTree t;
+  t.File("daemon.json", R"({"log-level": "warn"})");
+  t.File("runtime.json", R"({"runtime": "/nonexistent/runc"})");
+  t.File("broken.json", R"({"runtime": 1})");
+  SetupOptions s;
+  s.engine = "docker";
+  s.config = t / "daemon.json";
+  s.runtime_path = kShim;
+  s.docker_default = ocid::DockerDefault::kSet;
+  SUBCASE("a runtime the shim cannot exec is refused, the file untouched") {
+    t.File("daemon.json", std::string(R"({"runtimes": {"oci-decorator": {"path": "/x", )") +
+                              R"("runtimeArgs": ["--ocid-config", ")" + (t / "runtime.json") +
+                              R"("]}}})");
+    std::string before = t.Read("daemon.json");
+    CHECK(Setup(s) == 1);
+    CHECK(t.Read("daemon.json") == before);
+    CHECK(CountBackups(t, "daemon.json") == 0);
+  }
+  SUBCASE("settings the shim cannot read are refused") {
+    t.File("daemon.json", std::string(R"({"runtimes": {"oci-decorator": {"path": "/x", )") +
+                              R"("runtimeArgs": ["--ocid-config=)" + (t / "broken.json") +
+                              R"("]}}})");
+    CHECK(Setup(s) == 1);
+    CHECK_FALSE(Contains(t.Read("daemon.json"), "default-runtime"));
+  }
+  SUBCASE("a runtime it can exec: set, and given back") {
+    t.File("daemon.json", std::string(R"({"runtimes": {"oci-decorator": {"path": "/x", )") +
+                              R"("runtimeArgs": ["--ocid-runtime=/bin/true"]}}})");
+    CHECK(Setup(s) == 0);
+    CHECK(Contains(t.Read("daemon.json"), R"("default-runtime": "oci-decorator")"));
+    s.docker_default = ocid::DockerDefault::kUnset;
+    CHECK(Setup(s) == 0);
+    CHECK(Contains(t.Read("daemon.json"), R"("default-runtime": "runc")"));
+  }
+}
+
+TEST_CASE("setup: the default runtime is docker's only") {
+  SetupOptions s;
+  s.engine = "containerd";
+  s.config = "/nonexistent/x.toml";
+  s.docker_default = ocid::DockerDefault::kSet;
+  CHECK(Setup(s) == 2);
+  s.docker_default = ocid::DockerDefault::kLeave;
+  s.wrap_default = true;
+  CHECK(Setup(s) == 2);
+}
+
 TEST_CASE("setup containerd and crio: drop-ins written, rewritten only when different") {
   TempTree t;
   SetupOptions s;

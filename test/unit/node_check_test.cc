@@ -681,6 +681,30 @@ TEST_CASE("engine check: hooks.d, docker and containerd under a host root") {
   CHECK_FALSE(s.runtimes[2].ours);
   CHECK(Contains(s.runtimes[2].problem, "does not import it"));
 
+  // No "default-runtime": docker's runc.
+  CHECK(s.docker_default.read);
+  CHECK(s.docker_default.name == "runc");
+  CHECK_FALSE(s.docker_default.shim);
+
+  // The shim as the default, running another runtime; or a misnamed one.
+  t.File("etc/docker/daemon.json",
+         R"({"default-runtime":"ocid","runtimes":{"ocid":{"path":"/usr/bin/oci-decorator-runtime",)"
+         R"("runtimeArgs":["--ocid-runtime=/usr/bin/crun"]}}})");
+  ocid::ReadEngineSetup(*files, self, &s);
+  CHECK(s.docker_default.name == "ocid");
+  CHECK(s.docker_default.shim);
+  CHECK(s.docker_default.shim_runs == "/usr/bin/crun");
+  t.File("etc/docker/daemon.json",
+         R"({"default-runtime":"misnamed","runtimes":{)"
+         R"("misnamed":{"path":"/usr/libexec/oci/hooks.d/oci-decorator"}}})");
+  ocid::ReadEngineSetup(*files, self, &s);
+  CHECK(s.docker_default.name == "misnamed");
+  CHECK_FALSE(s.docker_default.shim);
+  t.File("etc/docker/daemon.json",
+         R"({"runtimes":{"ocid":{"path":"/usr/bin/oci-decorator-runtime"},)"
+         R"("misnamed":{"path":"/usr/libexec/oci/hooks.d/oci-decorator"},)"
+         R"("runc2":{"path":"/usr/sbin/runc"}}})");
+
   // Imported by config.toml: now containerd reads it.
   t.File("etc/containerd/config.toml",
          "version = 2\nimports = [\"/etc/containerd/conf.d/*.toml\"]\n");
@@ -692,6 +716,7 @@ TEST_CASE("engine check: hooks.d, docker and containerd under a host root") {
   ocid::ReadEngineSetup(*files, self, &s);
   REQUIRE(s.warnings.size() == 1);
   CHECK(Contains(s.warnings[0], "daemon.json"));
+  CHECK_FALSE(s.docker_default.read);
 }
 
 TEST_CASE("host files: reads stay inside the host root and never wait on a FIFO") {

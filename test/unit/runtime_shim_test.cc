@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "docker_config.h"
 #include "runtime_shim.h"
 #include "shim_config.h"
 #include "test_tree.h"
@@ -280,4 +281,21 @@ TEST_CASE("IsShimProgramName: the installed link's name, any directory") {
   CHECK_FALSE(ocid::IsShimProgramName("/usr/bin/oci-decorator"));
   CHECK_FALSE(ocid::IsShimProgramName("oci-decorator-runtime2"));
   CHECK_FALSE(ocid::IsShimProgramName(nullptr));
+}
+
+// setup docker --no-default-runtime and check read the runtime the shim
+// runs from daemon.json's runtimeArgs (docker_config.h ShimRuntimeOf): the
+// same answer as the shim's own parser.
+TEST_CASE("ShimRuntimeOf reads runtimeArgs as TakeShimOptions does") {
+  for (const Args& args :
+       {Args{"--ocid-runtime=/a"}, Args{"--ocid-runtime", "/a", "--root", "/r"},
+        Args{"--ocid-host-root", "/h", "--ocid-runtime=/b", "--ocid-log-level", "debug"},
+        Args{"--ocid-log-file=/l", "--ocid-runtime", "/c"}, Args{"--root", "--ocid-runtime=/a"},
+        Args{"--ocid-runtime=/a", "--ocid-runtime=/b"}, Args{}}) {
+    Args rest = args;
+    ShimOptions o;
+    Error err;
+    REQUIRE(ocid::TakeShimOptions(&rest, &o, &err));
+    CHECK(ocid::ShimRuntimeOf(args) == o.runtime.value_or(""));
+  }
 }
