@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # format.sh [--check]
 #
-# Formats the tracked C and C++ sources (src/ test/ bench/ fuzz/ tools/:
-# *.c *.cc *.h) in place with clang-format and the repository's .clang-format.
+# Formats the C and C++ sources git knows or would add (src/ test/ bench/
+# fuzz/ tools/: *.c *.cc *.h; tracked, and untracked but not ignored, so a
+# new file is checked before its first commit) in place with clang-format and the repository's .clang-format.
 # With --check, changes nothing and exits 1 when a file would change, listing
 # those files. Not formatted: what is not ours or not C++ source: the .proto
 # files (upstream's, byte-identical), test/cri/proto, the fuzz corpora, and
@@ -20,11 +21,11 @@ case ${1:-} in
 esac
 CLANG_FORMAT=${CLANG_FORMAT:-clang-format}
 
-mapfile -t files < <(git ls-files -- 'src/*.c' 'src/*.cc' 'src/*.h' 'test/*.c' 'test/*.cc' 'test/*.h' \
+mapfile -t files < <(git ls-files --cached --others --exclude-standard -- 'src/*.c' 'src/*.cc' 'src/*.h' 'test/*.c' 'test/*.cc' 'test/*.h' \
                        'bench/*.c' 'bench/*.cc' 'bench/*.h' 'fuzz/*.c' 'fuzz/*.cc' 'fuzz/*.h' \
                        'tools/*.c' 'tools/*.cc' 'tools/*.h' |
                      grep -Ev '(^|/)proto/|^fuzz/corpus/' || true)
-((${#files[@]})) || { echo "format: no tracked sources (not a git checkout?)" >&2; exit 2; }
+((${#files[@]})) || { echo "format: no sources (not a git checkout?)" >&2; exit 2; }
 
 if ((check == 0)); then
   "$CLANG_FORMAT" --style=file -i "${files[@]}"
