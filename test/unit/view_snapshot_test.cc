@@ -138,6 +138,19 @@ TEST_CASE("view snapshot: why there is no resource") {
   SnapshotView(Sources(""), one_broken, true, ocid::Error{}, host, nullptr, &o);
   CHECK(o.none_why == "inventory /c/a.json refused: " + one_broken.broken[0].error.Line());
 
+  // The last resort: inventories that give no resource and no warning. The
+  // parser lets none through (an inventory needs a driver feature, and a
+  // feature is a resource or a warning), so the set is built by hand.
+  InventorySet bare;
+  bare.inventories.emplace_back();
+  bare.inventories.back().file = "/c/bare.json";
+  bare.inventories.back().activation_flag = "OCI_X";
+  ClusterView e;
+  SnapshotView(Sources(""), bare, true, ocid::Error{}, host, nullptr, &e);
+  CHECK(e.resources.empty());
+  CHECK(e.warnings.empty());
+  CHECK(e.none_why == "the inventories in /c name no feature");
+
   // Resources: no why.
   ClusterView r;
   SnapshotView(Sources(""), LoadInventories({{"/c/rdma.json", kRdma}}), true, ocid::Error{}, host,
