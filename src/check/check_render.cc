@@ -168,7 +168,11 @@ void DeliveryRows(const CheckReport& r, std::vector<Row>* rows) {
       rows->push_back(
           {CheckState::kInfo, engine, "-", "the runtime shim is not registered: not set up"});
   }
-  if (const DockerDefaultRuntime& d = e.docker_default; d.read)
+  if (const DockerDefaultRuntime& d = e.docker_default; d.read && !d.problem.empty())
+    rows->push_back({CheckState::kFail, "docker", kDockerConfig,
+                     "default runtime " + d.name +
+                         ": the runtime shim, which would fail every container: " + d.problem});
+  else if (d.read)
     rows->push_back(
         {CheckState::kInfo, "docker", kDockerConfig,
          "default runtime " + d.name +
@@ -314,7 +318,9 @@ std::string CheckJson(const CheckReport& r) {
         {"rule", l.image_libc ? "image_libc" : "all"}, {"dirs", l.dirs}, {"why", l.why}};
   const DockerDefaultRuntime& dd = n.engines.docker_default;
   ordered docker_default = nullptr;
-  if (dd.read) docker_default = {{"name", dd.name}, {"shim", dd.shim}, {"shim_runs", dd.shim_runs}};
+  if (dd.read)
+    docker_default = {
+        {"name", dd.name}, {"shim", dd.shim}, {"shim_runs", dd.shim_runs}, {"problem", dd.problem}};
   j["delivery"] = {
       {"engine_set_up", r.engine_set_up}, {"hooks", std::move(hooks)},
       {"runtimes", std::move(runtimes)},  {"docker_default_runtime", std::move(docker_default)},

@@ -86,6 +86,29 @@ void AddRuntime(const HostView& host, const FileIdentity& self, RuntimeEntry e,
   out->runtimes.push_back(std::move(e));
 }
 
+// What the shim, started by docker with `args` before its own, would make
+// of its settings, read as it reads them (ResolveShimSettings) but under the
+// host root: "" when it could run, else why every container would fail.
+std::string ShimSettingsProblem(const HostView& host, const std::vector<std::string>& args) {
+  std::vector<std::string> rest = args;
+  ShimOptions opts;
+  ShimSettings settings;
+  Error err;
+  if (!TakeShimOptions(&rest, &opts, &err)) return "its runtimeArgs: " + err.Line();
+  const std::string file = opts.config_file.value_or(OCID_DEFAULT_SHIM_CONFIG);
+  std::string bytes;
+  HostRead r = host.Read(file, kMaxEngineFileBytes, &bytes, &err);
+  if (r == HostRead::kMissing && opts.config_file)
+    return "its settings file " + host.Display(file) + " does not exist";
+  if (r == HostRead::kError) return err.Line();
+  if (r == HostRead::kOk && !ParseShimConfig(bytes, host.Display(file), &settings, &err))
+    return err.Line();
+  if (!ApplyShimOptions(opts, &settings, &err)) return err.Line();
+  if (!host.Exists(settings.runtime))
+    return "the runtime it runs, " + host.Display(settings.runtime) + ", does not exist";
+  return "";
+}
+
 void ReadDocker(const HostView& host, const FileIdentity& self, EngineSetup* out) {
   std::string bytes;
   Error err;
@@ -110,6 +133,7 @@ void ReadDocker(const HostView& host, const FileIdentity& self, EngineSetup* out
     if (rt.name == d.name && out->runtimes.back().ours) {
       d.shim = true;
       d.shim_runs = ShimRuntimeOf(rt.args);
+      d.problem = ShimSettingsProblem(host, rt.args);
     }
   }
 }

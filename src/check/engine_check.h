@@ -17,6 +17,7 @@
 #include "engine_files.h"
 #include "host_view.h"
 #include "node_facts.h"
+#include "shim_config.h"
 
 namespace ocid {
 

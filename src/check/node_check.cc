@@ -343,6 +343,9 @@ CheckReport BuildCheckReport(const std::string& config_dir, const InventorySet& 
   }
 
   if (r.inventories.empty()) r.reasons.push_back("no inventories in " + config_dir);
+  if (const DockerDefaultRuntime& d = node.engines.docker_default; !d.problem.empty())
+    r.reasons.push_back("docker's default runtime " + d.name +
+                        " is the runtime shim, which would fail every container: " + d.problem);
   for (const auto& ic : r.inventories)
     for (const auto& why : ic.reasons) r.reasons.push_back(ic.file + ": " + why);
   r.ready = r.reasons.empty();

@@ -80,6 +80,10 @@ struct DockerDefaultRuntime {
   std::string name;       // "runc" when daemon.json names none
   bool shim = false;      // it is a runtime entry of ours (RuntimeEntry::ours)
   std::string shim_runs;  // the shim's --ocid-runtime in its runtimeArgs, "" = its default
+  // Why the shim, as docker's default, would fail every container: its
+  // settings (runtimeArgs, runtime.json) cannot be used, or the runtime it
+  // runs does not exist on the host. "" = none found.
+  std::string problem;
 };
 
 struct EngineSetup {

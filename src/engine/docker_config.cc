@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "json_text.h"
+#include "shim_config.h"
 
 namespace ocid {
 namespace {
@@ -17,7 +18,7 @@ bool IsBlank(std::string_view bytes) {
 constexpr std::string_view kShimOptionPrefix = "--ocid-";
 
 // The leading --ocid-* options of a runtimeArgs list, as the shim takes
-// them (runtime_shim.h TakeShimOptions): each with its value, joined by
+// them (shim_config.h TakeShimOptions): each with its value, joined by
 // '=' or as the next argument. Calls f(index of the option, how many
 // arguments it spans, name, value); stops at the first other argument.
 template <typename F>
@@ -138,11 +139,11 @@ bool SetDefault(ordered& runtimes, const std::string& file, const DockerSetupReq
 }  // namespace
 
 std::string ShimRuntimeOf(const std::vector<std::string>& args) {
-  std::string runtime;
-  ForEachShimOption(args, [&](size_t, size_t, const std::string& opt, const std::string& value) {
-    if (opt == kShimRuntimeArg) runtime = value;
-  });
-  return runtime;
+  std::vector<std::string> rest = args;
+  ShimOptions opts;
+  Error err;
+  if (!TakeShimOptions(&rest, &opts, &err)) return "";
+  return opts.runtime.value_or("");
 }
 
 bool MergeDockerSetup(const std::string& bytes, const std::string& file,

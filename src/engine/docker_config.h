@@ -13,7 +13,7 @@ namespace ocid {
 
 // docker's own runtime, the default when daemon.json names none.
 constexpr const char* kDockerStockRuntime = "runc";
-// The shim's option naming the runtime it runs (runtime_shim.h), as
+// The shim's option naming the runtime it runs (shim_config.h), as
 // `--default-runtime --wrap-default` writes it into "runtimeArgs".
 constexpr const char* kShimRuntimeArg = "--ocid-runtime";
 
@@ -90,7 +90,8 @@ bool ParseDockerRuntimes(std::string_view bytes, const std::string& file,
                          std::vector<std::pair<std::string, std::string>>* out, Error* err);
 
 // The runtime the shim's arguments name (--ocid-runtime P or
-// --ocid-runtime=P among the leading --ocid-* ones), "" if none.
+// --ocid-runtime=P among the leading --ocid-* ones, read by
+// TakeShimOptions), "" if none or if the shim would refuse them.
 std::string ShimRuntimeOf(const std::vector<std::string>& args);
 
 }  // namespace ocid

@@ -36,20 +36,6 @@ namespace ocid {
 // selects shim mode.
 bool IsShimProgramName(const char* argv0);
 
-// Settings given explicitly (command line, --ocid-* options); unset ones come
-// from the config file or the defaults.
-struct ShimOptions {
-  std::optional<std::string> config_file;
-  std::optional<std::string> runtime, config_dir, host_root, log_level, log_file, log_target,
-      log_format;
-  mode_t umask = 022;  // the engine's umask, given back to the runtime
-};
-
-// Moves the leading --ocid-* options out of `args` into *opts. Stops at the
-// first argument that is not one. An unknown --ocid- option or a missing
-// value is an error.
-bool TakeShimOptions(std::vector<std::string>* args, ShimOptions* opts, Error* err);
-
 // Defaults, then the config file (opts.config_file, else `default_file`,
 // which may be absent), then opts; validated.
 bool ResolveShimSettings(const ShimOptions& opts, const std::string& default_file,

@@ -137,6 +137,12 @@ assert_eq "[docker shim] the runtime is set up" "docker oci-decorator True" \
 assert_eq "[docker shim] docker's default runtime: runc, not the shim" "runc False" \
   "$(json '" ".join(str(j["delivery"]["docker_default_runtime"][k]) for k in ("name","shim"))')"
 echo '{"default-runtime": "oci-decorator", "runtimes": {"oci-decorator": {"path": "/usr/bin/oci-decorator-runtime"}}}' >"$H/etc/docker/daemon.json"
+rm -f "$H/usr/sbin/runc"
+run_check --json
+assert_eq "[docker shim as the default, no runc on the host] exit 1: every container would fail" 1 "$RC"
+assert_contains "[docker shim as the default, no runc on the host] the reason" "$(json 'j["reasons"]')" \
+  "docker's default runtime oci-decorator is the runtime shim, which would fail every container: the runtime it runs, $H/usr/sbin/runc, does not exist"
+mkdir -p "$H/usr/sbin" && : >"$H/usr/sbin/runc"
 run_check --json
 assert_eq "[docker shim as the default] exit 0" 0 "$RC"
 assert_eq "[docker shim as the default] reported" "oci-decorator True" \

@@ -24,6 +24,7 @@
 #include "node_facts.h"
 #include "onload_version_fixture.h"
 #include "test_tree.h"
+#include "version.h"
 
 using ocid::CheckReport;
 using ocid::CheckState;
@@ -694,6 +695,30 @@ TEST_CASE("engine check: hooks.d, docker and containerd under a host root") {
   CHECK(s.docker_default.name == "ocid");
   CHECK(s.docker_default.shim);
   CHECK(s.docker_default.shim_runs == "/usr/bin/crun");
+  // As docker's default the shim starts every container: what it runs must exist.
+  CHECK(Contains(s.docker_default.problem, "the runtime it runs, "));
+  CHECK(Contains(s.docker_default.problem, "/usr/bin/crun, does not exist"));
+  t.File("usr/bin/crun", "a runtime");
+  ocid::ReadEngineSetup(*files, self, &s);
+  CHECK(s.docker_default.problem.empty());
+  // Settings the shim cannot read: the default file, or one runtimeArgs name.
+  const std::string settings = std::string(OCID_DEFAULT_SHIM_CONFIG).substr(1);
+  t.File(settings, R"({"log_level": "loud"})");
+  ocid::ReadEngineSetup(*files, self, &s);
+  CHECK(Contains(s.docker_default.problem, "loud"));
+  t.File(settings, R"({"runtime": "/usr/bin/crun"})");
+  ocid::ReadEngineSetup(*files, self, &s);
+  CHECK(s.docker_default.problem.empty());
+  t.File("etc/docker/daemon.json",
+         R"({"default-runtime":"ocid","runtimes":{"ocid":{"path":"/usr/bin/oci-decorator-runtime",)"
+         R"("runtimeArgs":["--ocid-config","/etc/none.json"]}}})");
+  ocid::ReadEngineSetup(*files, self, &s);
+  CHECK(Contains(s.docker_default.problem, "/etc/none.json does not exist"));
+  t.File("etc/docker/daemon.json",
+         R"({"default-runtime":"ocid","runtimes":{"ocid":{"path":"/usr/bin/oci-decorator-runtime",)"
+         R"("runtimeArgs":["--ocid-bogus","x"]}}})");
+  ocid::ReadEngineSetup(*files, self, &s);
+  CHECK(Contains(s.docker_default.problem, "its runtimeArgs: unknown shim option"));
   t.File("etc/docker/daemon.json",
          R"({"default-runtime":"misnamed","runtimes":{)"
          R"("misnamed":{"path":"/usr/libexec/oci/hooks.d/oci-decorator"}}})");

@@ -3,14 +3,20 @@
 //
 // Settings come, in increasing precedence, from built-in defaults, the
 // config file (OCID_DEFAULT_SHIM_CONFIG, /etc/oci-decorator/runtime.json)
-// and options the engine passes (runtime_shim.h). The file is a JSON object
+// and options the engine passes (--ocid-*, docker's "runtimeArgs"), which
+// ResolveShimSettings (runtime_shim.h) reads as the shim starts and `check`
+// reads under the host root where docker's default runtime is the shim. The file is a JSON object
 // with any of these string members and nothing else:
 //   {"runtime": "/usr/sbin/runc", "config_dir": "...", "host_root": "/",
 //    "log_level": "info", "log_file": "/var/log/oci-decorator.log",
 //    "log_target": "file,journald", "log_format": "json"}
 #pragma once
+#include <sys/types.h>
+
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "error.h"
 #include "version.h"
@@ -38,6 +44,24 @@ bool ParseShimConfig(std::string_view bytes, const std::string& where, ShimSetti
 // Checks what cannot be used: a runtime that is not an absolute path (the
 // shim never searches PATH), an unknown log level, target or format.
 bool ValidateShimSettings(const ShimSettings& s, Error* err);
+
+// Settings given explicitly (command line, --ocid-* options); unset ones come
+// from the config file or the defaults.
+struct ShimOptions {
+  std::optional<std::string> config_file;
+  std::optional<std::string> runtime, config_dir, host_root, log_level, log_file, log_target,
+      log_format;
+  mode_t umask = 022;  // the engine's umask, given back to the runtime
+};
+
+// Moves the leading --ocid-* options out of `args` into *opts. Stops at the
+// first argument that is not one. An unknown --ocid- option or a missing
+// value is an error.
+bool TakeShimOptions(std::vector<std::string>* args, ShimOptions* opts, Error* err);
+
+// The options over *settings (what the file and the defaults gave), then
+// ValidateShimSettings.
+bool ApplyShimOptions(const ShimOptions& opts, ShimSettings* settings, Error* err);
 
 // One line for a runtime's --log file in its --log-format, as runc's logrus
 // writes them: "json" -> {"level":..,"msg":..,"time":RFC3339}; anything else

@@ -89,4 +89,53 @@ std::string RuntimeLogLine(const std::string& format, const std::string& level,
          "\n";
 }
 
+bool TakeShimOptions(std::vector<std::string>* args, ShimOptions* opts, Error* err) {
+  size_t i = 0;
+  while (i < args->size() && (*args)[i].rfind("--ocid-", 0) == 0) {
+    const std::string& arg = (*args)[i];
+    size_t eq = arg.find('=');
+    std::string name = arg.substr(0, eq);
+    std::string value;
+    if (eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      i += 1;
+    } else {
+      if (i + 1 >= args->size()) return Fail(err, "shim option needs a value", name);
+      value = (*args)[i + 1];
+      i += 2;
+    }
+    std::optional<std::string>* field = name == "--ocid-runtime"      ? &opts->runtime
+                                        : name == "--ocid-config-dir" ? &opts->config_dir
+                                        : name == "--ocid-host-root"  ? &opts->host_root
+                                        : name == "--ocid-config"     ? &opts->config_file
+                                        : name == "--ocid-log-level"  ? &opts->log_level
+                                        : name == "--ocid-log-file"   ? &opts->log_file
+                                        : name == "--ocid-log-target" ? &opts->log_target
+                                        : name == "--ocid-log-format" ? &opts->log_format
+                                                                      : nullptr;
+    if (!field)
+      return Fail(err,
+                  "unknown shim option (known: --ocid-runtime, --ocid-config-dir, "
+                  "--ocid-host-root, --ocid-config, --ocid-log-level, --ocid-log-file, "
+                  "--ocid-log-target, --ocid-log-format)",
+                  name);
+    if (value.empty()) return Fail(err, "shim option has an empty value", name);
+    *field = value;
+  }
+  args->erase(args->begin(), args->begin() + static_cast<std::ptrdiff_t>(i));
+  return true;
+}
+
+bool ApplyShimOptions(const ShimOptions& opts, ShimSettings* settings, Error* err) {
+  ShimSettings& s = *settings;
+  if (opts.runtime) s.runtime = *opts.runtime;
+  if (opts.config_dir) s.config_dir = *opts.config_dir;
+  if (opts.host_root) s.host_root = *opts.host_root;
+  if (opts.log_level) s.log_level = *opts.log_level;
+  if (opts.log_file) s.log_file = *opts.log_file;
+  if (opts.log_target) s.log_target = *opts.log_target;
+  if (opts.log_format) s.log_format = *opts.log_format;
+  return ValidateShimSettings(s, err);
+}
+
 }  // namespace ocid
