@@ -318,7 +318,9 @@ bool InventoryPlanner::PlanEntry(const Inventory& inv, const Feature& f, const I
     if (e.optional) {
       OCID_DEBUG("optional " + e.category + " entry not found, skipped: " + what + " (" + inv.file +
                  ")");
-      plan_->skipped.push_back(what);
+      // Once, when two features name it.
+      if (std::find(plan_->skipped.begin(), plan_->skipped.end(), what) == plan_->skipped.end())
+        plan_->skipped.push_back(what);
       return true;
     }
     return Fail(err_,
@@ -334,10 +336,13 @@ bool InventoryPlanner::PlanEntry(const Inventory& inv, const Feature& f, const I
                   host.Display(m.path));
     // What create_if would make root's: one others can change lets any
     // local user stand in for the service whose sockets it holds.
-    if (!e.create_if.empty() && (m.mode & 022) != 0 && (m.mode & S_ISVTX) == 0)
-      plan_->warnings.push_back("inventory " + inv.file + ": " + host.Display(m.path) +
-                                " is writable by others (mode " + OctalMode(m.mode & 07777) +
-                                "): any local user could stand in for the service it serves");
+    if (!e.create_if.empty() && (m.mode & 022) != 0 && (m.mode & S_ISVTX) == 0) {
+      std::string w = "inventory " + inv.file + ": " + host.Display(m.path) +
+                      " is writable by others (mode " + OctalMode(m.mode & 07777) +
+                      "): any local user could stand in for the service it serves";
+      if (std::find(plan_->warnings.begin(), plan_->warnings.end(), w) == plan_->warnings.end())
+        plan_->warnings.push_back(std::move(w));
+    }
     if (!IntoLibraryDirs(e)) {
       AddMount(inv, f, e, m, TargetOf(e, m), false);
       continue;

@@ -6,8 +6,10 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -679,4 +681,51 @@ TEST_CASE("delivery: additional_gids are the required groups, sorted and unique"
   CHECK(d.additional_gids == std::vector<uint32_t>{100, 4242});
   REQUIRE(ocid::DeliveryOf(ocid::Plan{}, "/", &d, &err));
   CHECK(d.additional_gids.empty());
+}
+
+TEST_CASE("cdi: the shipped onload.json on a host without a shrub controller: as before") {
+  // The inventory without what issue 30 added (the condition, the
+  // /run/onload entries, the groups and the x4-shared profile) renders the
+  // spec it always did; the shipped one renders the same but for the
+  // x4-shared profile's device.
+  std::ifstream in(std::string(OCID_SOURCE_DIR) + "/config/onload.json");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string shipped = ss.str();
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(shipped);
+  j.erase("conditions");
+  j["profiles"].erase("x4-shared");
+  for (auto& [name, f] : j["inventory"].items()) {
+    f.erase("groups");
+    auto& dirs = f["directories"];
+    for (size_t i = dirs.size(); i-- > 0;)
+      if (dirs[i].is_object() && dirs[i].contains("create_if")) dirs.erase(i);
+    if (dirs.empty()) f.erase("directories");
+  }
+  FakeHost h;
+  h.Chr("/dev/onload", 240, 0)
+      .Chr("/dev/onload_epoll", 241, 0)
+      .Chr("/dev/sfc_char", 242, 0)
+      .File("/usr/bin/onload")
+      .File("/usr/bin/onload_stackdump")
+      .File("/usr/sbin/onload_tool")
+      .File("/usr/bin/zf_stackdump")
+      .File("/usr/bin/zf_debug")
+      .File("/usr/lib64/libonload.so")
+      .File("/usr/lib64/libonload_ext.so")
+      .File("/usr/lib64/libonload_zf.so")
+      .Dir("/usr/libexec/onload/profiles")
+      .Content("/sys/module/onload/version", "9.1.0\n");
+  CdiSpec before = Build(Parse(j.dump()), h, "/");
+  CdiSpec now = Build(Parse(shipped), h, "/");
+  CHECK(now.devices ==
+        std::vector<std::string>{"onload", "zf", "all", "onload-latency", "onload-x4-shared"});
+  nlohmann::ordered_json n = nlohmann::ordered_json::parse(now.json);
+  auto& devs = n["devices"];
+  REQUIRE(devs.back()["name"] == "onload-x4-shared");
+  CHECK(devs.back()["containerEdits"]["env"].back() == "EF_SHRUB_CONTROLLER=0");
+  devs.erase(devs.size() - 1);
+  CHECK(n.dump(2) + "\n" == before.json);
+  CHECK(Contains(now.json, "\"cdiVersion\": \"0.3.0\""));
+  CHECK_FALSE(Contains(now.json, "/run/onload"));
 }

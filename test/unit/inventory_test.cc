@@ -233,11 +233,11 @@ TEST_SUITE("inventory") {
     const Feature* zf = inv.FindFeature("zf");
     REQUIRE(onload);
     REQUIRE(zf);
-    CHECK(onload->entries.size() == 9);
+    CHECK(onload->entries.size() == 10);
     CHECK(CountCategory(*onload, "devices") == 3);
     CHECK(CountCategory(*onload, "binaries") == 3);
     CHECK(CountCategory(*onload, "libraries") == 2);
-    CHECK(CountCategory(*onload, "directories") == 1);
+    CHECK(CountCategory(*onload, "directories") == 2);
     CHECK(onload->preload == std::vector<std::string>{"libonload.so"});
     auto bins = Entries(*onload, "binaries");
     REQUIRE(bins.size() == 3);
@@ -250,8 +250,26 @@ TEST_SUITE("inventory") {
                                                        "/opt/onload/sbin/onload_tool"});
     for (const Feature* f : {onload, zf})
       for (const auto& e : f->entries)
-        if (e.kind != EntryKind::kDevice)
+        if (e.kind != EntryKind::kDevice && e.create_if.empty())
           CHECK_MESSAGE(e.sources.back().rfind("/opt/onload/", 0) == 0, e.sources.front());
+    // X3/X4's shrub controller (issue 30): /run/onload, a path compiled into
+    // Onload, created when the module names an installed controller; the
+    // client group when the controller's mode admits no others.
+    for (const Feature* f : {onload, zf}) {
+      auto dirs = Entries(*f, "directories");
+      REQUIRE_FALSE(dirs.empty());
+      CHECK(dirs.back()->sources == std::vector<std::string>{"/run/onload"});
+      CHECK(dirs.back()->create_if == "shrub_controller");
+      CHECK(dirs.back()->optional);
+      REQUIRE(f->groups.size() == 1);
+      CHECK(f->groups[0].gid_file == "/sys/module/onload/parameters/shrub_controller_client_gid");
+      CHECK(f->groups[0].default_mode == 0666);
+      CHECK(f->groups[0].optional);
+    }
+    REQUIRE(inv.conditions.count("shrub_controller") == 1);
+    CHECK(inv.conditions["shrub_controller"].exists_named_in ==
+          std::vector<std::string>{"/sys/module/onload/parameters/shrub_controller_path"});
+    CHECK(inv.profiles["x4-shared"] == ocid::EnvList{{"EF_SHRUB_CONTROLLER", "0"}});
     CHECK(inv.profile_dirs == std::vector<std::string>{"/usr/libexec/onload/profiles",
                                                        "/opt/onload/usr/libexec/onload/profiles"});
     CHECK(inv.version_lock.library.back() == "/opt/onload/usr/lib64/libonload.so");
@@ -260,7 +278,7 @@ TEST_SUITE("inventory") {
     CHECK(libs[0]->sources == std::vector<std::string>{"/usr/lib64/libonload.so*",
                                                        "/usr/lib/x86_64-linux-gnu/libonload.so*",
                                                        "/opt/onload/usr/lib64/libonload.so*"});
-    CHECK(zf->entries.size() == 4);
+    CHECK(zf->entries.size() == 5);
     CHECK(CountCategory(*zf, "devices") == 1);
     CHECK(Entries(*zf, "devices")[0]->sources[0] == "sfc_char");
     CHECK(zf->preload.empty());
