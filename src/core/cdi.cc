@@ -10,12 +10,12 @@ namespace ocid {
 namespace {
 
 // One device's containerEdits, from the plan's Delivery (delivery.h). Sets
-// *host_path_used when a device node needs hostPath (cdiVersion 0.5.0).
+// what it needs of cdiVersion in *needs.
 // With a `preload_host_file`, the preload goes there (its content in
 // *preload_bytes) and is mounted at /etc/ld.so.preload, not in the env.
 bool ContainerEdits(const Plan& plan, const std::string& host_root,
                     const std::string& preload_host_file, nlohmann::ordered_json* edits,
-                    bool* host_path_used, std::string* preload_bytes, Error* err) {
+                    CdiVersionNeeds* needs, std::string* preload_bytes, Error* err) {
   using ordered = nlohmann::ordered_json;
   Delivery d;
   if (!DeliveryOf(plan, host_root, &d, err)) return false;
@@ -41,7 +41,7 @@ bool ContainerEdits(const Plan& plan, const std::string& host_root,
     // minor when the container is created: it must not be a symlink.
     if (dev.host_path != dev.container_path) {
       n["hostPath"] = dev.host_path;
-      *host_path_used = true;
+      needs->device_host_path = true;
     }
     // The host node's permissions (podman 4.3 would otherwise create it
     // 0666); the type and numbers are left to the engine's lstat.
@@ -60,6 +60,12 @@ bool ContainerEdits(const Plan& plan, const std::string& host_root,
   }
   if (!nodes.empty()) e["deviceNodes"] = std::move(nodes);
   if (!mounts.empty()) e["mounts"] = std::move(mounts);
+  // Host gids: a spec knows no user namespace. The engine adds each to the
+  // process's additionalGids (CDI SPEC.md, "additionalGids").
+  if (!d.additional_gids.empty()) {
+    e["additionalGids"] = d.additional_gids;
+    needs->additional_gids = true;
+  }
   *edits = std::move(e);
   return true;
 }
@@ -113,12 +119,18 @@ void AddProfileDevices(const Inventory& inv, const HostView& host, std::vector<C
 
 }  // namespace
 
+std::string MinimalCdiVersion(const CdiVersionNeeds& needs) {
+  if (needs.additional_gids) return "0.7.0";
+  if (needs.device_host_path || needs.digit_device_name) return "0.5.0";
+  return "0.3.0";
+}
+
 bool CdiSpecJson(const std::string& kind, const std::string& spec_file_name,
                  const std::vector<CdiDevice>& devices, const std::string& host_root,
                  const std::string& spec_dir, std::string* out,
                  std::vector<CdiFileToWrite>* preload_files, Error* err) {
   using ordered = nlohmann::ordered_json;
-  bool host_path_used = false;
+  CdiVersionNeeds needs;
   ordered devs = ordered::array();
   for (const auto& d : devices) {
     ordered edits;
@@ -128,13 +140,13 @@ bool CdiSpecJson(const std::string& kind, const std::string& spec_file_name,
       pf.name = CdiPreloadFileName(spec_file_name, d.name);
       host_file = UnderRoot(spec_dir, "/" + pf.name);
     }
-    if (!ContainerEdits(d.plan, host_root, host_file, &edits, &host_path_used, &pf.bytes, err))
-      return false;
+    if (!ContainerEdits(d.plan, host_root, host_file, &edits, &needs, &pf.bytes, err)) return false;
+    if (!d.name.empty() && d.name[0] >= '0' && d.name[0] <= '9') needs.digit_device_name = true;
     if (!pf.bytes.empty()) preload_files->push_back(std::move(pf));
     devs.push_back({{"name", d.name}, {"containerEdits", std::move(edits)}});
   }
   ordered j;
-  j["cdiVersion"] = host_path_used ? "0.5.0" : "0.3.0";
+  j["cdiVersion"] = MinimalCdiVersion(needs);
   j["kind"] = kind;
   j["devices"] = std::move(devs);
   try {
@@ -163,9 +175,42 @@ std::string CdiSpecSummary(const CdiSpec& spec) {
   return "kind " + spec.kind + ", devices " + names;
 }
 
+namespace {
+
+// "0.5.0" -> 500, the versions this module emits; -1 for anything else.
+int CdiVersionNumber(const std::string& v) {
+  for (const char* known : {"0.3.0", "0.4.0", "0.5.0", "0.6.0", "0.7.0"})
+    if (v == known) return (known[2] - '0') * 100;
+  return -1;
+}
+
+// Under a cap below 0.7.0, the devices' groups stay out of the spec: one
+// warning naming them and what to do instead.
+void DropGroupsOverCap(const std::string& max_version, std::vector<CdiDevice>* devices,
+                       std::vector<std::string>* warnings) {
+  std::vector<uint32_t> dropped;
+  for (auto& d : *devices)
+    for (auto& g : d.plan.groups)
+      if (g.required) {
+        if (std::find(dropped.begin(), dropped.end(), g.gid) == dropped.end())
+          dropped.push_back(g.gid);
+        g.required = false;
+      }
+  if (dropped.empty()) return;
+  std::string gids, adds;
+  for (uint32_t g : dropped) {
+    gids += (gids.empty() ? "" : ", ") + std::to_string(g);
+    adds += " --group-add " + std::to_string(g);
+  }
+  warnings->push_back("cdiVersion " + max_version + " cannot carry additionalGids (0.7.0): group " +
+                      gids + " left out of the spec; start containers with" + adds);
+}
+
+}  // namespace
+
 bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string& host_root,
                   const std::string& spec_path, CdiSpec* out, Error* err,
-                  const VersionReport* versions) {
+                  const VersionReport* versions, const std::string& max_version) {
   *out = CdiSpec{};
   out->inventory = inv.file;
   out->kind = CdiKindOf(inv);
@@ -179,6 +224,8 @@ bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string&
   std::string why;
   if (!CheckCdiKind(out->kind, &why))
     return Fail(err, "inventory " + inv.file + ": invalid CDI kind (set \"cdi_kind\")", why);
+  const int cap = max_version.empty() ? CdiVersionNumber("0.7.0") : CdiVersionNumber(max_version);
+  if (cap < 0) return Fail(err, "unknown CDI version \"" + max_version + "\" (0.3.0 to 0.7.0)");
 
   std::vector<CdiDevice> devices;
   bool all_ok = true;
@@ -211,12 +258,22 @@ bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string&
   AddProfileDevices(inv, host, &devices, &out->warnings);
   if (devices.empty())
     return Fail(err, "inventory " + inv.file + ": no CDI device can be generated on this host");
+  if (cap < CdiVersionNumber("0.7.0")) DropGroupsOverCap(max_version, &devices, &out->warnings);
   for (const auto& d : devices) {
     out->devices.push_back(d.name);
     if (spec_dir.empty() && !d.plan.preload.empty()) out->preload_in_env = true;
   }
-  return CdiSpecJson(out->kind, out->file_name, devices, host_root, spec_dir, &out->json,
-                     &out->preload_files, err);
+  if (!CdiSpecJson(out->kind, out->file_name, devices, host_root, spec_dir, &out->json,
+                   &out->preload_files, err))
+    return false;
+  // The version the content needs, against the cap.
+  std::string need = nlohmann::json::parse(out->json).at("cdiVersion").get<std::string>();
+  if (CdiVersionNumber(need) > cap)
+    return Fail(err, "inventory " + inv.file + ": the CDI spec needs cdiVersion " + need +
+                         " (a device node's hostPath under a --host-root, or a device name "
+                         "starting with a digit), above " +
+                         max_version);
+  return true;
 }
 
 std::map<std::string, std::string> CdiKindConflicts(const InventorySet& set) {

@@ -31,9 +31,13 @@
 // engine applies a spec's env over the container's own: a variable the
 // container sets itself is REPLACED (podman 4.3): the profile's EF_*, and
 // LD_PRELOAD in a spec written without a directory.
-// cdiVersion is the lowest that carries what is emitted: 0.3.0, or 0.5.0
-// when a device node needs hostPath (a --host-root other than /). podman
-// 4.3's CDI library accepts 0.3.0 to 0.5.0, newer engines accept these too.
+//   additionalGids the plan's required groups (GroupOp::required), host gids.
+// cdiVersion is the lowest that carries what is emitted (MinimalCdiVersion):
+// 0.3.0; 0.5.0 when a device node needs hostPath (a --host-root other than
+// /) or a device name starts with a digit; 0.7.0 with additionalGids.
+// podman 4.3's CDI library accepts 0.3.0 to 0.5.0 only, and refuses a 0.7.0
+// spec whole: so groups go in only when required, and a caller may cap the
+// version (BuildCdiSpec's max_version), which leaves them out with a warning.
 //
 // A feature whose plan fails on this host (a missing required entry) gets
 // no device, with a warning; "all" needs every feature. An inventory that
@@ -55,6 +59,15 @@
 #include "version_lock.h"
 
 namespace ocid {
+
+// What a spec's content needs of cdiVersion.
+struct CdiVersionNeeds {
+  bool device_host_path = false;   // a deviceNodes entry with hostPath
+  bool digit_device_name = false;  // a device name starting with a digit
+  bool additional_gids = false;    // containerEdits.additionalGids
+};
+// "0.3.0", "0.5.0" or "0.7.0": the lowest version that carries `needs`.
+std::string MinimalCdiVersion(const CdiVersionNeeds& needs);
 
 struct CdiDevice {
   std::string name;
@@ -99,10 +112,13 @@ std::string CdiSpecSummary(const CdiSpec& spec);
 // spec's file (oci-decorator-it.json -> oci-decorator-it.<device>.preload),
 // and out->file_name is that file's name. `versions`: the version lock of
 // `inv` as the caller already read it (planner.h BuildInventoryPlan); null
-// reads it for each device that is guarded.
+// reads it for each device that is guarded. `max_version` ("" = none, else
+// "0.3.0" ... "0.7.0"): the highest cdiVersion the spec may need; a spec that
+// would need 0.7.0 for its groups under a lower cap leaves them out, with a
+// warning naming them; one that needs more for anything else fails.
 bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string& host_root,
                   const std::string& spec_path, CdiSpec* out, Error* err,
-                  const VersionReport* versions = nullptr);
+                  const VersionReport* versions = nullptr, const std::string& max_version = "");
 
 // Inventories whose CDI kind an earlier one (in file-name order) already
 // has, mapped to one line saying whose: two specs of one kind both name

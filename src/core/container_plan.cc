@@ -1,5 +1,7 @@
 #include "container_plan.h"
 
+#include <algorithm>
+
 #include "planner.h"
 
 namespace ocid {
@@ -82,6 +84,14 @@ bool CheckPruned(const ContainerFacts& c, bool active, Error* err) {
   return true;
 }
 
+// Plan::groups the container's process already has, as a host gid.
+void MarkPresentGroups(Plan* plan) {
+  const HostCredentials& p = plan->process;
+  for (auto& g : plan->groups)
+    g.present =
+        g.gid == p.gid || std::find(p.groups.begin(), p.groups.end(), g.gid) != p.groups.end();
+}
+
 void SetVerdict(ContainerDecision* d) {
   d->verdict = d->ignored.empty() ? ContainerVerdict::kNotAsked : ContainerVerdict::kIgnored;
   for (const auto& i : d->by_inventory)
@@ -109,7 +119,9 @@ bool Plan1(const ContainerFacts& c, const InventorySet& set, const HostView& hos
     if (!d.profile.empty() && !planner.AddProfile(inv, d.profile, d.profile_by)) return false;
   }
   if (!CheckPruned(c, plan->Active(), err)) return false;
-  return planner.Finish(&target);
+  if (!planner.Finish(&target)) return false;
+  MarkPresentGroups(plan);
+  return true;
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <sys/sysmacros.h>
 
+#include <algorithm>
+
 namespace ocid {
 
 std::string UnderRoot(const std::string& root, const std::string& path) {
@@ -37,6 +39,11 @@ bool DeliveryOf(const Plan& plan, const std::string& host_path_root, Delivery* o
     }
     out->mounts.push_back({std::move(host), m.target, m.readonly});
   }
+  for (const auto& g : plan.groups)
+    if (g.required) out->additional_gids.push_back(g.gid);
+  std::sort(out->additional_gids.begin(), out->additional_gids.end());
+  out->additional_gids.erase(std::unique(out->additional_gids.begin(), out->additional_gids.end()),
+                             out->additional_gids.end());
   return true;
 }
 

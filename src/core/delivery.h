@@ -37,6 +37,9 @@ struct Delivery {
   std::vector<DeliveredDevice> devices;
   std::vector<DeliveredMount> mounts;                    // parents before children
   std::vector<std::pair<std::string, std::string>> env;  // LD_PRELOAD, profile
+  // The plan's required groups (GroupOp::required), host gids, sorted and
+  // unique: what the process must also be a member of.
+  std::vector<uint32_t> additional_gids;
 };
 
 // "/host" + "/usr/lib" -> "/host/usr/lib"; "/" leaves the path alone.

@@ -81,6 +81,29 @@ bool CheckTarget(const std::string& t, std::string* why) {
   return true;
 }
 
+bool IsConditionName(const std::string& s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (char c : s) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// An octal permission mode as a string: "0666", "660"; at most 07777.
+bool ParseOctalMode(const std::string& s, uint32_t* out) {
+  if (s.empty() || s.size() > 5) return false;
+  uint32_t m = 0;
+  for (char c : s) {
+    if (c < '0' || c > '7') return false;
+    m = m * 8 + static_cast<uint32_t>(c - '0');
+  }
+  if (m > 07777) return false;
+  *out = m;
+  return true;
+}
+
 // "0x" and four lower-case hex digits, as sysfs shows a PCI vendor.
 bool IsPciVendorId(const std::string& s) {
   if (s.size() != 6 || s.compare(0, 2, "0x") != 0) return false;
@@ -98,6 +121,7 @@ class InventoryParser {
     out->file = file_;
     const json* inventory = nullptr;
     const json* profiles = nullptr;  // parsed once the prefixes are known
+    const json* conditions = nullptr;
     for (const auto& [k, v] : j.items()) {
       if (k == "version") {
         if (v.is_string())
@@ -125,6 +149,8 @@ class InventoryParser {
         if (!ParseNeedsNic(v, &out->needs_nic)) return false;
       } else if (k == "profiles") {
         profiles = &v;
+      } else if (k == "conditions") {
+        conditions = &v;
       } else if (k == "profile_dir") {
         if (!ParseProfileDirs(v, &out->profile_dirs)) return false;
       } else if (k == "profile_prefixes") {
@@ -138,6 +164,7 @@ class InventoryParser {
       }
     }
     if (profiles && !ParseProfiles(*profiles, out->profile_prefixes, &out->profiles)) return false;
+    if (conditions && !ParseConditions(*conditions, &out->conditions)) return false;
     if (out->activation_flag.empty()) return Bad("activation_flag", "is missing");
     if (out->driver_features.empty()) return Bad("driver_feature", "is missing");
     if (!inventory) return Bad("inventory", "is missing");
@@ -163,6 +190,13 @@ class InventoryParser {
       Feature f;
       f.name = name;
       if (!ParseFeature(*it, "inventory." + name, &f)) return false;
+      for (size_t i = 0; i < f.entries.size(); ++i) {
+        const std::string& c = f.entries[i].create_if;
+        if (!c.empty() && out->conditions.count(c) == 0)
+          return Bad("inventory." + name + "." + f.entries[i].category + "[" +
+                         std::to_string(f.entries[i].index) + "].create_if",
+                     "names \"" + c + "\": conditions." + c + " is not declared");
+      }
       out->features.push_back(std::move(f));
     }
     return true;
@@ -354,6 +388,79 @@ class InventoryParser {
     return true;
   }
 
+  // A host path or a non-empty list of them (absolute, no glob).
+  bool ParseHostFiles(const json& v, const std::string& key, std::vector<std::string>* out) {
+    if (v.is_string()) {
+      out->emplace_back();
+      return ParseHostFile(v, key, &out->back());
+    }
+    if (!v.is_array() || v.empty()) return Bad(key, "must be a path or a non-empty list of paths");
+    for (const auto& e : v) {
+      out->emplace_back();
+      if (!ParseHostFile(e, key, &out->back())) return false;
+    }
+    return true;
+  }
+
+  // "conditions": {"<name>": {"exists": ..., "exists_named_in": ...}}.
+  bool ParseConditions(const json& v, std::map<std::string, HostCondition>* out) {
+    if (!v.is_object()) return Bad("conditions", "must be an object of name: condition");
+    for (const auto& [name, c] : v.items()) {
+      if (IsCommentKey(name)) continue;
+      const std::string key = "conditions." + name;
+      if (!IsConditionName(name))
+        return Bad(key, "is not a valid condition name ([A-Za-z0-9_.-], 1 to 64)");
+      if (!c.is_object()) return Bad(key, "must be an object");
+      HostCondition hc;
+      hc.name = name;
+      for (const auto& [k, val] : c.items()) {
+        const std::string sub = key + "." + k;
+        if (k == "exists") {
+          if (!ParseHostFiles(val, sub, &hc.exists)) return false;
+        } else if (k == "exists_named_in") {
+          if (!ParseHostFiles(val, sub, &hc.exists_named_in)) return false;
+        } else if (!IsCommentKey(k)) {
+          return Bad(sub, "unknown key");
+        }
+      }
+      if (hc.exists.empty() && hc.exists_named_in.empty())
+        return Bad(key, "needs \"exists\" or \"exists_named_in\"");
+      (*out)[name] = std::move(hc);
+    }
+    return true;
+  }
+
+  // "groups": [{"gid_file", "mode_file", "default_mode", "optional"}].
+  bool ParseGroups(const json& v, const std::string& key, std::vector<GroupEntry>* out) {
+    if (!v.is_array()) return Bad(key, "must be a list");
+    for (size_t i = 0; i < v.size(); ++i) {
+      const std::string at = key + "[" + std::to_string(i) + "]";
+      const json& g = v[i];
+      if (!g.is_object()) return Bad(at, "must be an object");
+      GroupEntry e;
+      for (const auto& [k, val] : g.items()) {
+        const std::string sub = at + "." + k;
+        if (k == "gid_file") {
+          if (!ParseHostFile(val, sub, &e.gid_file)) return false;
+        } else if (k == "mode_file") {
+          if (!ParseHostFile(val, sub, &e.mode_file)) return false;
+        } else if (k == "default_mode") {
+          if (!val.is_string() || !ParseOctalMode(val.get<std::string>(), &e.default_mode))
+            return Bad(sub, "must be an octal mode string (\"0666\")");
+          e.has_default_mode = true;
+        } else if (k == "optional") {
+          if (!val.is_boolean()) return Bad(sub, "must be true or false");
+          e.optional = val.get<bool>();
+        } else if (!IsCommentKey(k)) {
+          return Bad(sub, "unknown key");
+        }
+      }
+      if (e.gid_file.empty()) return Bad(at + ".gid_file", "is missing");
+      out->push_back(std::move(e));
+    }
+    return true;
+  }
+
   bool ParseFeatureList(const json& v, std::vector<std::string>* out) {
     if (!v.is_array() || v.empty())
       return Bad("driver_feature", "must be a non-empty list of names");
@@ -377,6 +484,10 @@ class InventoryParser {
         if (!ParsePreload(list, sub, &f->preload)) return false;
         continue;
       }
+      if (k == "groups") {
+        if (!ParseGroups(list, sub, &f->groups)) return false;
+        continue;
+      }
       EntryKind kind;
       if (k == "devices")
         kind = EntryKind::kDevice;
@@ -391,6 +502,7 @@ class InventoryParser {
         InventoryEntry e;
         e.kind = kind;
         e.category = k;
+        e.index = i;
         if (!ParseEntry(list[i], sub + "[" + std::to_string(i) + "]", &e)) return false;
         f->entries.push_back(std::move(e));
       }
@@ -446,17 +558,38 @@ class InventoryParser {
       } else if (k == "optional") {
         if (!x.is_boolean()) return Bad(key + ".optional", "must be true or false");
         e->optional = x.get<bool>();
+      } else if (k == "create_if") {
+        if (!x.is_string() || !IsConditionName(x.get<std::string>()))
+          return Bad(key + ".create_if", "must be the name of a condition");
+        e->create_if = x.get<std::string>();
       } else if (!IsCommentKey(k)) {
         return Bad(key + "." + k, "unknown key");
       }
     }
     if (e->sources.empty()) return Bad(key + ".source", "is missing");
+    if (!e->create_if.empty() && !CheckCreateIf(*e, key)) return false;
     if (!e->target.empty() && !e->target_dir.empty())
       return Bad(key, "has both target and target_dir");
     if (!e->target.empty())
       for (const auto& s : e->sources)
         if (HasGlob(s))
           return Bad(key + ".target", "cannot be used with a glob source (use target_dir)");
+    return true;
+  }
+
+  // Where "create_if" may create: one plain directory the hook can name
+  // exactly, outside the kernel's own trees.
+  bool CheckCreateIf(const InventoryEntry& e, const std::string& key) {
+    const std::string sub = key + ".create_if";
+    if (e.kind != EntryKind::kDirectory) return Bad(sub, "is only for \"directories\" entries");
+    if (e.sources.size() != 1) return Bad(sub, "needs exactly one source");
+    const std::string& s = e.sources[0];
+    if (HasGlob(s)) return Bad(sub, "cannot be used with a glob source");
+    for (const char* banned : {"/proc", "/sys", "/dev"}) {
+      std::string b = banned;
+      if (s == b || s.rfind(b + "/", 0) == 0)
+        return Bad(sub, "cannot create under " + b + " (source \"" + s + "\")");
+    }
     return true;
   }
 

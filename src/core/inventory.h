@@ -15,12 +15,17 @@
 //   - "version_lock": a library that must match the loaded kernel module
 //     (VersionLock below; the check on the host is version_lock.h);
 //   - "needs_nic": features that need a NIC of given PCI vendors
-//     (NicRequirement below; the NICs of the host are nic.h).
+//     (NicRequirement below; the NICs of the host are nic.h);
+//   - "conditions": named facts of the host (HostCondition), which a
+//     directory entry's "create_if" names;
+//   - a per-feature "groups" list of supplementary groups (GroupEntry).
 //
 // The inventory only describes a vendor: the modules that check a host
 // against it (version_lock, nic, activation, planner) include this header,
 // never the other way round.
 #pragma once
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -38,16 +43,47 @@ enum class EntryKind { kDevice, kFile, kDirectory };
 struct InventoryEntry {
   EntryKind kind = EntryKind::kFile;
   std::string category;              // "devices", "binaries", ...
+  size_t index = 0;                  // its place in that list (messages)
   std::vector<std::string> sources;  // alternatives; devices: under /dev
   std::string target;                // "" = same path as the source
   std::string target_dir;            // for glob sources: container dir
   bool optional = false;
+  // directories only: the name of a condition (Inventory::conditions); when
+  // the source is missing and the condition is met, the directory is created
+  // (root, 0755) before the container starts. Then exactly one source,
+  // absolute, no glob, not "/" nor under /proc, /sys, /dev.
+  std::string create_if;
+};
+
+// A supplementary group a container's process may need to reach something
+// of a feature ("groups"): its id is the first line of a host file (decimal,
+// 0 = none); the mode clients are given is another host file (decimal, as
+// the kernel shows an int module parameter; 0 or missing = default_mode).
+// It is required when the id is not 0 and the mode gives others nothing.
+struct GroupEntry {
+  std::string gid_file;
+  std::string mode_file;      // "" = none
+  uint32_t default_mode = 0;  // "default_mode"; 0 = none given
+  bool has_default_mode = false;
+  bool optional = false;  // a missing gid_file gives no group
 };
 
 struct Feature {
   std::string name;
   std::vector<InventoryEntry> entries;
   std::vector<std::string> preload;  // library names or container paths
+  // Initialised, so that Feature{name, entries, preload} stays complete.
+  std::vector<GroupEntry> groups{};
+};
+
+// A named fact of the host ("conditions"): met when one of `exists` exists,
+// or one of `exists_named_in` exists and its first line (trailing blanks
+// trimmed) is an absolute path that exists. Paths are absolute, no glob,
+// looked up inside the host root (planner.h evaluates them).
+struct HostCondition {
+  std::string name;
+  std::vector<std::string> exists;
+  std::vector<std::string> exists_named_in;
 };
 
 // The operator's rules for activating an inventory on a multi-tenant host.
@@ -100,6 +136,7 @@ struct Inventory {
   ActivationPolicy policy;
   VersionLock version_lock;
   NicRequirement needs_nic;
+  std::map<std::string, HostCondition> conditions;  // by name
   // Environment profiles (env_profile.h): inline ones, the host directory
   // of .opf files as alternatives (none = no directory; the first that is a
   // directory on the host is used, as with an entry's sources) and the

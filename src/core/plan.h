@@ -29,6 +29,24 @@ struct MountOp {
   std::string inventory;      // provenance: file and feature
   std::string feature;
   bool library = false;  // a library mounted by name into a library directory
+  // A directory missing on the host whose entry's condition is met
+  // ("create_if"): the executor creates it (root, 0755) before it mounts it,
+  // and fills in its identity (host_dirs.h). Until then dev, ino are 0.
+  bool create = false;
+};
+
+// A supplementary group a feature names ("groups", inventory.h), as read on
+// the host.
+struct GroupOp {
+  uint32_t gid = 0;         // host group id (from gid_file), never 0
+  uint32_t mode = 0;        // the clients' mode (mode_file, else default_mode)
+  bool mode_known = false;  // false: neither gave one
+  bool required = false;    // mode unknown, or it gives others nothing
+  bool present = false;     // the container's process already has it (hook, shim)
+  std::string gid_file;     // host paths, as the inventory names them
+  std::string mode_file;
+  std::string inventory;  // provenance: the first file and feature naming it
+  std::string feature;
 };
 
 struct ActivatedInventory {
@@ -55,6 +73,10 @@ struct Plan {
   // them. Set when device_rules is not empty.
   std::vector<DeviceRule> container_device_rules;
   std::vector<std::string> preload;  // absolute container paths
+  std::vector<GroupOp> groups;       // merged by gid, in the order first named
+  // The conditions (inventory.h) of the activated inventories that are met
+  // on the host, by name, sorted and unique.
+  std::vector<std::string> met_conditions;
   // The selected profiles' variables (env_profile.h), to set where the
   // delivery mode can: the container's own value of a variable wins in the
   // runtime shim; hook mode cannot set any (HookModeWarnings).

@@ -2,6 +2,7 @@
 
 #include <sys/sysmacros.h>
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "error.h"
@@ -37,13 +38,11 @@ std::string PlanToJson(const Plan& plan) {
     if (m.nosuid) flags.push_back("nosuid");
     if (m.nodev) flags.push_back("nodev");
     flags.push_back("private");
-    j["mounts"].push_back({{"type", FileTypeName(m.type)},
-                           {"source", m.source},
-                           {"resolved", m.resolved},
-                           {"target", m.target},
-                           {"flags", flags},
-                           {"inventory", m.inventory},
-                           {"feature", m.feature}});
+    ordered one = {{"type", FileTypeName(m.type)}, {"source", m.source}, {"resolved", m.resolved},
+                   {"target", m.target},           {"flags", flags},     {"inventory", m.inventory},
+                   {"feature", m.feature}};
+    if (m.create) one["create"] = true;
+    j["mounts"].push_back(std::move(one));
     if (m.type == FileType::kCharDevice || m.type == FileType::kBlockDevice)
       j["devices"].push_back({{"path", m.target},
                               {"type", m.type == FileType::kCharDevice ? "c" : "b"},
@@ -56,6 +55,20 @@ std::string PlanToJson(const Plan& plan) {
   j["preload_file"] = plan.preload.empty() ? "" : "/etc/ld.so.preload";
   j["env"] = ordered::object();
   for (const auto& [k, v] : plan.env) j["env"][k] = v;
+  if (!plan.groups.empty()) {
+    j["groups"] = ordered::array();
+    for (const auto& g : plan.groups) {
+      char mode[16];
+      std::snprintf(mode, sizeof mode, "%04o", g.mode);
+      j["groups"].push_back({{"gid", g.gid},
+                             {"gid_file", g.gid_file},
+                             {"mode", g.mode_known ? ordered(mode) : ordered(nullptr)},
+                             {"required", g.required},
+                             {"present", g.present},
+                             {"inventory", g.inventory},
+                             {"feature", g.feature}});
+    }
+  }
   j["skipped"] = plan.skipped;
   if (!plan.ignored.empty()) j["ignored"] = plan.ignored;
   if (!plan.warnings.empty()) j["warnings"] = plan.warnings;

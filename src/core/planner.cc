@@ -3,6 +3,7 @@
 #include <sys/sysmacros.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "device_program.h"
 #include "log.h"
@@ -60,7 +61,60 @@ std::string TargetOf(const InventoryEntry& e, const HostMatch& m) {
   return m.path;
 }
 
+// The first line of a small host file, trailing whitespace trimmed.
+std::string FirstLine(const std::string& bytes) {
+  std::string line = bytes.substr(0, bytes.find('\n'));
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r'))
+    line.pop_back();
+  return line;
+}
+
+// A decimal number of at most 10 digits below 2^32-1, alone on its line
+// (what the kernel shows of an int module parameter, or a gid).
+bool ParseDecimal(const std::string& s, uint32_t* out) {
+  if (s.empty() || s.size() > 10) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (v >= UINT32_MAX) return false;
+  *out = static_cast<uint32_t>(v);
+  return true;
+}
+
+std::string OctalMode(uint32_t mode) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04o", mode);
+  return buf;
+}
+
+constexpr size_t kConditionFileLimit = 4096;
+constexpr size_t kNumberFileLimit = 64;
+
 }  // namespace
+
+ConditionState EvaluateCondition(const HostCondition& c, const HostView& host, std::string* by,
+                                 Error* err) {
+  for (const auto& p : c.exists)
+    if (host.Exists(p)) {
+      *by = p;
+      return ConditionState::kMet;
+    }
+  for (const auto& file : c.exists_named_in) {
+    std::string bytes;
+    HostRead r = host.Read(file, kConditionFileLimit, &bytes, err);
+    if (r == HostRead::kMissing) continue;
+    if (r == HostRead::kError) return ConditionState::kError;
+    std::string named = FirstLine(bytes);
+    if (named.empty() || named[0] != '/' || named.find('\0') != std::string::npos) continue;
+    if (host.Exists(named)) {
+      *by = named;
+      return ConditionState::kMet;
+    }
+  }
+  return ConditionState::kNotMet;
+}
 
 InventoryPlanner::InventoryPlanner(const HostView& host, const LibraryDirs& libraries, Plan* out,
                                    Error* err, const VersionReport* versions)
@@ -73,8 +127,93 @@ bool InventoryPlanner::Add(const Inventory& inv, const std::vector<std::string>&
   if (!CheckVersionLock(inv, features)) return false;
   plan_->activated.push_back(
       ActivatedInventory{inv.file, inv.activation_flag, features, source, "", ""});
+  NoteMetConditions(inv);
   for (const auto& name : features)
     if (!PlanFeature(inv, *inv.FindFeature(name))) return false;
+  return true;
+}
+
+const InventoryPlanner::ConditionResult& InventoryPlanner::Condition(const Inventory& inv,
+                                                                     const std::string& name) {
+  auto [it, fresh] = conditions_.try_emplace(inv.file + "\n" + name);
+  ConditionResult& r = it->second;
+  if (fresh) {
+    auto c = inv.conditions.find(name);
+    std::string by;
+    r.state = c == inv.conditions.end() ? ConditionState::kNotMet
+                                        : EvaluateCondition(c->second, host_, &by, &r.error);
+  }
+  return r;
+}
+
+bool InventoryPlanner::ConditionMet(const Inventory& inv, const std::string& name, bool* met) {
+  const ConditionResult& r = Condition(inv, name);
+  if (r.state == ConditionState::kError) {
+    *err_ = r.error;
+    return false;
+  }
+  *met = r.state == ConditionState::kMet;
+  return true;
+}
+
+// Plan::met_conditions: every condition of an activated inventory, whether
+// or not an entry needs it now (the device plugin reports them). A read
+// error here fails nothing; it fails the plan only where an entry needs the
+// condition.
+void InventoryPlanner::NoteMetConditions(const Inventory& inv) {
+  for (const auto& [name, c] : inv.conditions) {
+    if (Condition(inv, name).state != ConditionState::kMet) continue;
+    auto& m = plan_->met_conditions;
+    auto at = std::lower_bound(m.begin(), m.end(), name);
+    if (at == m.end() || *at != name) m.insert(at, name);
+  }
+}
+
+// One "groups" entry of feature `f`: its gid and mode read on the host,
+// merged by gid into Plan::groups. A gid of 0 is no group; a missing
+// gid_file is none when optional, else fails; a file that holds no number
+// fails (the service may admit only that group).
+bool InventoryPlanner::PlanGroup(const Inventory& inv, const Feature& f, const GroupEntry& g) {
+  const std::string where = " (inventory " + inv.file + ", feature \"" + f.name + "\")";
+  std::string bytes;
+  Error read_err;
+  HostRead r = host_.Read(g.gid_file, kNumberFileLimit, &bytes, &read_err);
+  if (r == HostRead::kMissing) {
+    if (g.optional) return true;
+    return Fail(err_, "required group file not found" + where, host_.Display(g.gid_file));
+  }
+  if (r == HostRead::kError) return Fail(err_, read_err.Line() + where);
+  GroupOp op;
+  if (!ParseDecimal(FirstLine(bytes), &op.gid))
+    return Fail(err_, "group file does not hold a decimal group id" + where,
+                host_.Display(g.gid_file));
+  if (op.gid == 0) return true;
+  op.gid_file = g.gid_file;
+  op.mode_file = g.mode_file;
+  op.inventory = inv.file;
+  op.feature = f.name;
+  if (!g.mode_file.empty()) {
+    bytes.clear();
+    r = host_.Read(g.mode_file, kNumberFileLimit, &bytes, &read_err);
+    if (r == HostRead::kError) return Fail(err_, read_err.Line() + where);
+    if (r == HostRead::kOk) {
+      if (!ParseDecimal(FirstLine(bytes), &op.mode) || op.mode > 07777)
+        return Fail(err_, "mode file does not hold a decimal mode up to 4095 (07777)" + where,
+                    host_.Display(g.mode_file));
+      op.mode_known = op.mode != 0;
+    }
+  }
+  if (!op.mode_known && g.has_default_mode) {
+    op.mode = g.default_mode;
+    op.mode_known = true;
+  }
+  op.required = !op.mode_known || (op.mode & 07) == 0;
+  for (auto& have : plan_->groups)
+    if (have.gid == op.gid) {
+      have.required = have.required || op.required;
+      return true;
+    }
+  plan_->groups.push_back(std::move(op));
   return true;
 }
 
@@ -131,6 +270,8 @@ bool InventoryPlanner::PlanFeature(const Inventory& inv, const Feature& f) {
   size_t first = plan_->mounts.size();
   for (const auto& e : f.entries)
     if (!PlanEntry(inv, f, e)) return false;
+  for (const auto& g : f.groups)
+    if (!PlanGroup(inv, f, g)) return false;
   for (const auto& p : f.preload) {
     std::string found;
     for (size_t i = first; i < plan_->mounts.size(); ++i) {
@@ -159,10 +300,27 @@ bool InventoryPlanner::PlanEntry(const Inventory& inv, const Feature& f, const I
   }
   if (matches.empty()) {
     std::string what = JoinAlternatives(host, e);
+    if (!e.create_if.empty()) {
+      bool met = false;
+      if (!ConditionMet(inv, e.create_if, &met)) return false;
+      if (met) {
+        // Created by the executor before it mounts (host_dirs.h).
+        HostMatch m;
+        m.path = e.sources[0];
+        m.type = FileType::kDirectory;
+        m.mode = S_IFDIR | 0755;
+        AddMount(inv, f, e, m, TargetOf(e, m), false);
+        plan_->mounts.back().create = true;
+        return true;
+      }
+      what += " (condition " + e.create_if + " not met)";
+    }
     if (e.optional) {
       OCID_DEBUG("optional " + e.category + " entry not found, skipped: " + what + " (" + inv.file +
                  ")");
-      plan_->skipped.push_back(what);
+      // Once, when two features name it.
+      if (std::find(plan_->skipped.begin(), plan_->skipped.end(), what) == plan_->skipped.end())
+        plan_->skipped.push_back(what);
       return true;
     }
     return Fail(err_,
@@ -176,6 +334,15 @@ bool InventoryPlanner::PlanEntry(const Inventory& inv, const Feature& f, const I
                   std::string("host path is a ") + FileTypeName(m.type) + ", expected " +
                       Expected(e.kind) + " (inventory " + inv.file + ")",
                   host.Display(m.path));
+    // What create_if would make root's: one others can change lets any
+    // local user stand in for the service whose sockets it holds.
+    if (!e.create_if.empty() && (m.mode & 022) != 0 && (m.mode & S_ISVTX) == 0) {
+      std::string w = "inventory " + inv.file + ": " + host.Display(m.path) +
+                      " is writable by others (mode " + OctalMode(m.mode & 07777) +
+                      "): any local user could stand in for the service it serves";
+      if (std::find(plan_->warnings.begin(), plan_->warnings.end(), w) == plan_->warnings.end())
+        plan_->warnings.push_back(std::move(w));
+    }
     if (!IntoLibraryDirs(e)) {
       AddMount(inv, f, e, m, TargetOf(e, m), false);
       continue;
@@ -242,7 +409,9 @@ bool InventoryPlanner::Finish(const ContainerTarget* target) {
   for (size_t i = 1; i < ms.size(); ++i) {
     const MountOp& o = ms[i - 1];
     const MountOp& m = ms[i];
-    if (o.target == m.target && (o.dev != m.dev || o.ino != m.ino))
+    // A directory still to be created has no identity: its source says.
+    bool differ = o.create || m.create ? o.source != m.source : (o.dev != m.dev || o.ino != m.ino);
+    if (o.target == m.target && differ)
       return Fail(err_,
                   "two inventory entries want the same container path with "
                   "different sources: " +
@@ -314,6 +483,16 @@ std::vector<std::string> HookModeWarnings(const Plan& plan) {
                   ") not applied: a hook cannot change the container's environment; use the "
                   "runtime shim or CDI, or set these in the container: " +
                   vars);
+  }
+  for (const auto& g : plan.groups) {
+    if (!g.required || g.present) continue;
+    const std::string gid = std::to_string(g.gid);
+    std::string why = g.mode_known ? "client mode " + OctalMode(g.mode) + " admits no others"
+                                   : "client mode unknown";
+    out.push_back("group " + gid + " (" + g.gid_file + "; " + why +
+                  ") is not among the container's groups: start it with --group-add " + gid +
+                  " (docker, podman) or securityContext.supplementalGroups [" + gid +
+                  "] (Kubernetes), or use the runtime shim or CDI");
   }
   return out;
 }

@@ -9,6 +9,7 @@
 // directory (the planner's libraries, library_dirs.h), where the image's
 // loader looks, whatever layout the host has.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,16 @@
 #include "version_lock.h"
 
 namespace ocid {
+
+// Whether a condition (inventory.h HostCondition) holds on `host`.
+enum class ConditionState { kMet, kNotMet, kError };
+// Evaluates `c` through `host`: kMet with *by the path that met it (for
+// "exists_named_in", the path the file names), kNotMet, or kError with *err
+// when a file could not be read for a reason other than its absence. A named
+// file is read up to 4096 bytes; its first line, trailing whitespace
+// trimmed, must be an absolute path without NUL.
+ConditionState EvaluateCondition(const HostCondition& c, const HostView& host, std::string* by,
+                                 Error* err);
 
 // What a plan reads of the container it is for: the device rules the
 // runtime itself enforces, which a cgroup v2 device program must keep
@@ -57,6 +68,16 @@ class InventoryPlanner {
 
  private:
   bool CheckVersionLock(const Inventory& inv, const std::vector<std::string>& features);
+  // The condition `name` of `inv`, evaluated once per planner; an I/O error
+  // fails (err_).
+  bool ConditionMet(const Inventory& inv, const std::string& name, bool* met);
+  void NoteMetConditions(const Inventory& inv);
+  struct ConditionResult {
+    ConditionState state = ConditionState::kNotMet;
+    Error error;
+  };
+  const ConditionResult& Condition(const Inventory& inv, const std::string& name);
+  bool PlanGroup(const Inventory& inv, const Feature& f, const GroupEntry& g);
   bool MergeEnv(const EnvList& env, const std::string& from);
   bool PlanFeature(const Inventory& inv, const Feature& f);
   bool PlanEntry(const Inventory& inv, const Feature& f, const InventoryEntry& e);
@@ -64,6 +85,8 @@ class InventoryPlanner {
                 std::string target, bool library);
   void LibraryWarnings();
   bool CoveredByDirectory(const std::vector<MountOp>& done, const MountOp& m) const;
+
+  std::map<std::string, ConditionResult> conditions_;  // by inventory file, '\n', name
 
   const HostView& host_;
   Plan* plan_;
@@ -86,8 +109,9 @@ bool BuildInventoryPlan(const Inventory& inv, const std::vector<std::string>& fe
                         const LibraryDirs& libraries = UnseenLibraryDirs());
 
 // What a plan asks for that hook mode cannot give: the profile's variables
-// (a prestart hook cannot change the environment of the process). One line
-// per activated profile, naming it and what to do instead.
+// (a prestart hook cannot change the environment of the process), and a
+// required group the process lacks (nor its groups). One line per activated
+// profile and per such group, naming it and what to do instead.
 std::vector<std::string> HookModeWarnings(const Plan& plan);
 
 }  // namespace ocid

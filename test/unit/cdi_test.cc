@@ -6,12 +6,15 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cdi.h"
+#include "delivery.h"
 #include "fake_host.h"
 #include "host_view.h"
 #include "inventory.h"
@@ -560,4 +563,169 @@ TEST_CASE("cdi: a preload file's name gives back its spec's, and nothing else do
   CHECK(CdiSpecOfPreloadFile("x..preload") == "");
   CHECK(CdiSpecOfPreloadFile(".x.preload") == "");
   CHECK(CdiSpecOfPreloadFile("a%2Fb.x.preload") == "");
+}
+
+// ---- groups and cdiVersion (issue 30). Upstream, cncf-tags/
+// container-device-interface at 05ae4b5b: specs-go/config.go:33 declares
+// ContainerEdits.AdditionalGIDs `json:"additionalGids,omitempty"` "Added in
+// v0.7.0"; specs-go/version.go:173-194 requiresV070 is true when any device's
+// (or the spec's) AdditionalGIDs is not empty (:178, :187); :215-237
+// requiresV050 is true for a device name whose first byte is a digit
+// (:219-221) or a device node with a HostPath (:229-230). A spec whose
+// cdiVersion is below what it needs is refused (ValidateVersion), and podman
+// 4.3's CDI (v0.5.2) knows no version above 0.5.0.
+namespace {
+
+const char* kGroupInventory = R"({
+  "activation_flag": "OCI_ONLOAD",
+  "driver_feature": ["onload", "zf"],
+  "inventory": {
+    "onload": {"binaries": ["/usr/bin/onload"],
+               "groups": [{"gid_file": "/sys/gid", "mode_file": "/sys/mode",
+                           "default_mode": "0666", "optional": true}]},
+    "zf": {"binaries": ["/usr/bin/zf_stackdump"]}
+  }
+})";
+
+nlohmann::json Edits(const CdiSpec& spec, const std::string& device) {
+  nlohmann::json j = nlohmann::json::parse(spec.json);
+  for (const auto& d : j["devices"])
+    if (d["name"] == device) return d["containerEdits"];
+  FAIL("no device " << device);
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("cdi: MinimalCdiVersion") {
+  ocid::CdiVersionNeeds n;
+  CHECK(ocid::MinimalCdiVersion(n) == "0.3.0");
+  n.digit_device_name = true;
+  CHECK(ocid::MinimalCdiVersion(n) == "0.5.0");
+  n.digit_device_name = false;
+  n.device_host_path = true;
+  CHECK(ocid::MinimalCdiVersion(n) == "0.5.0");
+  n.additional_gids = true;
+  CHECK(ocid::MinimalCdiVersion(n) == "0.7.0");
+  n.device_host_path = false;
+  CHECK(ocid::MinimalCdiVersion(n) == "0.7.0");
+}
+
+TEST_CASE("cdi: additionalGids only for a required group, and then cdiVersion 0.7.0") {
+  FakeHost h = Host();
+  // No group file (an Onload before 9.1): the spec is as it was.
+  CdiSpec none = Build(Parse(kGroupInventory), h, "/");
+  CHECK(Contains(none.json, "\"cdiVersion\": \"0.3.0\""));
+  CHECK_FALSE(Contains(none.json, "additionalGids"));
+  // A group others may do without (default mode 0666): not carried.
+  h.Content("/sys/gid", "4242\n").Content("/sys/mode", "0\n");
+  CdiSpec open = Build(Parse(kGroupInventory), h, "/");
+  CHECK(open.json == none.json);
+  // 0660 (sysfs shows 432): required.
+  h.Content("/sys/mode", "432\n");
+  CdiSpec req = Build(Parse(kGroupInventory), h, "/");
+  CHECK(Contains(req.json, "\"cdiVersion\": \"0.7.0\""));
+  CHECK(Edits(req, "onload")["additionalGids"] == nlohmann::json::array({4242}));
+  CHECK(Edits(req, "all")["additionalGids"] == nlohmann::json::array({4242}));
+  CHECK_FALSE(Edits(req, "zf").contains("additionalGids"));
+  CHECK(req.warnings.empty());
+  // Under a simulated root (hostPath) it is still 0.7.0.
+  CHECK(Contains(Build(Parse(kGroupInventory), h, "/sim").json, "\"cdiVersion\": \"0.7.0\""));
+}
+
+TEST_CASE("cdi: a version cap below 0.7.0 leaves the groups out, with a warning") {
+  FakeHost h = Host();
+  h.Content("/sys/gid", "4242\n").Content("/sys/mode", "432\n");
+  CdiSpec spec;
+  Error err;
+  REQUIRE_MESSAGE(BuildCdiSpec(Parse(kGroupInventory), h, "/", "", &spec, &err, nullptr, "0.5.0"),
+                  err.Line());
+  CHECK(Contains(spec.json, "\"cdiVersion\": \"0.3.0\""));
+  CHECK_FALSE(Contains(spec.json, "additionalGids"));
+  REQUIRE(spec.warnings.size() == 1);
+  CHECK(Contains(spec.warnings[0], "group 4242 left out"));
+  CHECK(Contains(spec.warnings[0], "--group-add 4242"));
+  // A cap of 0.7.0 or none keeps them.
+  REQUIRE(BuildCdiSpec(Parse(kGroupInventory), h, "/", "", &spec, &err, nullptr, "0.7.0"));
+  CHECK(Contains(spec.json, "additionalGids"));
+  // A cap the content cannot meet for other reasons (hostPath) fails.
+  CHECK_FALSE(BuildCdiSpec(Parse(kInventory), Host(), "/sim", "", &spec, &err, nullptr, "0.3.0"));
+  CHECK(Contains(err.Line(), "needs cdiVersion 0.5.0"));
+  CHECK_FALSE(BuildCdiSpec(Parse(kInventory), Host(), "/", "", &spec, &err, nullptr, "1.0"));
+  CHECK(Contains(err.Line(), "unknown CDI version"));
+}
+
+TEST_CASE("cdi: a device name starting with a digit needs 0.5.0") {
+  std::string json = R"({"activation_flag": "OCI_X", "driver_feature": ["x3"],
+    "inventory": {"x3": {"binaries": ["/usr/bin/onload"]}}})";
+  CHECK(Contains(Build(Parse(json), Host(), "/").json, "\"cdiVersion\": \"0.3.0\""));
+  json = R"({"activation_flag": "OCI_X", "driver_feature": ["3x"],
+    "inventory": {"3x": {"binaries": ["/usr/bin/onload"]}}})";
+  CdiSpec spec = Build(Parse(json), Host(), "/");
+  REQUIRE(spec.devices == std::vector<std::string>{"3x", "all"});
+  CHECK(Contains(spec.json, "\"cdiVersion\": \"0.5.0\""));
+}
+
+TEST_CASE("delivery: additional_gids are the required groups, sorted and unique") {
+  ocid::Plan p;
+  for (auto [gid, required] : std::vector<std::pair<uint32_t, bool>>{
+           {4242, true}, {7, false}, {100, true}, {4242, true}}) {
+    ocid::GroupOp g;
+    g.gid = gid;
+    g.required = required;
+    p.groups.push_back(g);
+  }
+  ocid::Delivery d;
+  Error err;
+  REQUIRE(ocid::DeliveryOf(p, "/", &d, &err));
+  CHECK(d.additional_gids == std::vector<uint32_t>{100, 4242});
+  REQUIRE(ocid::DeliveryOf(ocid::Plan{}, "/", &d, &err));
+  CHECK(d.additional_gids.empty());
+}
+
+TEST_CASE("cdi: the shipped onload.json on a host without a shrub controller: as before") {
+  // The inventory without what issue 30 added (the condition, the
+  // /run/onload entries, the groups and the x4-shared profile) renders the
+  // spec it always did; the shipped one renders the same but for the
+  // x4-shared profile's device.
+  std::ifstream in(std::string(OCID_SOURCE_DIR) + "/config/onload.json");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string shipped = ss.str();
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(shipped);
+  j.erase("conditions");
+  j["profiles"].erase("x4-shared");
+  for (auto& [name, f] : j["inventory"].items()) {
+    f.erase("groups");
+    auto& dirs = f["directories"];
+    for (size_t i = dirs.size(); i-- > 0;)
+      if (dirs[i].is_object() && dirs[i].contains("create_if")) dirs.erase(i);
+    if (dirs.empty()) f.erase("directories");
+  }
+  FakeHost h;
+  h.Chr("/dev/onload", 240, 0)
+      .Chr("/dev/onload_epoll", 241, 0)
+      .Chr("/dev/sfc_char", 242, 0)
+      .File("/usr/bin/onload")
+      .File("/usr/bin/onload_stackdump")
+      .File("/usr/sbin/onload_tool")
+      .File("/usr/bin/zf_stackdump")
+      .File("/usr/bin/zf_debug")
+      .File("/usr/lib64/libonload.so")
+      .File("/usr/lib64/libonload_ext.so")
+      .File("/usr/lib64/libonload_zf.so")
+      .Dir("/usr/libexec/onload/profiles")
+      .Content("/sys/module/onload/version", "9.1.0\n");
+  CdiSpec before = Build(Parse(j.dump()), h, "/");
+  CdiSpec now = Build(Parse(shipped), h, "/");
+  CHECK(now.devices ==
+        std::vector<std::string>{"onload", "zf", "all", "onload-latency", "onload-x4-shared"});
+  nlohmann::ordered_json n = nlohmann::ordered_json::parse(now.json);
+  auto& devs = n["devices"];
+  REQUIRE(devs.back()["name"] == "onload-x4-shared");
+  CHECK(devs.back()["containerEdits"]["env"].back() == "EF_SHRUB_CONTROLLER=0");
+  devs.erase(devs.size() - 1);
+  CHECK(n.dump(2) + "\n" == before.json);
+  CHECK(Contains(now.json, "\"cdiVersion\": \"0.3.0\""));
+  CHECK_FALSE(Contains(now.json, "/run/onload"));
 }

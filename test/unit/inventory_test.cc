@@ -233,11 +233,11 @@ TEST_SUITE("inventory") {
     const Feature* zf = inv.FindFeature("zf");
     REQUIRE(onload);
     REQUIRE(zf);
-    CHECK(onload->entries.size() == 9);
+    CHECK(onload->entries.size() == 10);
     CHECK(CountCategory(*onload, "devices") == 3);
     CHECK(CountCategory(*onload, "binaries") == 3);
     CHECK(CountCategory(*onload, "libraries") == 2);
-    CHECK(CountCategory(*onload, "directories") == 1);
+    CHECK(CountCategory(*onload, "directories") == 2);
     CHECK(onload->preload == std::vector<std::string>{"libonload.so"});
     auto bins = Entries(*onload, "binaries");
     REQUIRE(bins.size() == 3);
@@ -250,8 +250,26 @@ TEST_SUITE("inventory") {
                                                        "/opt/onload/sbin/onload_tool"});
     for (const Feature* f : {onload, zf})
       for (const auto& e : f->entries)
-        if (e.kind != EntryKind::kDevice)
+        if (e.kind != EntryKind::kDevice && e.create_if.empty())
           CHECK_MESSAGE(e.sources.back().rfind("/opt/onload/", 0) == 0, e.sources.front());
+    // X3/X4's shrub controller (issue 30): /run/onload, a path compiled into
+    // Onload, created when the module names an installed controller; the
+    // client group when the controller's mode admits no others.
+    for (const Feature* f : {onload, zf}) {
+      auto dirs = Entries(*f, "directories");
+      REQUIRE_FALSE(dirs.empty());
+      CHECK(dirs.back()->sources == std::vector<std::string>{"/run/onload"});
+      CHECK(dirs.back()->create_if == "shrub_controller");
+      CHECK(dirs.back()->optional);
+      REQUIRE(f->groups.size() == 1);
+      CHECK(f->groups[0].gid_file == "/sys/module/onload/parameters/shrub_controller_client_gid");
+      CHECK(f->groups[0].default_mode == 0666);
+      CHECK(f->groups[0].optional);
+    }
+    REQUIRE(inv.conditions.count("shrub_controller") == 1);
+    CHECK(inv.conditions["shrub_controller"].exists_named_in ==
+          std::vector<std::string>{"/sys/module/onload/parameters/shrub_controller_path"});
+    CHECK(inv.profiles["x4-shared"] == ocid::EnvList{{"EF_SHRUB_CONTROLLER", "0"}});
     CHECK(inv.profile_dirs == std::vector<std::string>{"/usr/libexec/onload/profiles",
                                                        "/opt/onload/usr/libexec/onload/profiles"});
     CHECK(inv.version_lock.library.back() == "/opt/onload/usr/lib64/libonload.so");
@@ -260,7 +278,7 @@ TEST_SUITE("inventory") {
     CHECK(libs[0]->sources == std::vector<std::string>{"/usr/lib64/libonload.so*",
                                                        "/usr/lib/x86_64-linux-gnu/libonload.so*",
                                                        "/opt/onload/usr/lib64/libonload.so*"});
-    CHECK(zf->entries.size() == 4);
+    CHECK(zf->entries.size() == 5);
     CHECK(CountCategory(*zf, "devices") == 1);
     CHECK(Entries(*zf, "devices")[0]->sources[0] == "sfc_char");
     CHECK(zf->preload.empty());
@@ -305,6 +323,109 @@ TEST_SUITE("inventory") {
     ExpectReject(with(R"({"pci_vendors":["0x1924"],"features":[]})"), "needs_nic.features");
     ExpectReject(with(R"({"pci_vendors":["0x1924"],"vendors":["0x1924"]})"), "needs_nic.vendors",
                  "unknown key");
+  }
+
+  TEST_CASE("conditions: exists and exists_named_in, string or list, and their errors") {
+    auto with = [](const std::string& conds, const std::string& feature = "{}") {
+      return R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":)" + feature +
+             R"(},"conditions":)" + conds + "}";
+    };
+    Inventory inv = MustParse(
+        with(R"({"a":{"exists":"/x/y"},"b.c-1":{"exists":["/p","/q"],"exists_named_in":"/n",)"
+             R"("x-why":"comment"}})"));
+    REQUIRE(inv.conditions.size() == 2);
+    CHECK(inv.conditions["a"].name == "a");
+    CHECK(inv.conditions["a"].exists == std::vector<std::string>{"/x/y"});
+    CHECK(inv.conditions["a"].exists_named_in.empty());
+    CHECK(inv.conditions["b.c-1"].exists == std::vector<std::string>{"/p", "/q"});
+    CHECK(inv.conditions["b.c-1"].exists_named_in == std::vector<std::string>{"/n"});
+    CHECK(MustParse(WithFeature("{}")).conditions.empty());
+
+    ExpectReject(with("[]"), "conditions", "must be an object");
+    ExpectReject(with(R"({"a":{}})"), "conditions.a", "needs \"exists\" or \"exists_named_in\"");
+    ExpectReject(with(R"({"a":"/x"})"), "conditions.a", "must be an object");
+    ExpectReject(with(R"({"a b":{"exists":"/x"}})"), "conditions.a b", "condition name");
+    ExpectReject(with(R"({"":{"exists":"/x"}})"), "conditions.", "condition name");
+    ExpectReject(with(R"({"a":{"exists":"x/y"}})"), "conditions.a.exists", "absolute");
+    ExpectReject(with(R"({"a":{"exists":"/x/*"}})"), "conditions.a.exists", "glob");
+    ExpectReject(with(R"({"a":{"exists":[]}})"), "conditions.a.exists", "non-empty");
+    ExpectReject(with(R"({"a":{"exists_named_in":["/x/../y"]}})"), "conditions.a.exists_named_in");
+    ExpectReject(with(R"({"a":{"exists":"/x","exist":"/y"}})"), "conditions.a.exist",
+                 "unknown key");
+  }
+
+  TEST_CASE("create_if: a declared condition on one plain directory source") {
+    auto with = [](const std::string& feature) {
+      return R"({"activation_flag":"OCI_T","driver_feature":["f"],"inventory":{"f":)" + feature +
+             R"(},"conditions":{"c":{"exists":"/x"}}})";
+    };
+    Inventory inv = MustParse(
+        with(R"({"directories":[{"source":"/run/onload","optional":true,"create_if":"c"}]})"));
+    REQUIRE(inv.features[0].entries.size() == 1);
+    CHECK(inv.features[0].entries[0].create_if == "c");
+    CHECK(inv.features[0].entries[0].optional);
+    CHECK(
+        MustParse(with(R"({"directories":["/run/x"]})")).features[0].entries[0].create_if.empty());
+
+    ExpectReject(with(R"({"directories":[{"source":"/run/x","create_if":"d"}]})"),
+                 "inventory.f.directories[0].create_if", "conditions.d is not declared");
+    ExpectReject(WithFeature(R"({"directories":["/a",{"source":"/run/x","create_if":"c"}]})"),
+                 "inventory.f.directories[1].create_if", "not declared");
+    ExpectReject(with(R"({"libraries":[{"source":"/run/x","create_if":"c"}]})"),
+                 "inventory.f.libraries[0].create_if", "only for \"directories\"");
+    ExpectReject(with(R"({"directories":[{"source":["/run/x","/run/y"],"create_if":"c"}]})"),
+                 "inventory.f.directories[0].create_if", "exactly one source");
+    ExpectReject(with(R"({"directories":[{"source":"/run/x*","create_if":"c"}]})"),
+                 "inventory.f.directories[0].create_if", "glob");
+    for (const char* banned : {"/proc/x", "/sys", "/dev/shm/x"})
+      ExpectReject(
+          with(std::string(R"({"directories":[{"source":")") + banned + R"(","create_if":"c"}]})"),
+          "inventory.f.directories[0].create_if", "cannot create under");
+    ExpectReject(with(R"({"directories":[{"source":"/","create_if":"c"}]})"),
+                 "inventory.f.directories[0]", "\"/\"");
+    ExpectReject(with(R"({"directories":[{"source":"/run/x","create_if":1}]})"),
+                 "inventory.f.directories[0].create_if", "name of a condition");
+    // A directory merely starting with a banned name is fine.
+    CHECK(MustParse(with(R"({"directories":[{"source":"/device","create_if":"c"}]})"))
+              .features[0]
+              .entries[0]
+              .create_if == "c");
+  }
+
+  TEST_CASE("groups: gid_file, mode_file, default_mode, optional, and their errors") {
+    Inventory inv = MustParse(
+        WithFeature(R"({"groups":[{"gid_file":"/sys/g","mode_file":"/sys/m","default_mode":"0666",)"
+                    R"("optional":true,"x-why":"c"},{"gid_file":"/g2"}]})"));
+    REQUIRE(inv.features[0].groups.size() == 2);
+    const auto& g = inv.features[0].groups[0];
+    CHECK(g.gid_file == "/sys/g");
+    CHECK(g.mode_file == "/sys/m");
+    CHECK(g.default_mode == 0666);
+    CHECK(g.has_default_mode);
+    CHECK(g.optional);
+    const auto& h = inv.features[0].groups[1];
+    CHECK(h.mode_file.empty());
+    CHECK_FALSE(h.has_default_mode);
+    CHECK_FALSE(h.optional);
+    CHECK(MustParse(WithFeature(R"({"groups":[{"gid_file":"/g","default_mode":"660"}]})"))
+              .features[0]
+              .groups[0]
+              .default_mode == 0660);
+
+    ExpectReject(WithFeature(R"({"groups":{}})"), "inventory.f.groups", "must be a list");
+    ExpectReject(WithFeature(R"({"groups":["/g"]})"), "inventory.f.groups[0]", "must be an object");
+    ExpectReject(WithFeature(R"({"groups":[{"mode_file":"/m"}]})"),
+                 "inventory.f.groups[0].gid_file", "is missing");
+    ExpectReject(WithFeature(R"({"groups":[{"gid_file":"g"}]})"), "inventory.f.groups[0].gid_file",
+                 "absolute");
+    for (const char* bad : {R"("0968")", R"("")", R"("rw")", R"("017777")", "438"})
+      ExpectReject(
+          WithFeature(std::string(R"({"groups":[{"gid_file":"/g","default_mode":)") + bad + "}]}"),
+          "inventory.f.groups[0].default_mode", "octal");
+    ExpectReject(WithFeature(R"({"groups":[{"gid_file":"/g","optional":1}]})"),
+                 "inventory.f.groups[0].optional");
+    ExpectReject(WithFeature(R"({"groups":[{"gid_file":"/g","gid":4242}]})"),
+                 "inventory.f.groups[0].gid", "unknown key");
   }
 
   TEST_CASE("shipped config/rdma.json") {

@@ -244,4 +244,41 @@ TEST_SUITE("plan_json") {
     CHECK_FALSE(j.is_discarded());
   }
 
+  TEST_CASE("create only when true, groups only when there are some") {
+    const std::string plain = ocid::PlanToJson(SamplePlan());
+    json j = json::parse(plain);
+    for (const auto& m : j["mounts"]) CHECK_FALSE(m.contains("create"));
+    CHECK_FALSE(j.contains("groups"));
+
+    Plan p = SamplePlan();
+    MountOp dir = Op(FileType::kDirectory, "/run/onload", "/run/onload");
+    dir.create = true;
+    p.mounts.push_back(dir);
+    ocid::GroupOp g;
+    g.gid = 4242;
+    g.mode = 0660;
+    g.mode_known = true;
+    g.required = true;
+    g.gid_file = "/sys/module/onload/parameters/shrub_controller_client_gid";
+    g.mode_file = "/sys/module/onload/parameters/shrub_controller_client_mode";
+    g.inventory = "/etc/oci-decorator/oci-decorator.d/onload.json";
+    g.feature = "onload";
+    p.groups.push_back(g);
+    ocid::GroupOp unknown;
+    unknown.gid = 7;
+    unknown.required = true;
+    unknown.present = true;
+    p.groups.push_back(unknown);
+    j = json::parse(ocid::PlanToJson(p));
+    CHECK(j["mounts"].back()["create"] == true);
+    CHECK(j["mounts"].back()["source"] == "/run/onload");
+    REQUIRE(j["groups"].size() == 2);
+    CHECK(j["groups"][0] == json::parse(R"({"gid": 4242,
+      "gid_file": "/sys/module/onload/parameters/shrub_controller_client_gid", "mode": "0660",
+      "required": true, "present": false,
+      "inventory": "/etc/oci-decorator/oci-decorator.d/onload.json", "feature": "onload"})"));
+    CHECK(j["groups"][1]["mode"].is_null());
+    CHECK(j["groups"][1]["present"] == true);
+  }
+
 }  // TEST_SUITE

@@ -13,6 +13,7 @@
 
 #include "bundle_config.h"
 #include "container_plan.h"
+#include "fake_host.h"
 #include "host_view.h"
 #include "inventory.h"
 #include "library_dirs.h"
@@ -86,6 +87,15 @@ class FakeHost : public ocid::HostView {
     return true;
   }
   std::string Display(const std::string& path) const override { return prefix_ + path; }
+  // A view of names that reads nothing, but for the onload module's
+  // parameters, which these hosts do not have (a module without a shrub
+  // controller): missing, as the real view says.
+  bool ReadChunks(const std::string& path, size_t limit, const ChunkSink& sink,
+                  Error* err) const override {
+    if (path.rfind("/sys/module/onload/parameters/", 0) == 0)
+      return ocid::Fail(err, "cannot open", path, ENOENT);
+    return HostView::ReadChunks(path, limit, sink, err);
+  }
 
  private:
   FakeHost& Add(const std::string& path, const std::string& resolved, FileType t, uint64_t rdev) {
@@ -268,7 +278,8 @@ TEST_SUITE("planner") {
     CHECK(Rules(r.plan) == Strings{"c 300:0 rw", "c 301:0 rw", "c 302:0 rw"});
     // The image not seen: the first library directory, Debian's.
     CHECK(r.plan.preload == Strings{"/usr/lib/x86_64-linux-gnu/libonload.so"});
-    CHECK(r.plan.skipped.empty());
+    // No shrub controller on this host (issue 30): /run/onload is not made.
+    CHECK(r.plan.skipped == Strings{"/run/onload (condition shrub_controller not met)"});
     CHECK(r.plan.library_dirs.dirs == Strings{"/usr/lib/x86_64-linux-gnu", "/usr/lib64"});
     for (const auto& w : r.plan.warnings) CHECK_FALSE(Contains(w, "glibc"));
 
@@ -525,7 +536,8 @@ TEST_SUITE("planner") {
     CHECK(Mount(r.plan, "/dev/infiniband/uverbs0") != nullptr);
     CHECK(Mount(r.plan, "/dev/knem") != nullptr);
     CHECK(Mount(r.plan, "/usr/bin/zf_debug") == nullptr);  // zf not asked
-    CHECK(r.plan.skipped == Strings{"/dev/infiniband/rdma_cm"});
+    CHECK(r.plan.skipped ==
+          Strings{"/run/onload (condition shrub_controller not met)", "/dev/infiniband/rdma_cm"});
     CHECK(Rules(r.plan) ==
           Strings{"c 231:192 rw", "c 10:57 rw", "c 300:0 rw", "c 301:0 rw", "c 302:0 rw"});
   }
@@ -1112,3 +1124,299 @@ TEST_SUITE("planner") {
   }
 
 }  // TEST_SUITE
+
+// ---- conditions, create_if and groups (issue 30), on the fake host of
+// fake_host.h, which reads file contents.
+namespace {
+
+using ShrubHost = ocid_test::FakeHost;
+
+// Two features naming the same create_if directory and group, as the
+// shipped onload.json's onload and zf do.
+const char kShrubInventory[] = R"({
+  "activation_flag": "OCI_T", "driver_feature": ["a", "b"],
+  "conditions": {"c": {"exists_named_in": ["/sys/p"]}},
+  "inventory": {
+    "a": {"directories": [{"source": "/run/x", "optional": true, "create_if": "c"}],
+          "groups": [{"gid_file": "/sys/gid", "mode_file": "/sys/mode", "default_mode": "0666",
+                      "optional": true}]},
+    "b": {"directories": [{"source": "/run/x", "optional": true, "create_if": "c"}],
+          "groups": [{"gid_file": "/sys/gid", "mode_file": "/sys/mode", "default_mode": "0666",
+                      "optional": true}]}
+  }
+})";
+
+bool PlanShrub(const ShrubHost& host, Plan* p, Error* err,
+               const std::string& json = kShrubInventory, const Strings& features = {"a", "b"}) {
+  return ocid::BuildInventoryPlan(Parse(json, kDir + "t.json"), features, host, p, err);
+}
+
+}  // namespace
+
+TEST_SUITE("planner: conditions and create_if") {
+  TEST_CASE("not met: no named file, a named path missing, a relative or empty name") {
+    for (const char* content : {"", "/usr/sbin/ctl\n", "usr/sbin/ctl\n", "\n/usr/sbin/ctl\n"}) {
+      ShrubHost host;
+      if (*content) host.Content("/sys/p", content);
+      CAPTURE(content);
+      Plan p;
+      Error err;
+      REQUIRE_MESSAGE(PlanShrub(host, &p, &err), err.Line());
+      CHECK(p.mounts.empty());
+      CHECK(p.skipped == Strings{"/run/x (condition c not met)"});  // once for both
+      CHECK(p.met_conditions.empty());
+    }
+  }
+
+  TEST_CASE("met: a missing directory becomes one create mount for both features") {
+    ShrubHost host;
+    host.Content("/sys/p", "/usr/sbin/ctl \n").File("/usr/sbin/ctl");
+    Plan p;
+    Error err;
+    REQUIRE_MESSAGE(PlanShrub(host, &p, &err), err.Line());
+    REQUIRE(p.mounts.size() == 1);
+    const MountOp& m = p.mounts[0];
+    CHECK(m.create);
+    CHECK(m.type == FileType::kDirectory);
+    CHECK(m.source == "/run/x");
+    CHECK(m.target == "/run/x");
+    CHECK(m.resolved.empty());
+    CHECK(m.dev == 0);
+    CHECK(m.ino == 0);
+    CHECK(m.readonly);
+    CHECK(m.nodev);
+    CHECK(m.nosuid);
+    CHECK(m.feature == "a");
+    CHECK(p.skipped.empty());
+    CHECK(p.met_conditions == Strings{"c"});
+  }
+
+  TEST_CASE("exists: met by a path that exists") {
+    const std::string json = R"({"activation_flag":"OCI_T","driver_feature":["a"],
+      "conditions":{"c":{"exists":["/nope","/etc/ctl"]},"d":{"exists":"/nope"}},
+      "inventory":{"a":{"directories":[{"source":"/run/x","create_if":"c"}]}}})";
+    ShrubHost host;
+    host.File("/etc/ctl");
+    Plan p;
+    Error err;
+    REQUIRE_MESSAGE(PlanShrub(host, &p, &err, json, {"a"}), err.Line());
+    REQUIRE(p.mounts.size() == 1);
+    CHECK(p.mounts[0].create);
+    CHECK(p.met_conditions == Strings{"c"});
+  }
+
+  TEST_CASE("an existing directory is mounted whatever the condition says") {
+    ShrubHost host;
+    host.Dir("/run/x");
+    Plan p;
+    Error err;
+    REQUIRE_MESSAGE(PlanShrub(host, &p, &err), err.Line());
+    REQUIRE(p.mounts.size() == 1);
+    CHECK_FALSE(p.mounts[0].create);
+    CHECK(p.mounts[0].ino != 0);
+    CHECK(p.warnings.empty());
+    // One that others can write is mounted, with a warning.
+    host.Perm("/run/x", 0777);
+    REQUIRE_MESSAGE(PlanShrub(host, &p, &err), err.Line());
+    REQUIRE(p.mounts.size() == 1);
+    REQUIRE(p.warnings.size() == 1);  // once for both entries
+    CHECK(Contains(p.warnings[0], "/run/x is writable by others (mode 0777)"));
+    host.Perm("/run/x", 01777);
+    REQUIRE_MESSAGE(PlanShrub(host, &p, &err), err.Line());
+    CHECK(p.warnings.empty());
+  }
+
+  TEST_CASE("a required entry whose condition is not met fails, saying so") {
+    const std::string json = R"({"activation_flag":"OCI_T","driver_feature":["a"],
+      "conditions":{"c":{"exists":"/nope"}},
+      "inventory":{"a":{"directories":[{"source":"/run/x","create_if":"c"}]}}})";
+    ShrubHost host;
+    Plan p;
+    Error err;
+    CHECK_FALSE(PlanShrub(host, &p, &err, json, {"a"}));
+    CHECK(Contains(err.Line(), "/run/x (condition c not met)"));
+  }
+
+  TEST_CASE("a condition file that cannot be read fails the plan that needs it") {
+    ShrubHost host;
+    host.Dir("/sys/p");  // not a regular file: a read error, not a missing file
+    Plan p;
+    Error err;
+    CHECK_FALSE(PlanShrub(host, &p, &err));
+    CHECK(Contains(err.Line(), "/sys/p"));
+    // Not needed (the directory exists): the plan goes on.
+    host.Dir("/run/x");
+    CHECK(PlanShrub(host, &p, &err));
+    CHECK(p.met_conditions.empty());
+  }
+
+  TEST_CASE("a create mount conflicts with another source at the same target") {
+    const std::string json = R"({"activation_flag":"OCI_T","driver_feature":["a","b"],
+      "conditions":{"c":{"exists":"/etc/ctl"}},
+      "inventory":{"a":{"directories":[{"source":"/run/x","create_if":"c"}]},
+                   "b":{"directories":[{"source":"/srv/y","target":"/run/x"}]}}})";
+    ShrubHost host;
+    host.File("/etc/ctl").Dir("/srv/y");
+    Plan p;
+    Error err;
+    CHECK_FALSE(PlanShrub(host, &p, &err, json, {"a", "b"}));
+    CHECK(Contains(err.Line(), "same container path with different sources"));
+    CHECK(PlanShrub(host, &p, &err, json, {"a"}));
+    CHECK(PlanShrub(host, &p, &err, json, {"b"}));
+  }
+
+  TEST_CASE("condition unmet on a host without the file: evaluated once per plan") {
+    ShrubHost host;
+    host.Content("/sys/p", "/usr/sbin/ctl");
+    Plan p;
+    Error err;
+    REQUIRE(PlanShrub(host, &p, &err));
+    CHECK(host.reads_of["/sys/p"] == 1);
+  }
+
+  TEST_CASE("EvaluateCondition says what met it") {
+    ocid::HostCondition c;
+    c.name = "c";
+    c.exists_named_in = {"/sys/p"};
+    ShrubHost host;
+    host.Content("/sys/p", "/usr/sbin/ctl\n").File("/usr/sbin/ctl");
+    std::string by;
+    Error err;
+    CHECK(ocid::EvaluateCondition(c, host, &by, &err) == ocid::ConditionState::kMet);
+    CHECK(by == "/usr/sbin/ctl");
+    host.Remove("/usr/sbin/ctl");
+    CHECK(ocid::EvaluateCondition(c, host, &by, &err) == ocid::ConditionState::kNotMet);
+  }
+}
+
+TEST_SUITE("planner: groups") {
+  ShrubHost GroupHost(const std::string& gid, const std::string& mode) {
+    ShrubHost host;
+    host.Dir("/run/x");
+    if (!gid.empty()) host.Content("/sys/gid", gid);
+    if (!mode.empty()) host.Content("/sys/mode", mode);
+    return host;
+  }
+
+  TEST_CASE("gid 0 is no group; a default mode gives others access: not required") {
+    Plan p;
+    Error err;
+    REQUIRE(PlanShrub(GroupHost("0\n", "432\n"), &p, &err));
+    CHECK(p.groups.empty());
+    REQUIRE(PlanShrub(GroupHost("4242\n", "0\n"), &p, &err));
+    REQUIRE(p.groups.size() == 1);  // merged: both features name it
+    CHECK(p.groups[0].gid == 4242);
+    CHECK(p.groups[0].mode == 0666);
+    CHECK(p.groups[0].mode_known);
+    CHECK_FALSE(p.groups[0].required);
+    CHECK(p.groups[0].gid_file == "/sys/gid");
+    CHECK(p.groups[0].feature == "a");
+    CHECK(ocid::HookModeWarnings(p).empty());
+    REQUIRE(PlanShrub(GroupHost("4242\n", ""), &p, &err));  // mode file missing: default
+    CHECK(p.groups[0].mode == 0666);
+    CHECK_FALSE(p.groups[0].required);
+  }
+
+  TEST_CASE("a mode giving others nothing makes the group required; sysfs shows decimal") {
+    Plan p;
+    Error err;
+    REQUIRE(PlanShrub(GroupHost("4242\n", "432\n"), &p, &err));
+    REQUIRE(p.groups.size() == 1);
+    CHECK(p.groups[0].mode == 0660);
+    CHECK(p.groups[0].required);
+    CHECK_FALSE(p.groups[0].present);
+    auto w = ocid::HookModeWarnings(p);
+    REQUIRE(w.size() == 1);
+    CHECK(w[0] ==
+          "group 4242 (/sys/gid; client mode 0660 admits no others) is not among the container's "
+          "groups: start it with --group-add 4242 (docker, podman) or "
+          "securityContext.supplementalGroups [4242] (Kubernetes), or use the runtime shim or CDI");
+    p.groups[0].present = true;
+    CHECK(ocid::HookModeWarnings(p).empty());
+  }
+
+  TEST_CASE("an unknown mode makes a group required") {
+    const std::string json = R"({"activation_flag":"OCI_T","driver_feature":["a"],
+      "inventory":{"a":{"groups":[{"gid_file":"/sys/gid"}]}}})";
+    Plan p;
+    Error err;
+    REQUIRE(PlanShrub(GroupHost("7\n", ""), &p, &err, json, {"a"}));
+    REQUIRE(p.groups.size() == 1);
+    CHECK_FALSE(p.groups[0].mode_known);
+    CHECK(p.groups[0].required);
+    auto w = ocid::HookModeWarnings(p);
+    REQUIRE(w.size() == 1);
+    CHECK(Contains(w[0], "client mode unknown"));
+  }
+
+  TEST_CASE("missing and unreadable group files") {
+    Plan p;
+    Error err;
+    REQUIRE(PlanShrub(GroupHost("", ""), &p, &err));  // optional: none
+    CHECK(p.groups.empty());
+    const std::string required = R"({"activation_flag":"OCI_T","driver_feature":["a"],
+      "inventory":{"a":{"groups":[{"gid_file":"/sys/gid"}]}}})";
+    CHECK_FALSE(PlanShrub(GroupHost("", ""), &p, &err, required, {"a"}));
+    CHECK(Contains(err.Line(), "required group file not found"));
+    CHECK(Contains(err.Line(), "/sys/gid"));
+    for (const char* bad : {"abc\n", "-1\n", "4294967295\n", "12 34\n", "\n"}) {
+      CAPTURE(bad);
+      CHECK_FALSE(PlanShrub(GroupHost(bad, ""), &p, &err));
+      CHECK(Contains(err.Line(), "does not hold a decimal group id"));
+      CHECK(Contains(err.Line(), "t.json"));
+    }
+    for (const char* bad : {"rw\n", "0660x\n", "99999\n"}) {
+      CAPTURE(bad);
+      CHECK_FALSE(PlanShrub(GroupHost("4242\n", bad), &p, &err));
+      CHECK(Contains(err.Line(), "/sys/mode"));
+    }
+  }
+
+  TEST_CASE("present: the process's gid or additional gids, mapped to the host") {
+    ShrubHost host = GroupHost("104242\n", "432\n");
+    OciState state;
+    state.id = "c1";
+    state.pid = 1;
+    state.status = "creating";
+    state.bundle = "/run/b";
+    BundleConfig config;
+    config.root_path = "rootfs";
+    config.env = {"OCI_T=all"};
+    InventorySet set;
+    set.inventories.push_back(Parse(kShrubInventory, kDir + "t.json"));
+    auto plan = [&](Plan* p) {
+      PlanInputs in;
+      in.state = &state;
+      in.config = &config;
+      in.inventories = &set;
+      in.host = &host;
+      Error err;
+      REQUIRE_MESSAGE(BuildPlan(in, p, &err), err.Line());
+      REQUIRE(p->groups.size() == 1);
+    };
+    Plan p;
+    plan(&p);
+    CHECK_FALSE(p.groups[0].present);
+    config.additional_gids = {104242};
+    plan(&p);
+    CHECK(p.groups[0].present);
+    CHECK(ocid::HookModeWarnings(p).empty());
+    config.additional_gids = {};
+    config.gid = 104242;
+    plan(&p);
+    CHECK(p.groups[0].present);
+    // In a user namespace: container gid 4242 is host 104242.
+    config.gid = 0;
+    config.additional_gids = {4242};
+    ocid::NamespaceEntry userns;
+    userns.type = "user";
+    config.namespaces = {userns};
+    config.uid_mappings = {{0, 100000, 65536}};
+    config.gid_mappings = {{0, 100000, 65536}};
+    plan(&p);
+    CHECK(p.groups[0].present);
+    config.gid_mappings = {{0, 200000, 65536}};
+    plan(&p);
+    CHECK_FALSE(p.groups[0].present);
+  }
+}
