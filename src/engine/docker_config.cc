@@ -15,30 +15,6 @@ bool IsBlank(std::string_view bytes) {
   return bytes.find_first_not_of(" \t\r\n") == std::string_view::npos;
 }
 
-constexpr std::string_view kShimOptionPrefix = "--ocid-";
-
-// The leading --ocid-* options of a runtimeArgs list, as the shim takes
-// them (shim_config.h TakeShimOptions): each with its value, joined by
-// '=' or as the next argument. Calls f(index of the option, how many
-// arguments it spans, name, value); stops at the first other argument.
-template <typename F>
-void ForEachShimOption(const std::vector<std::string>& args, F f) {
-  for (size_t i = 0; i < args.size();) {
-    const std::string& a = args[i];
-    if (a.compare(0, kShimOptionPrefix.size(), kShimOptionPrefix) != 0) return;
-    size_t eq = a.find('=');
-    if (eq != std::string::npos) {
-      f(i, size_t{1}, a.substr(0, eq), a.substr(eq + 1));
-      ++i;
-    } else if (i + 1 < args.size()) {
-      f(i, size_t{2}, a, args[i + 1]);
-      i += 2;
-    } else {
-      return;
-    }
-  }
-}
-
 std::vector<std::string> StringsOf(const ordered& j) {
   std::vector<std::string> v;
   if (j.is_array())
@@ -62,11 +38,18 @@ std::string RuntimeWithPath(const ordered& runtimes, const std::string& path,
 std::vector<std::string> WithoutShimRuntime(const std::vector<std::string>& args, bool* removed) {
   std::vector<bool> drop(args.size(), false);
   *removed = false;
-  ForEachShimOption(args, [&](size_t i, size_t n, const std::string& opt, const std::string&) {
-    if (opt != kShimRuntimeArg) return;
-    for (size_t k = i; k < i + n; ++k) drop[k] = true;
-    *removed = true;
-  });
+  // An option without its value ends the walk; those before it are seen.
+  Error ignored;
+  ForEachShimOption(
+      args,
+      [&](size_t i, size_t n, const std::string& opt, const std::string&) {
+        if (opt == kShimRuntimeArg) {
+          for (size_t k = i; k < i + n; ++k) drop[k] = true;
+          *removed = true;
+        }
+        return true;
+      },
+      &ignored);
   std::vector<std::string> kept;
   for (size_t i = 0; i < args.size(); ++i)
     if (!drop[i]) kept.push_back(args[i]);

@@ -89,21 +89,24 @@ std::string RuntimeLogLine(const std::string& format, const std::string& level,
          "\n";
 }
 
-bool TakeShimOptions(std::vector<std::string>* args, ShimOptions* opts, Error* err) {
-  size_t i = 0;
-  while (i < args->size() && (*args)[i].rfind("--ocid-", 0) == 0) {
-    const std::string& arg = (*args)[i];
+bool ForEachShimOption(const std::vector<std::string>& args, const ShimOptionVisitor& f,
+                       Error* err) {
+  for (size_t i = 0; i < args.size() && args[i].rfind("--ocid-", 0) == 0;) {
+    const std::string& arg = args[i];
     size_t eq = arg.find('=');
     std::string name = arg.substr(0, eq);
-    std::string value;
-    if (eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      i += 1;
-    } else {
-      if (i + 1 >= args->size()) return Fail(err, "shim option needs a value", name);
-      value = (*args)[i + 1];
-      i += 2;
-    }
+    if (eq == std::string::npos && i + 1 >= args.size())
+      return Fail(err, "shim option needs a value", name);
+    size_t span = eq != std::string::npos ? 1 : 2;
+    if (!f(i, span, name, eq != std::string::npos ? arg.substr(eq + 1) : args[i + 1])) return false;
+    i += span;
+  }
+  return true;
+}
+
+bool TakeShimOptions(std::vector<std::string>* args, ShimOptions* opts, Error* err) {
+  size_t taken = 0;
+  auto take = [&](size_t i, size_t span, const std::string& name, const std::string& value) {
     std::optional<std::string>* field = name == "--ocid-runtime"      ? &opts->runtime
                                         : name == "--ocid-config-dir" ? &opts->config_dir
                                         : name == "--ocid-host-root"  ? &opts->host_root
@@ -121,8 +124,11 @@ bool TakeShimOptions(std::vector<std::string>* args, ShimOptions* opts, Error* e
                   name);
     if (value.empty()) return Fail(err, "shim option has an empty value", name);
     *field = value;
-  }
-  args->erase(args->begin(), args->begin() + static_cast<std::ptrdiff_t>(i));
+    taken = i + span;
+    return true;
+  };
+  if (!ForEachShimOption(*args, take, err)) return false;
+  args->erase(args->begin(), args->begin() + static_cast<std::ptrdiff_t>(taken));
   return true;
 }
 

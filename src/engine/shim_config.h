@@ -13,6 +13,7 @@
 #pragma once
 #include <sys/types.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,6 +54,16 @@ struct ShimOptions {
       log_format;
   mode_t umask = 022;  // the engine's umask, given back to the runtime
 };
+
+// The leading --ocid-* options of a runtime's arguments, as the shim takes
+// them: each with its value, joined by '=' or as the next argument. Calls
+// f(index of the option, how many arguments it spans, name, value) for
+// each; stops at the first argument that is not one. False with *err when
+// an option lacks its value, or when f returns false (f fills *err).
+using ShimOptionVisitor = std::function<bool(size_t index, size_t span, const std::string& name,
+                                             const std::string& value)>;
+bool ForEachShimOption(const std::vector<std::string>& args, const ShimOptionVisitor& f,
+                       Error* err);
 
 // Moves the leading --ocid-* options out of `args` into *opts. Stops at the
 // first argument that is not one. An unknown --ocid- option or a missing
