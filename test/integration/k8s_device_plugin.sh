@@ -79,7 +79,7 @@ assert_contains "--cdi-dir: the spec of a removed inventory is removed" "$log" \
   "removed $T/cdi/oci-decorator-testdev.json"
 assert_not_contains "--cdi-dir: a broken inventory keeps its spec" "$log" "removed $T/cdi/oci-decorator-onload.json"
 assert_eq "--cdi-dir: both specs there at the end, and onload's preload files, 0644" \
-  "oci-decorator-onload.all.preload 644 oci-decorator-onload.json 644 oci-decorator-onload.onload-latency.preload 644 oci-decorator-onload.onload-throughput.preload 644 oci-decorator-onload.onload.preload 644 oci-decorator-testdev.json 644" \
+  "oci-decorator-onload.all.preload 644 oci-decorator-onload.json 644 oci-decorator-onload.onload-latency.preload 644 oci-decorator-onload.onload-throughput.preload 644 oci-decorator-onload.onload-x4-shared.preload 644 oci-decorator-onload.onload.preload 644 oci-decorator-testdev.json 644" \
   "$(cd "$T/cdi" && stat -c '%n %a' * | tr '\n' ' ' | sed 's/ $//')"
 assert_eq "--cdi-dir: the onload device mounts its preload file at /etc/ld.so.preload, no env" \
   "$T/cdi/oci-decorator-onload.onload.preload null" \
@@ -137,7 +137,7 @@ assert_eq "Allocate: every host path under --host-path-root, but the preload fil
   "$(jq -c '[.container_responses[0] | (.mounts[], .devices[]) | .host_path | select(startswith("/hostfs/") | not)]' <<<"$resp")"
 assert_contains "Allocate: libonload.so from /hostfs" "$resp" '"/hostfs/usr/lib64/libonload.so"'
 assert_eq "--cdi-dir: every hostPath in the spec under --host-path-root, but the preload files under --cdi-dir" \
-  "[\"$T/cdi2/oci-decorator-onload.onload.preload\",\"$T/cdi2/oci-decorator-onload.all.preload\",\"$T/cdi2/oci-decorator-onload.onload-latency.preload\",\"$T/cdi2/oci-decorator-onload.onload-throughput.preload\"]" \
+  "[\"$T/cdi2/oci-decorator-onload.onload.preload\",\"$T/cdi2/oci-decorator-onload.all.preload\",\"$T/cdi2/oci-decorator-onload.onload-latency.preload\",\"$T/cdi2/oci-decorator-onload.onload-throughput.preload\",\"$T/cdi2/oci-decorator-onload.onload-x4-shared.preload\"]" \
   "$(jq -c '[.. | objects | .hostPath? // empty | select(startswith("/hostfs/") | not)]' "$T/cdi2/oci-decorator-onload.json")"
 assert_no_match "GRPC_TRACE/GRPC_VERBOSITY in the environment: no gRPC debug output" \
   "$(cat "$T/logs/hpr.log")" '^[DI][0-9]{4} |grpc_trace|tracer'

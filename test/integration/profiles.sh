@@ -100,7 +100,7 @@ shim_run
 check_not "[unknown] create fails" test "$RC" -eq 0
 assert_contains "[unknown] names the profiles there are" "$ERR" \
   'unknown profile "nope" for inventory'
-assert_contains "[unknown] available list" "$ERR" "(available: latency, latency-best, throughput)"
+assert_contains "[unknown] available list" "$ERR" "(available: latency, latency-best, throughput, x4-shared)"
 
 echo "# --- 3. shim: a container that did not ask"
 make_bundle shim-notasked --no-hook --env OCI_ONLOAD_PROFILE=nope -- "$PROBE"
@@ -175,7 +175,7 @@ jq --arg k "$KIND" '.cdi_kind = $k' "$CONF_DIR/onload.json" >"$T/cdi-conf/onload
 out=$("$OCID_BIN" --host-root "$HOST_ROOT" --config-dir "$T/cdi-conf" cdi generate --output "$SPEC" 2>&1)
 assert_eq "[cdi] generate exits 0" 0 "$?"
 assert_eq "[cdi] devices: features, all, one per profile of the preloading feature" \
-  "onload,zf,all,onload-latency,onload-throughput" "$(jq -r '[.devices[].name] | join(",")' "$SPEC")"
+  "onload,zf,all,onload-latency,onload-throughput,onload-x4-shared" "$(jq -r '[.devices[].name] | join(",")' "$SPEC")"
 assert_contains "[cdi] latency-best gets no device, with its line" "$out" "latency-best.opf:3:"
 
 run_podman runc --hooks-dir "$T/empty-hooks.d" -- --device "$KIND=onload-latency" -- "$PROBE"

@@ -393,7 +393,7 @@ def run_scenario(api, t, k, plugin, args, names, kdir, host, slots):
             with open(spec) as f:
                 j = json.load(f)
             t.eq("--cdi-dir: spec for amd.com/onload with devices onload, zf, all and the profile devices",
-                 ("amd.com/onload", ["onload", "zf", "all", "onload-latency", "onload-throughput"]),
+                 ("amd.com/onload", ["onload", "zf", "all", "onload-latency", "onload-throughput", "onload-x4-shared"]),
                  (j.get("kind"), [d["name"] for d in j.get("devices", [])]))
         except (OSError, ValueError) as e:
             t.check("--cdi-dir: spec %s written" % spec, False, e)
