@@ -11,9 +11,9 @@
 #include <grpcpp/health_check_service_interface.h>
 #include <signal.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 
 #include "exit_codes.h"
 #include "go_plugin.h"
