@@ -73,7 +73,7 @@ std::string Rfc3339Now() {
   return buf;
 }
 
-std::string Summary(const Plan& plan) {
+std::string Summary(const Plan& plan, const std::vector<uint32_t>& added_gids) {
   size_t devices = 0;
   for (const auto& m : plan.mounts)
     if (m.type == FileType::kCharDevice || m.type == FileType::kBlockDevice) ++devices;
@@ -87,6 +87,7 @@ std::string Summary(const Plan& plan) {
   for (const auto& p : plan.preload) s += ", LD_PRELOAD " + p;
   for (const auto& a : plan.activated)
     if (!a.profile.empty()) s += ", profile " + a.profile;
+  for (uint32_t g : added_gids) s += ", group " + std::to_string(g);
   return s;
 }
 
@@ -161,6 +162,7 @@ class RuntimeShim::Impl {
       return true;
     }
     Plan plan;
+    SpecEditNotes notes;
     std::string bytes = c.config_bytes;
     {
       std::unique_ptr<HostRootView> host;
@@ -179,14 +181,20 @@ class RuntimeShim::Impl {
       // through root's writer (host_dirs.h), before runc reads config.json
       // and binds them; a refused walk refuses the container.
       if (!CreateDirectories(c.state.id, *host, &plan, err)) return false;
-      std::vector<std::string> kept;
-      if (!EditSpec(plan, host->root_path(), &bytes, err, &kept)) {
+      if (!EditSpec(plan, host->root_path(), &bytes, err, &notes)) {
         if (err->path == kConfigName) err->path = c.config_path;
         return false;
       }
-      if (!kept.empty()) {
+      for (const auto& w : notes.warnings) {
+        std::string line = Printable("container " + c.state.id + ": " + w);
+        log::Fields f;
+        f.container_id = Printable(c.state.id);
+        log::Write(log::Level::kWarn, line, f);
+        RuntimeLog("warning", line);
+      }
+      if (!notes.kept_env.empty()) {
         std::string names;
-        for (const auto& k : kept) names += (names.empty() ? "" : " ") + k;
+        for (const auto& k : notes.kept_env) names += (names.empty() ? "" : " ") + k;
         std::string line = "container " + c.state.id +
                            ": profile variables the container sets "
                            "itself kept at its values: " +
@@ -198,8 +206,8 @@ class RuntimeShim::Impl {
     // Replaced atomically, never through a symlink: the shim writes nowhere
     // but the bundle directory.
     if (bytes != c.config_bytes && !ReplaceBundleFile(c.config_path, bytes, err)) return false;
-    std::string line =
-        "container " + c.state.id + ": edited " + c.config_path + ": " + Summary(plan);
+    std::string line = "container " + c.state.id + ": edited " + c.config_path + ": " +
+                       Summary(plan, notes.added_gids);
     log::Fields f = planned_;
     f.decision = "applied";
     f.stage = "create";

@@ -312,18 +312,24 @@ struct ShimTree {
     ::chmod(t.path().c_str(), 0755);
     t.Dir("host");
     t.File("host/usr/sbin/svc-controller", "x");  // the condition's path
+    t.File("host/sys/svc/client_gid", "4242\n");
+    t.File("host/sys/svc/client_mode", "432\n");  // 0660: others get nothing
     t.File("conf/svc.json",
            R"({"version": "1", "activation_flag": "OCI_SVC", "driver_feature": ["f"],
                "conditions": {"svc": {"exists": "/usr/sbin/svc-controller"}},
                "inventory": {"f": {"directories": [
-                 {"source": "/run/svc", "optional": true, "create_if": "svc"}]}}})");
+                 {"source": "/run/svc", "optional": true, "create_if": "svc"}],
+                 "groups": [{"gid_file": "/sys/svc/client_gid",
+                             "mode_file": "/sys/svc/client_mode", "optional": true}]}}})");
     ::chmod((t / "conf").c_str(), 0755);
     ::chmod((t / "conf/svc.json").c_str(), 0644);
     t.Dir("bundle/rootfs");
   }
-  void Config(const std::string& env) const {
-    t.File("bundle/config.json",
-           R"({"root": {"path": "rootfs"}, "process": {"env": ["PATH=/bin", )" + env + "]}}");
+  void Config(const std::string& env, const std::string& user = R"({"uid": 1000, "gid": 1000})",
+              const std::string& linux = "{}") const {
+    t.File("bundle/config.json", R"({"root": {"path": "rootfs"}, "process": {"user": )" + user +
+                                     R"(, "env": ["PATH=/bin", )" + env + R"(]}, "linux": )" +
+                                     linux + "}");
   }
   bool Edit(Error* err) const {
     ocid::RuntimeShim shim(Args{"--log", t / "runc.log", "create", "--bundle", t / "bundle", "c1"},
@@ -385,4 +391,37 @@ TEST_CASE("runtime shim: condition not met, nothing is made nor mounted") {
   CHECK_FALSE(s.t.Exists("host/run"));
   auto spec = nlohmann::json::parse(s.t.Read("bundle/config.json"));
   CHECK_FALSE(spec.contains("mounts"));
+}
+
+TEST_CASE("runtime shim: a required client group goes into additionalGids, logged") {
+  ShimTree s;
+  s.Config(R"("OCI_SVC=all")");
+  Error err;
+  REQUIRE_MESSAGE(s.Edit(&err), err.Line());
+  auto spec = nlohmann::json::parse(s.t.Read("bundle/config.json"));
+  CHECK(spec["process"]["user"]["additionalGids"] == nlohmann::json{4242});
+  CHECK(s.t.Read("runc.log").find(", group 4242") != std::string::npos);
+  // The mode gives others access: nobody needs the group.
+  s.t.File("host/sys/svc/client_mode", "438\n");  // 0666
+  s.Config(R"("OCI_SVC=all")");
+  REQUIRE_MESSAGE(s.Edit(&err), err.Line());
+  spec = nlohmann::json::parse(s.t.Read("bundle/config.json"));
+  CHECK_FALSE(spec["process"]["user"].contains("additionalGids"));
+}
+
+TEST_CASE("runtime shim: a group the user namespace does not map is a warning, not a refusal") {
+  ShimTree s;
+  s.Config(R"("OCI_SVC=all")", R"({"uid": 0, "gid": 0})",
+           R"({"namespaces": [{"type": "user"}],
+               "uidMappings": [{"containerID": 0, "hostID": 100000, "size": 65536}],
+               "gidMappings": [{"containerID": 0, "hostID": 100000, "size": 65536}]})");
+  Error err;
+  REQUIRE_MESSAGE(s.Edit(&err), err.Line());
+  auto spec = nlohmann::json::parse(s.t.Read("bundle/config.json"));
+  CHECK_FALSE(spec["process"]["user"].contains("additionalGids"));
+  std::string log = s.t.Read("runc.log");
+  CHECK(log.find("warning") != std::string::npos);
+  CHECK(log.find("container c1: group 4242 (/sys/svc/client_gid) not added") != std::string::npos);
+  CHECK(log.find("EF_SHRUB_CONTROLLER") != std::string::npos);
+  CHECK(log.find("edited") != std::string::npos);
 }
