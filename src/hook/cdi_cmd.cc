@@ -113,7 +113,8 @@ bool WriteSpec(const SpecDestination& to, const CdiSpec& spec, Error* err) {
 // The directories the spec's devices mount and create (create_if), made on
 // the host before the spec is written: an engine binds a spec's mount source
 // as it finds it. One line each; they stay (until a reboot, for a
-// directory on a tmpfs such as /run).
+// directory on a tmpfs such as /run: the package's tmpfiles.d entry makes
+// /run/onload again at boot).
 bool CreateSpecDirectories(const HostRootView& host, const CdiSpec& spec, Error* err) {
   Plan plan;
   plan.mounts = spec.create;
