@@ -306,8 +306,8 @@ class Editor {
         notes_->warnings.push_back(
             "group " + gid + " (" + g->gid_file +
             ") not added to process.user.additionalGids: the container's user namespace does "
-            "not map it; what needs the group fails with EACCES (Onload: stacks with "
-            "EF_SHRUB_CONTROLLER)");
+            "not map it; what feature \"" +
+            g->feature + "\" of " + g->inventory + " reaches through the group fails with EACCES");
         continue;
       }
       if (primary == inside) continue;
