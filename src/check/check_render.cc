@@ -125,9 +125,9 @@ void InventoryRows(const InventoryCheck& i, std::vector<Row>* rows) {
         {i.version_state, "version", v.module_path.empty() ? "-" : v.module_path, detail});
   }
   for (const auto& c : i.cdi)
-    rows->push_back({c.state == "current"  ? CheckState::kOk
-                     : c.state == "unsafe" ? CheckState::kFail
-                                           : CheckState::kWarn,
+    rows->push_back({c.state == "current"                                 ? CheckState::kOk
+                     : c.state == "unsafe" || c.state == "missing_source" ? CheckState::kFail
+                                                                          : CheckState::kWarn,
                      "cdi", c.path, c.state + (c.reason.empty() ? "" : ": " + c.reason)});
   if (i.cdi.empty())
     rows->push_back(

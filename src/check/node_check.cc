@@ -328,9 +328,28 @@ std::string UnsafeCdiProblem(const CdiFile& spec, const std::vector<std::string>
   return "";
 }
 
+// The directories the inventory's plans would create ("create_if"): a
+// spec mounts them as they are, and an engine does not create a missing
+// mount source, so a spec naming one fails every container given it.
+std::vector<std::string> DirectoriesToCreate(const Inventory& inv, const HostView& host) {
+  std::vector<std::string> out;
+  for (const auto& f : inv.features) {
+    Plan plan;
+    Error err;
+    if (!BuildInventoryPlan(inv, {f.name}, host, &plan, &err)) continue;
+    for (const auto& m : plan.mounts) {
+      std::string path = host.Display(m.source);
+      if (m.create && std::find(out.begin(), out.end(), path) == out.end())
+        out.push_back(std::move(path));
+    }
+  }
+  return out;
+}
+
 void CheckCdi(const Inventory& inv, const HostView& host, const std::string& host_root,
               const NodeFacts& node, std::vector<bool>* used, InventoryCheck* out) {
   const std::string name = CdiFileName(inv);
+  const std::vector<std::string> to_create = DirectoriesToCreate(inv, host);
   for (size_t i = 0; i < node.cdi_files.size(); ++i) {
     const CdiFile& f = node.cdi_files[i];
     if (f.name != name) continue;
@@ -362,6 +381,15 @@ void CheckCdi(const Inventory& inv, const HostView& host, const std::string& hos
     } else if (problem = PreloadFilesProblem(spec, f.dir, node); !problem.empty()) {
       c.state = "stale";
       c.reason = problem;
+    } else if (!to_create.empty()) {
+      // What `cdi generate` writes now, but /run is a tmpfs: what it made
+      // there is gone after a reboot.
+      c.state = "missing_source";
+      c.reason =
+          "it mounts " + to_create.front() +
+          (to_create.size() > 1 ? " (and " + std::to_string(to_create.size() - 1) + " more)" : "") +
+          ", which does not exist: every container given its devices fails to start (run "
+          "`oci-decorator cdi generate` or `systemd-tmpfiles --create` to create it)";
     } else {
       c.state = "current";
     }
@@ -439,6 +467,9 @@ CheckReport BuildCheckReport(const std::string& config_dir, const InventorySet& 
         // every container given these devices preloads.
         Worsen(&ic.state, CheckState::kFail);
         ic.reasons.push_back("CDI spec " + c.path + " is unsafe: " + c.reason);
+      } else if (c.state == "missing_source") {
+        Worsen(&ic.state, CheckState::kFail);
+        ic.reasons.push_back("CDI spec " + c.path + ": " + c.reason);
       } else {
         Worsen(&ic.state, CheckState::kWarn);
       }

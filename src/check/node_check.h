@@ -30,7 +30,10 @@
 //     the directory is created (root, 0755) when a container asks
 //     (information); existing and writable by group or others, a warning;
 //   - CDI specs of the inventory in /etc/cdi and /var/run/cdi: current
-//     (byte for byte what `cdi generate` would write now) or stale; unsafe
+//     (byte for byte what `cdi generate` would write now) or stale;
+//     missing_source (a failure) when current but mounting a "create_if"
+//     directory that is not there (engines create no CDI mount source, and
+//     /run is emptied at boot); unsafe
 //     (a failure) when the spec or one of its preload files is not root's
 //     or is writable by group or others, or the directory is one root's
 //     writer would refuse: the writer's rule over the writer's walk, the
@@ -91,7 +94,7 @@ struct FeatureCheck {
 struct CdiCheck {
   std::string path;       // host path of the spec
   std::string inventory;  // "" when no loaded inventory has this file name
-  std::string state;      // "current", "stale", "unsafe", "unreadable", "orphan"
+  std::string state;      // "current", "stale", "missing_source", "unsafe", "unreadable", "orphan"
   std::string reason;
 };
 

@@ -1340,3 +1340,45 @@ TEST_CASE("check: an inventory without conditions or groups reports none") {
   CHECK(j["inventories"][0]["conditions"] == nlohmann::json::array());
   CHECK(j["inventories"][0]["groups"] == nlohmann::json::array());
 }
+
+TEST_CASE("check: a current CDI spec mounting a create_if directory that is missing fails") {
+  FakeHost h = SharedHost();
+  h.Content("/sys/module/m/parameters/ctl_path", "/usr/sbin/ctl\n").File("/usr/sbin/ctl");
+  h.Dir("/run/ctl");
+  Inventory inv = Parse(kShared, kFile);
+  ocid::CdiSpec spec;
+  Error err;
+  // Written while the directory was there (cdi generate creates it).
+  REQUIRE(ocid::BuildCdiSpec(inv, h, "/", "/etc/cdi/oci-decorator-onload.json", &spec, &err));
+  REQUIRE(Contains(spec.json, "/run/ctl"));
+  NodeFacts n = Node();
+  n.engines.hooks.clear();
+  n.cdi_files.push_back({"/etc/cdi", "oci-decorator-onload.json", spec.json, {}});
+  auto report = [&](const FakeHost& host) {
+    return ocid::BuildCheckReport("/etc/ocid.d", Set({inv}), host, "/", n);
+  };
+  CheckReport r = report(h);
+  REQUIRE(r.inventories[0].cdi.size() == 1);
+  CHECK(r.inventories[0].cdi[0].state == "current");
+  CHECK(r.ready);
+
+  // After a reboot /run is empty: the same bytes, but every container fails.
+  FakeHost rebooted = h;
+  rebooted.Remove("/run/ctl");
+  r = report(rebooted);
+  CHECK(r.inventories[0].cdi[0].state == "missing_source");
+  const std::string& why = r.inventories[0].cdi[0].reason;
+  CHECK(Contains(why, "it mounts /run/ctl, which does not exist"));
+  CHECK(Contains(why, "`oci-decorator cdi generate`"));
+  CHECK(Contains(why, "`systemd-tmpfiles --create`"));
+  CHECK_FALSE(r.ready);
+  CHECK_FALSE(r.inventories[0].delivered);
+  CHECK(r.inventories[0].state == CheckState::kFail);
+  CHECK(Contains(ocid::CheckTable(r), "FAIL  cdi          /etc/cdi/oci-decorator-onload.json"));
+  nlohmann::json j = nlohmann::json::parse(ocid::CheckJson(r));
+  CHECK(j["inventories"][0]["cdi"][0]["state"] == "missing_source");
+
+  // Condition not met: nothing would be created, the spec is merely stale.
+  rebooted.Remove("/usr/sbin/ctl");
+  CHECK(report(rebooted).inventories[0].cdi[0].state == "stale");
+}
