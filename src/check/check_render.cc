@@ -106,6 +106,12 @@ void InventoryRows(const InventoryCheck& i, std::vector<Row>* rows) {
       }
     }
   }
+  for (const auto& c : i.conditions) rows->push_back({c.state, "condition", c.name, c.why});
+  for (const auto& g : i.groups)
+    rows->push_back(
+        {g.state, "group",
+         (g.gid_known ? std::to_string(g.gid) : std::string("?")) + " (" + g.feature + ")",
+         g.gid_file + ": " + g.why});
   if (i.version.state != VersionState::kNotConfigured) {
     const VersionReport& v = i.version;
     // Quoted: a version may hold spaces ("9.2.0.43 cloud", version_lock.h).
@@ -119,9 +125,9 @@ void InventoryRows(const InventoryCheck& i, std::vector<Row>* rows) {
         {i.version_state, "version", v.module_path.empty() ? "-" : v.module_path, detail});
   }
   for (const auto& c : i.cdi)
-    rows->push_back({c.state == "current"  ? CheckState::kOk
-                     : c.state == "unsafe" ? CheckState::kFail
-                                           : CheckState::kWarn,
+    rows->push_back({c.state == "current"                                 ? CheckState::kOk
+                     : c.state == "unsafe" || c.state == "missing_source" ? CheckState::kFail
+                                                                          : CheckState::kWarn,
                      "cdi", c.path, c.state + (c.reason.empty() ? "" : ": " + c.reason)});
   if (i.cdi.empty())
     rows->push_back(
@@ -220,6 +226,8 @@ ordered InventoryJson(const InventoryCheck& i) {
       for (const auto& file : e.files) files.push_back(FileJson(file));
       entries.push_back({{"category", e.category},
                          {"optional", e.optional},
+                         {"create_if", e.create_if},
+                         {"create", e.create},
                          {"state", CheckStateName(e.state)},
                          {"reason", e.reason},
                          {"tried", e.tried},
@@ -236,6 +244,35 @@ ordered InventoryJson(const InventoryCheck& i) {
                         {"entries", std::move(entries)}});
   }
   j["features"] = std::move(features);
+  ordered conditions = ordered::array();
+  for (const auto& c : i.conditions) {
+    ordered named = ordered::array();
+    for (const auto& n : c.named_in)
+      named.push_back({{"file", n.file},
+                       {"exists", n.exists},
+                       {"names", n.names},
+                       {"names_exists", n.names_exists}});
+    conditions.push_back({{"name", c.name},
+                          {"description", c.description},
+                          {"met", c.met},
+                          {"state", CheckStateName(c.state)},
+                          {"by", c.by},
+                          {"tried", c.tried},
+                          {"named_in", std::move(named)},
+                          {"why", c.why}});
+  }
+  j["conditions"] = std::move(conditions);
+  ordered groups = ordered::array();
+  for (const auto& g : i.groups)
+    groups.push_back({{"feature", g.feature},
+                      {"gid_file", g.gid_file},
+                      {"gid", g.gid_known ? ordered(g.gid) : ordered(nullptr)},
+                      {"mode_file", g.mode_file},
+                      {"mode", g.mode_known ? ordered(Octal(g.mode)) : ordered(nullptr)},
+                      {"required", g.required},
+                      {"state", CheckStateName(g.state)},
+                      {"why", g.why}});
+  j["groups"] = std::move(groups);
   const VersionReport& v = i.version;
   j["version_lock"] = {
       {"state",

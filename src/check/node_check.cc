@@ -51,6 +51,7 @@ EntryCheck CheckEntry(const Inventory& inv, const Feature& f, const InventoryEnt
   EntryCheck c;
   c.category = e.category;
   c.optional = e.optional;
+  c.create_if = e.create_if;
   for (const auto& alt : e.sources)
     c.tried.push_back(host.Display(e.kind == EntryKind::kDevice ? "/dev/" + alt : alt));
   // The planner on this entry alone: the same matching, alternatives and
@@ -60,6 +61,7 @@ EntryCheck CheckEntry(const Inventory& inv, const Feature& f, const InventoryEnt
   one.activation_flag = inv.activation_flag;
   one.driver_features = {f.name};
   one.features = {Feature{f.name, {e}, {}}};
+  one.conditions = inv.conditions;  // what "create_if" names
   Plan plan;
   Error err;
   if (!BuildInventoryPlan(one, {f.name}, host, &plan, &err)) {
@@ -72,6 +74,15 @@ EntryCheck CheckEntry(const Inventory& inv, const Feature& f, const InventoryEnt
     c.reason = "optional, not found on the host: " + plan.skipped.front();
   }
   for (const auto& m : plan.mounts) {
+    if (m.create) {
+      // Nothing on the host yet: the executors make it.
+      c.create = true;
+      c.state = CheckState::kInfo;
+      c.reason = host.Display(m.source) +
+                 " will be created (root, 0755) when a container asks: " + "condition " +
+                 e.create_if + " is met";
+      continue;
+    }
     CheckedFile file;
     file.path = host.Display(m.source);
     file.resolved = m.resolved.empty() ? "" : host.Display(m.resolved);
@@ -82,6 +93,12 @@ EntryCheck CheckEntry(const Inventory& inv, const Feature& f, const InventoryEnt
     file.uid = m.uid;
     file.gid = m.gid;
     file.problem = PermissionProblem(e.category, file);
+    // What "create_if" would make root's 0755: one others can change lets
+    // any local user stand in for the service whose sockets it holds.
+    if (file.problem.empty() && !e.create_if.empty() && file.type == FileType::kDirectory &&
+        (file.mode & 022) != 0 && (file.mode & S_ISVTX) == 0)
+      file.problem = "writable by group or others (mode " + Octal(file.mode) +
+                     "): any local user could stand in for the service it serves";
     if (!file.problem.empty()) {
       Worsen(&c.state, CheckState::kWarn);
       if (c.reason.empty()) c.reason = file.path + ": " + file.problem;
@@ -127,6 +144,113 @@ FeatureCheck CheckFeature(const Inventory& inv, const Feature& f, const HostView
     c.reasons.push_back(nic.why);
   }
   return c;
+}
+
+// The inventory's conditions: met or not, by what, and what each named
+// file names; a named path that is not there is a node that fails every
+// container relying on the condition, which the inventory's description
+// explains in the vendor's words.
+std::vector<ConditionCheck> CheckConditions(const Inventory& inv, const HostView& host,
+                                            const std::string& host_root) {
+  std::vector<ConditionCheck> out;
+  for (const auto& [name, hc] : inv.conditions) {
+    ConditionCheck c;
+    c.name = name;
+    c.description = hc.description;
+    for (const auto& p : hc.exists) c.tried.push_back(host.Display(p));
+    std::string by;
+    Error err;
+    ConditionState state = EvaluateCondition(hc, host, &by, &err);
+    const NamedPathCheck* dangling = nullptr;
+    const NamedPathCheck* nameless = nullptr;
+    for (const auto& file : hc.exists_named_in) {
+      NamedPathCheck n;
+      n.file = host.Display(file);
+      Error read_err;
+      n.exists = ReadNamedPath(file, host, &n.names, &n.names_exists, &read_err) == HostRead::kOk;
+      c.named_in.push_back(std::move(n));
+    }
+    for (const auto& n : c.named_in) {
+      if (n.exists && !n.names.empty() && !n.names_exists && !dangling) dangling = &n;
+      if (n.exists && n.names.empty() && !nameless) nameless = &n;
+    }
+    const std::string hint = hc.description.empty() ? "" : " (" + hc.description + ")";
+    if (state == ConditionState::kMet) {
+      c.met = true;
+      c.by = host.Display(by);
+      c.state = CheckState::kOk;
+      c.why = "met: " + c.by + " exists";
+    } else if (state == ConditionState::kError) {
+      c.state = CheckState::kWarn;
+      c.why = "cannot tell: " + err.Line() + ": a container that needs it fails";
+    } else if (dangling) {
+      c.state = CheckState::kWarn;
+      c.why = dangling->file + " names " + dangling->names + ", which does not exist under " +
+              host_root + ": every container that uses " + name + " fails" + hint;
+    } else if (nameless) {
+      c.state = CheckState::kWarn;
+      c.why = nameless->file + " names no absolute path: every container that uses " + name +
+              " fails" + hint;
+    } else {
+      c.state = CheckState::kInfo;
+      c.why = "not met: nothing it names is on this host" + hint;
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// Each feature's groups, read by the planner itself on a feature holding
+// that group alone: the same numbers, the same refusals.
+std::vector<GroupCheck> CheckGroups(const Inventory& inv, const HostView& host) {
+  std::vector<GroupCheck> out;
+  for (const auto& f : inv.features)
+    for (const auto& g : f.groups) {
+      GroupCheck c;
+      c.feature = f.name;
+      c.gid_file = host.Display(g.gid_file);
+      c.mode_file = g.mode_file.empty() ? "" : host.Display(g.mode_file);
+      Inventory one;
+      one.file = inv.file;
+      one.activation_flag = inv.activation_flag;
+      one.driver_features = {f.name};
+      one.features = {Feature{f.name, {}, {}, {g}}};
+      Plan plan;
+      Error err;
+      if (!BuildInventoryPlan(one, {f.name}, host, &plan, &err)) {
+        c.state = CheckState::kFail;
+        c.why = err.Line();
+      } else if (plan.groups.empty() && !host.Exists(g.gid_file)) {
+        c.state = CheckState::kInfo;
+        c.why = "optional, not on this host: no group";
+      } else if (plan.groups.empty()) {
+        c.gid_known = true;
+        c.state = CheckState::kInfo;
+        c.why = "group id 0: none";
+      } else {
+        const GroupOp& op = plan.groups.front();
+        c.gid_known = true;
+        c.gid = op.gid;
+        c.mode_known = op.mode_known;
+        c.mode = op.mode;
+        c.required = op.required;
+        const std::string gid = std::to_string(op.gid);
+        if (op.required) {
+          c.state = CheckState::kWarn;
+          c.why = "required: the clients' mode " +
+                  (op.mode_known ? Octal(op.mode) + " gives others nothing" : "is unknown") +
+                  "; hook-mode containers need --group-add " + gid +
+                  " (docker, podman) or securityContext.supplementalGroups: [" + gid +
+                  "] (Kubernetes); the runtime shim and CDI add it";
+        } else {
+          c.state = CheckState::kInfo;
+          c.why = "the clients' mode " + Octal(op.mode) +
+                  " admits others: no container needs group " + gid;
+        }
+      }
+      out.push_back(std::move(c));
+    }
+  return out;
 }
 
 // The version lock's verdict on the features it guards.
@@ -204,9 +328,28 @@ std::string UnsafeCdiProblem(const CdiFile& spec, const std::vector<std::string>
   return "";
 }
 
+// The directories the inventory's plans would create ("create_if"): a
+// spec mounts them as they are, and an engine does not create a missing
+// mount source, so a spec naming one fails every container given it.
+std::vector<std::string> DirectoriesToCreate(const Inventory& inv, const HostView& host) {
+  std::vector<std::string> out;
+  for (const auto& f : inv.features) {
+    Plan plan;
+    Error err;
+    if (!BuildInventoryPlan(inv, {f.name}, host, &plan, &err)) continue;
+    for (const auto& m : plan.mounts) {
+      std::string path = host.Display(m.source);
+      if (m.create && std::find(out.begin(), out.end(), path) == out.end())
+        out.push_back(std::move(path));
+    }
+  }
+  return out;
+}
+
 void CheckCdi(const Inventory& inv, const HostView& host, const std::string& host_root,
               const NodeFacts& node, std::vector<bool>* used, InventoryCheck* out) {
   const std::string name = CdiFileName(inv);
+  const std::vector<std::string> to_create = DirectoriesToCreate(inv, host);
   for (size_t i = 0; i < node.cdi_files.size(); ++i) {
     const CdiFile& f = node.cdi_files[i];
     if (f.name != name) continue;
@@ -238,6 +381,15 @@ void CheckCdi(const Inventory& inv, const HostView& host, const std::string& hos
     } else if (problem = PreloadFilesProblem(spec, f.dir, node); !problem.empty()) {
       c.state = "stale";
       c.reason = problem;
+    } else if (!to_create.empty()) {
+      // What `cdi generate` writes now, but /run is a tmpfs: what it made
+      // there is gone after a reboot.
+      c.state = "missing_source";
+      c.reason =
+          "it mounts " + to_create.front() +
+          (to_create.size() > 1 ? " (and " + std::to_string(to_create.size() - 1) + " more)" : "") +
+          ", which does not exist: every container given its devices fails to start (run "
+          "`oci-decorator cdi generate` or `systemd-tmpfiles --create` to create it)";
     } else {
       c.state = "current";
     }
@@ -293,6 +445,13 @@ CheckReport BuildCheckReport(const std::string& config_dir, const InventorySet& 
     ic.activation_flag = inv.activation_flag;
     for (const auto& f : inv.features) ic.features.push_back(CheckFeature(inv, f, host, nics));
     CheckVersion(inv, host, &ic);
+    ic.conditions = CheckConditions(inv, host, host_root);
+    ic.groups = CheckGroups(inv, host);
+    // Warnings; a group that fails is its feature's plan failing already.
+    for (const auto& c : ic.conditions)
+      Worsen(&ic.state, c.state == CheckState::kInfo ? CheckState::kOk : c.state);
+    for (const auto& g : ic.groups)
+      Worsen(&ic.state, g.state == CheckState::kInfo ? CheckState::kOk : g.state);
     for (const auto& fc : ic.features) {
       Worsen(&ic.state, fc.state == CheckState::kInfo ? CheckState::kOk : fc.state);
       if (fc.state == CheckState::kFail)
@@ -308,6 +467,9 @@ CheckReport BuildCheckReport(const std::string& config_dir, const InventorySet& 
         // every container given these devices preloads.
         Worsen(&ic.state, CheckState::kFail);
         ic.reasons.push_back("CDI spec " + c.path + " is unsafe: " + c.reason);
+      } else if (c.state == "missing_source") {
+        Worsen(&ic.state, CheckState::kFail);
+        ic.reasons.push_back("CDI spec " + c.path + ": " + c.reason);
       } else {
         Worsen(&ic.state, CheckState::kWarn);
       }

@@ -17,8 +17,23 @@
 //     and the library's versions; a mismatch the inventory enforces fails
 //     the features it guards, one it does not enforce and an unknown
 //     version warn;
+//   - the inventory's conditions (inventory.h HostCondition): met or not,
+//     by what, and for each "exists_named_in" file the path it names; a
+//     named path that does not exist is a warning (a node that fails every
+//     container relying on the condition), with the condition's
+//     "description", the vendor's own words on what to do;
+//   - each feature's groups (GroupEntry) as the planner reads them: the
+//     gid and the clients' mode; a required one is a warning (hook-mode
+//     containers must be started with it), one others may use is
+//     information;
+//   - directory entries with "create_if": missing and the condition met,
+//     the directory is created (root, 0755) when a container asks
+//     (information); existing and writable by group or others, a warning;
 //   - CDI specs of the inventory in /etc/cdi and /var/run/cdi: current
-//     (byte for byte what `cdi generate` would write now) or stale; unsafe
+//     (byte for byte what `cdi generate` would write now) or stale;
+//     missing_source (a failure) when current but mounting a "create_if"
+//     directory that is not there (engines create no CDI mount source, and
+//     /run is emptied at boot); unsafe
 //     (a failure) when the spec or one of its preload files is not root's
 //     or is writable by group or others, or the directory is one root's
 //     writer would refuse: the writer's rule over the writer's walk, the
@@ -57,6 +72,8 @@ struct CheckedFile {
 struct EntryCheck {
   std::string category;  // "devices", "libraries", ...
   bool optional = false;
+  std::string create_if;           // the entry's condition, "" when none
+  bool create = false;             // missing; created (root, 0755) when a container asks
   std::vector<std::string> tried;  // the alternatives, as host paths
   CheckState state = CheckState::kOk;
   std::string reason;  // why not OK
@@ -77,8 +94,40 @@ struct FeatureCheck {
 struct CdiCheck {
   std::string path;       // host path of the spec
   std::string inventory;  // "" when no loaded inventory has this file name
-  std::string state;      // "current", "stale", "unsafe", "unreadable", "orphan"
+  std::string state;      // "current", "stale", "missing_source", "unsafe", "unreadable", "orphan"
   std::string reason;
+};
+
+// One "exists_named_in" file of a condition.
+struct NamedPathCheck {
+  std::string file;     // host path, as the user names it
+  bool exists = false;  // the file is there
+  std::string names;    // the absolute path its first line names, "" when none
+  bool names_exists = false;
+};
+
+struct ConditionCheck {
+  std::string name;
+  std::string description;  // the inventory's words, "" when none
+  bool met = false;
+  std::string by;                  // the path that met it, as the user names it
+  std::vector<std::string> tried;  // its "exists" paths, as the user names them
+  std::vector<NamedPathCheck> named_in;
+  CheckState state = CheckState::kOk;
+  std::string why;  // one line
+};
+
+// A "groups" entry of a feature, read on the host as the planner reads it.
+struct GroupCheck {
+  std::string feature;
+  std::string gid_file, mode_file;  // host paths as the user names them; mode_file may be ""
+  bool gid_known = false;           // the file holds a group id
+  uint32_t gid = 0;                 // 0: none
+  bool mode_known = false;
+  uint32_t mode = 0;  // the clients' mode (mode_file, else default_mode)
+  bool required = false;
+  CheckState state = CheckState::kOk;
+  std::string why;  // one line
 };
 
 struct InventoryCheck {
@@ -89,6 +138,8 @@ struct InventoryCheck {
   CheckState state = CheckState::kOk;
   std::vector<std::string> reasons;  // why not ready
   std::vector<FeatureCheck> features;
+  std::vector<ConditionCheck> conditions;  // by name
+  std::vector<GroupCheck> groups;          // by feature, in the inventory's order
   std::vector<CdiCheck> cdi;
   VersionReport version;  // state kNotConfigured: no version lock
   bool version_enforced = false;

@@ -77,13 +77,17 @@ ClusterResource Resource(const Inventory& inv, const std::vector<std::string>& f
     r.delivery = Delivery{};
   } else {
     r.healthy = true;
+    for (const auto& m : plan.mounts)
+      if (m.create) r.to_create.push_back(m);
   }
+  r.met_conditions = plan.met_conditions;
   NicVerdict nic = NicsFor(inv, features, nics);
   r.nics = std::move(nic.serve);
   if (r.healthy && !nic.why.empty()) {
     r.healthy = false;
     r.why = nic.why;
     r.delivery = Delivery{};
+    r.to_create.clear();
   }
   for (const auto& w : plan.warnings)
     if (std::find(warnings->begin(), warnings->end(), w) == warnings->end()) warnings->push_back(w);
@@ -201,6 +205,7 @@ void BuildClusterView(const InventorySet& set, const HostView& host, const HostN
         r.healthy = false;
         r.why = b.error.Line();
         r.delivery = Delivery{};
+        r.to_create.clear();
         out->resources.push_back(std::move(r));
         kept = true;
       }

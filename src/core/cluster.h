@@ -50,6 +50,13 @@ struct ClusterResource {
   std::vector<PciNic> nics;  // the NICs that serve it (its features need one)
   VersionReport versions;    // the version lock's reading, when it guards these
                              // features (state kNotConfigured: none)
+  // The inventory's conditions met on this host (Plan::met_conditions),
+  // sorted: Nomad's "conditions" attribute.
+  std::vector<std::string> met_conditions;
+  // The plan's directories to create ("create_if", MountOp::create): what
+  // a plugin that runs as root on the host makes before it hands them out
+  // (host_dirs.h). Empty when unhealthy.
+  std::vector<MountOp> to_create;
 };
 
 // The CDI spec one inventory yields in a CDI directory (the device plugin's

@@ -22,6 +22,9 @@ namespace {
 
 using nlohmann::json;
 
+// A condition's "description": a sentence or two for `check` to show.
+constexpr size_t kMaxDescription = 1024;
+
 bool IsCommentKey(const std::string& k) { return k.rfind("x-", 0) == 0 || k.rfind('_', 0) == 0; }
 
 bool IsFlagName(const std::string& s) {
@@ -402,7 +405,8 @@ class InventoryParser {
     return true;
   }
 
-  // "conditions": {"<name>": {"exists": ..., "exists_named_in": ...}}.
+  // "conditions": {"<name>": {"exists": ..., "exists_named_in": ...,
+  // "description": ...}}.
   bool ParseConditions(const json& v, std::map<std::string, HostCondition>* out) {
     if (!v.is_object()) return Bad("conditions", "must be an object of name: condition");
     for (const auto& [name, c] : v.items()) {
@@ -419,6 +423,11 @@ class InventoryParser {
           if (!ParseHostFiles(val, sub, &hc.exists)) return false;
         } else if (k == "exists_named_in") {
           if (!ParseHostFiles(val, sub, &hc.exists_named_in)) return false;
+        } else if (k == "description") {
+          if (!val.is_string() || val.get<std::string>().size() > kMaxDescription)
+            return Bad(sub,
+                       "must be a string of at most " + std::to_string(kMaxDescription) + " bytes");
+          hc.description = val.get<std::string>();
         } else if (!IsCommentKey(k)) {
           return Bad(sub, "unknown key");
         }

@@ -79,11 +79,14 @@ struct Feature {
 // A named fact of the host ("conditions"): met when one of `exists` exists,
 // or one of `exists_named_in` exists and its first line (trailing blanks
 // trimmed) is an absolute path that exists. Paths are absolute, no glob,
-// looked up inside the host root (planner.h evaluates them).
+// looked up inside the host root (planner.h evaluates them). An optional
+// "description" says, in the vendor's words, what it means and what to do
+// when a named file names nothing that exists.
 struct HostCondition {
   std::string name;
   std::vector<std::string> exists;
   std::vector<std::string> exists_named_in;
+  std::string description;  // what the fact means for the vendor (`check` shows it)
 };
 
 // The operator's rules for activating an inventory on a multi-tenant host.

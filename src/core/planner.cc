@@ -102,18 +102,30 @@ ConditionState EvaluateCondition(const HostCondition& c, const HostView& host, s
       return ConditionState::kMet;
     }
   for (const auto& file : c.exists_named_in) {
-    std::string bytes;
-    HostRead r = host.Read(file, kConditionFileLimit, &bytes, err);
-    if (r == HostRead::kMissing) continue;
+    std::string named;
+    bool exists = false;
+    HostRead r = ReadNamedPath(file, host, &named, &exists, err);
     if (r == HostRead::kError) return ConditionState::kError;
-    std::string named = FirstLine(bytes);
-    if (named.empty() || named[0] != '/' || named.find('\0') != std::string::npos) continue;
-    if (host.Exists(named)) {
+    if (r == HostRead::kOk && exists) {
       *by = named;
       return ConditionState::kMet;
     }
   }
   return ConditionState::kNotMet;
+}
+
+HostRead ReadNamedPath(const std::string& file, const HostView& host, std::string* names,
+                       bool* names_exists, Error* err) {
+  names->clear();
+  *names_exists = false;
+  std::string bytes;
+  HostRead r = host.Read(file, kConditionFileLimit, &bytes, err);
+  if (r != HostRead::kOk) return r;
+  std::string named = FirstLine(bytes);
+  if (named.empty() || named[0] != '/' || named.find('\0') != std::string::npos) return r;
+  *names = named;
+  *names_exists = host.Exists(named);
+  return r;
 }
 
 InventoryPlanner::InventoryPlanner(const HostView& host, const LibraryDirs& libraries, Plan* out,

@@ -34,6 +34,13 @@ enum class ConditionState { kMet, kNotMet, kError };
 // trimmed, must be an absolute path without NUL.
 ConditionState EvaluateCondition(const HostCondition& c, const HostView& host, std::string* by,
                                  Error* err);
+// What one "exists_named_in" file names on `host` (EvaluateCondition's
+// reading, which `check` reports): kMissing when the file is not there,
+// kError with *err when it cannot be read, else kOk with *names the path
+// its first line names ("" when that is no absolute path) and whether it
+// exists.
+HostRead ReadNamedPath(const std::string& file, const HostView& host, std::string* names,
+                       bool* names_exists, Error* err);
 
 // What a plan reads of the container it is for: the device rules the
 // runtime itself enforces, which a cgroup v2 device program must keep

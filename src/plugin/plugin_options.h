@@ -38,6 +38,12 @@ struct PluginOptions {
   // When set, the liveness file (health_file.h): the kubernetes mode's
   // --health-file.
   std::string health_file;
+  // Whether each view rebuild creates the directories its resources' plans
+  // create ("create_if", host_dirs.h) under the host root: the Nomad mode,
+  // which runs as root on the host and whose reservations' mounts no one
+  // else creates. Kubernetes leaves it to the DaemonSet's hostPath volume
+  // and the container engine.
+  bool create_planned_dirs = false;
 };
 
 // Where the view snapshot (view_snapshot.h) of these options reads from.

@@ -15,6 +15,7 @@
 #include <memory>
 #include <set>
 
+#include "host_dirs.h"
 #include "host_view.h"
 #include "inventory.h"
 #include "log.h"
@@ -41,6 +42,8 @@ std::string DigestOf(const ClusterView& v) {
       d += "d " + x.host_path + ' ' + x.container_path + ' ' + x.type + std::to_string(x.major) +
            ':' + std::to_string(x.minor) + ' ' + std::to_string(x.file_mode) + '\n';
     for (const auto& [k, val] : r.delivery.env) d += "e " + k + '=' + val + '\n';
+    for (uint32_t g : r.delivery.additional_gids) d += "g " + std::to_string(g) + '\n';
+    for (const auto& c : r.met_conditions) d += "c " + c + '\n';
   }
   // The CDI specs: what the CDI keeper writes (cdi_dir_keeper.h).
   for (const ClusterCdiSpec& c : v.cdi_specs) {
@@ -178,6 +181,7 @@ void ResourceWatch::Rebuild(const std::string& why) {
       r.healthy = false;
       r.why = err.Line();
       r.delivery = Delivery{};
+      r.to_create.clear();
     }
     if (next.resources.empty())
       next.none_why = NoResourcesWhy(loaded, err, set, opts_.config_dir, next);
@@ -190,6 +194,7 @@ void ResourceWatch::Rebuild(const std::string& why) {
     RecordingView seen(*host);
     SnapshotView(src, set, loaded, err, seen, &previous, &next);
     used_ = seen.used();
+    if (opts_.create_planned_dirs) CreateDirectories(host->fd(), next);
     host_root_.reset(::fcntl(host->fd(), F_DUPFD_CLOEXEC, 0));
   }
 
@@ -253,6 +258,33 @@ void ResourceWatch::Rebuild(const std::string& why) {
     rechecked_ = asked;
     changed_.notify_all();
   }
+}
+
+void ResourceWatch::CreateDirectories(int root_fd, const ClusterView& view) {
+  Plan plan;
+  for (const ClusterResource& r : view.resources)
+    for (const MountOp& m : r.to_create) {
+      bool have = false;
+      for (const MountOp& p : plan.mounts) have = have || p.source == m.source;
+      if (!have) plan.mounts.push_back(m);
+    }
+  if (plan.mounts.empty()) return;
+  std::vector<std::string> created;
+  Error err;
+  bool ok = CreatePlannedDirectories(root_fd, &plan, &created, &err);
+  for (const auto& path : created)
+    log::Info("created " + UnderRoot(opts_.host_root, path) +
+              " (root, 0755): the resources' reservations mount it");
+  if (ok) {
+    create_error_.clear();
+    return;
+  }
+  // Once until it changes: the next rebuild tries again; the resources
+  // stay as they are (the directory may appear by itself, made by the
+  // service that uses it).
+  if (err.Line() == create_error_) return;
+  create_error_ = err.Line();
+  log::Warn("cannot create a directory the resources mount: " + create_error_);
 }
 
 bool ResourceWatch::FactsNow(const std::string& path, NameFacts* out) const {

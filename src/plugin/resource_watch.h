@@ -82,6 +82,10 @@ class ResourceWatch {
   // `path` (within the host root) looked up now, as the planner looks it
   // up: the executor of WatchedDir::Relevant's lookup.
   bool FactsNow(const std::string& path, NameFacts* out) const;
+  // With PluginOptions::create_planned_dirs: the directories the view's
+  // resources' plans create, under the host root `root_fd` (host_dirs.h);
+  // each made is one info line, a failure one warning until it changes.
+  void CreateDirectories(int root_fd, const ClusterView& view);
 
   PluginOptions opts_;
   mutable std::mutex mu_;
@@ -102,6 +106,7 @@ class ResourceWatch {
   // and the host root it was matched in (host_watch.h).
   ViewFacts used_;
   UniqueFd host_root_;
+  std::string create_error_;  // Loop thread only: the last CreateDirectories failure logged
   std::thread thread_;
 };
 

@@ -46,6 +46,10 @@ nlohmann::ordered_json ToJson(const ClusterResource& r) {
   j["mounts"] = std::move(mounts);
   j["devices"] = std::move(devices);
   j["env"] = std::move(env);
+  // The groups its process must be in (the plan's required ones), and the
+  // inventory's conditions met here.
+  j["additional_gids"] = r.delivery.additional_gids;
+  j["conditions"] = r.met_conditions;
   return j;
 }
 

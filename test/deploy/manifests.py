@@ -236,6 +236,16 @@ if ok(len(ds) == 1, "daemonset.yaml holds one DaemonSet"):
     sysfs = mounts.get("/host/sys")
     ok(sysfs is not None and vols.get(sysfs, {}).get("hostPath", {}).get("path") == "/sys",
        "the host's /sys is mounted at /host/sys (version_lock and needs_nic read it)")
+    # Issue 30: the shrub controller's directory exists at each boot (the
+    # kubelet creates it) for the CDI specs that mount it, and the plugin
+    # sees it, read-only, under /host.
+    onload_run = mounts.get("/host/run/onload")
+    ok(onload_run is not None and
+       vols.get(onload_run, {}).get("hostPath") == {"path": "/run/onload", "type": "DirectoryOrCreate"},
+       "the host's /run/onload is a DirectoryOrCreate hostPath mounted at /host/run/onload")
+    rm = [m for m in c.get("volumeMounts", []) if m["mountPath"] == "/host/run/onload"]
+    ok(len(rm) == 1 and rm[0].get("readOnly") is True and rm[0].get("recursiveReadOnly") == "Enabled",
+       "/host/run/onload is mounted readOnly, recursiveReadOnly: Enabled")
     lim = c.get("resources", {}).get("limits", {}).get("memory")
     ok(lim is not None, "a memory limit")
 

@@ -19,7 +19,8 @@
 #     at 00e11024), files 0644 (defaultMode), mounted read-only
 #     (configmap.go:130 GetAttributes ReadOnly);
 #   - hostPath: the simulated Onload host's /dev (with a tmpfs at dev/shm, as
-#     a real /dev has one), /usr, /opt, /sbin, and the real /sys; the kubelet
+#     a real /dev has one), /usr, /opt, /sbin, /run/onload (DirectoryOrCreate:
+#     made as the kubelet makes it), and the real /sys; the kubelet
 #     stand-in serving its kubelet.sock in $T/kubelet/device-plugins.
 # The probes run in the container through CRI ExecSync, as the kubelet runs
 # exec probes. Cases:
@@ -142,7 +143,7 @@ start_ds() {
           --host-path /var/lib/kubelet/device-plugins="$KDIR" --host-path /var/run/cdi="$T/cdi" \
           --host-path /dev="$HOST_ROOT/dev" --host-path /usr="$HOST_ROOT/usr" \
           --host-path /opt="$HOST_ROOT/opt" --host-path /sbin="$HOST_ROOT/sbin" \
-          --host-path /sys=/sys \
+          --host-path /sys=/sys --host-path /run/onload="$HOST_ROOT/run/onload" \
           --out-config "$CTD2/ds-$case.json" --out-volumes "$VOLS" "$@" 2>&1) ||
     die "[$case] daemonset_container.py: $out"
   LIVENESS=$(sed -n 1p <<<"$out" | jq -r '.[]')
@@ -230,7 +231,10 @@ if start_ds "memory emptyDir" mem; then
     "1777 755 0:0 644" \
     "$(stat -c %a "$vol") $(stat -c %a "$vol/probe" 2>&1) $(stat -c %u:%g "$vol/probe/health" 2>&1) $(stat -c %a "$vol/probe/health" 2>&1)"
   # Finding 7: nothing below a read-only mount can be written.
-  for p in /host/dev/shm /host/sys/fs/cgroup /host/dev /host/usr /host/opt /host/sbin /host/sys /; do
+  assert_eq "[memory emptyDir] the host's /run/onload (DirectoryOrCreate) is there, seen at /host/run/onload" \
+    "directory" "$(in_ct 'stat -c %F /host/run/onload')"
+  for p in /host/dev/shm /host/sys/fs/cgroup /host/dev /host/usr /host/opt /host/sbin /host/sys \
+    /host/run/onload /; do
     expect_erofs "memory emptyDir" "${p%/}/$PROBE_ID"
   done
   expect_erofs "memory emptyDir" "/host/sys/fs/cgroup/unified/$PROBE_ID" dir

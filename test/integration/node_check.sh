@@ -72,6 +72,36 @@ assert_eq "[ready] the table exits 0 too" 0 "$RC"
 assert_contains "[ready] the table ends with READY" "$(tail -1 <<<"$OUT")" "READY: an activated container would start"
 assert_match "[ready] the table has a device row" "$OUT" "^OK +device +$H/dev/onload +char [0-9]+:0, mode 0666, owner 0:0"
 
+# --- X3/X4: the shrub controller's condition and group (issue 30) --------------
+echo "# --- shrub controller: a module parameter naming a missing file, then an installed one"
+HAD_SBIN=0; [[ -e $H/sbin || -L $H/sbin ]] && HAD_SBIN=1
+sim_shrub "$H" /opt/onload/sbin/shrub_controller 4242 432
+run_check --json
+assert_eq "[shrub, path nowhere] still ready: a warning (exit 0)" 0 "$RC"
+assert_eq "[shrub, path nowhere] the condition is not met, a warning" "False warn" \
+  "$(json '" ".join(str([c for c in j["inventories"][0]["conditions"] if c["name"] == "shrub_controller"][0][k]) for k in ("met","state"))')"
+assert_eq "[shrub, path nowhere] its named file exists and names a path that does not" \
+  "True /opt/onload/sbin/shrub_controller False" \
+  "$(json '" ".join(str([c for c in j["inventories"][0]["conditions"] if c["name"] == "shrub_controller"][0]["named_in"][0][k]) for k in ("exists","names","names_exists"))')"
+assert_contains "[shrub, path nowhere] why names the file, the path and the host root" \
+  "$(json '[c for c in j["inventories"][0]["conditions"] if c["name"] == "shrub_controller"][0]["why"]')" \
+  "$H/sys/module/onload/parameters/shrub_controller_path names /opt/onload/sbin/shrub_controller, which does not exist under $H: every container that uses shrub_controller fails"
+assert_eq "[shrub, path nowhere] the client group 4242, mode 0660: required, a warning, per feature" \
+  "onload:4242:0660:True:warn zf:4242:0660:True:warn" \
+  "$(json '" ".join("%s:%s:%s:%s:%s" % (g["feature"], g["gid"], g["mode"], g["required"], g["state"]) for g in j["inventories"][0]["groups"])')"
+sim_shrub "$H" /usr/sbin/shrub_controller
+run_check --json
+assert_eq "[shrub, installed] exit 0, the condition met by the controller" "0 True ok $H/usr/sbin/shrub_controller" \
+  "$RC $(json '" ".join(str([c for c in j["inventories"][0]["conditions"] if c["name"] == "shrub_controller"][0][k]) for k in ("met","state","by"))')"
+assert_eq "[shrub, installed] /run/onload will be created when a container asks (both features)" \
+  "onload:True:info zf:True:info" \
+  "$(json '" ".join("%s:%s:%s" % (f["name"], e["create"], e["state"]) for f in j["inventories"][0]["features"] for e in f["entries"] if e["create_if"] == "shrub_controller")')"
+assert_eq "[shrub, installed] no group needed: gid 0" "info info" \
+  "$(json '" ".join(g["state"] for g in j["inventories"][0]["groups"])')"
+check "[shrub, installed] check created nothing" test ! -e "$H/run/onload"
+rm -f "$H"/sys/module/onload/parameters/shrub_controller_* "$H/usr/sbin/shrub_controller"
+[[ $HAD_SBIN == 1 ]] || rm -f "$H/sbin"
+
 # --- what makes it not ready ----------------------------------------------------
 echo "# --- not ready: no NIC"
 mv "$H/sys/bus/pci/devices/0000:01:00.0" "$T/nic"

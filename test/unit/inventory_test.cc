@@ -269,6 +269,7 @@ TEST_SUITE("inventory") {
     REQUIRE(inv.conditions.count("shrub_controller") == 1);
     CHECK(inv.conditions["shrub_controller"].exists_named_in ==
           std::vector<std::string>{"/sys/module/onload/parameters/shrub_controller_path"});
+    CHECK(inv.conditions["shrub_controller"].description.find("X3/X4") != std::string::npos);
     CHECK(inv.profiles["x4-shared"] == ocid::EnvList{{"EF_SHRUB_CONTROLLER", "0"}});
     CHECK(inv.profile_dirs == std::vector<std::string>{"/usr/libexec/onload/profiles",
                                                        "/opt/onload/usr/libexec/onload/profiles"});
@@ -332,13 +333,15 @@ TEST_SUITE("inventory") {
     };
     Inventory inv = MustParse(
         with(R"({"a":{"exists":"/x/y"},"b.c-1":{"exists":["/p","/q"],"exists_named_in":"/n",)"
-             R"("x-why":"comment"}})"));
+             R"("x-why":"comment","description":"what it means"}})"));
     REQUIRE(inv.conditions.size() == 2);
     CHECK(inv.conditions["a"].name == "a");
     CHECK(inv.conditions["a"].exists == std::vector<std::string>{"/x/y"});
     CHECK(inv.conditions["a"].exists_named_in.empty());
     CHECK(inv.conditions["b.c-1"].exists == std::vector<std::string>{"/p", "/q"});
     CHECK(inv.conditions["b.c-1"].exists_named_in == std::vector<std::string>{"/n"});
+    CHECK(inv.conditions["a"].description.empty());
+    CHECK(inv.conditions["b.c-1"].description == "what it means");
     CHECK(MustParse(WithFeature("{}")).conditions.empty());
 
     ExpectReject(with("[]"), "conditions", "must be an object");
@@ -352,6 +355,12 @@ TEST_SUITE("inventory") {
     ExpectReject(with(R"({"a":{"exists_named_in":["/x/../y"]}})"), "conditions.a.exists_named_in");
     ExpectReject(with(R"({"a":{"exists":"/x","exist":"/y"}})"), "conditions.a.exist",
                  "unknown key");
+    ExpectReject(with(R"({"a":{"exists":"/x","description":1}})"), "conditions.a.description",
+                 "must be a string");
+    ExpectReject(with(R"({"a":{"exists":"/x","description":")" + std::string(1025, 'd') + R"("}})"),
+                 "conditions.a.description", "at most 1024 bytes");
+    ExpectReject(with(R"({"a":{"description":"only words"}})"), "conditions.a",
+                 "needs \"exists\" or \"exists_named_in\"");
   }
 
   TEST_CASE("create_if: a declared condition on one plain directory source") {

@@ -1067,3 +1067,318 @@ TEST_CASE("check and root's writer: the same verdict, the same words, on every t
     }
   }
 }
+
+// --- conditions, groups and directories to create (issue 30) -----------------
+
+namespace {
+
+// The shipped shape: a condition whose file names a program, a directory
+// created when it is met, and a group read from two files.
+const char* kShared = R"({
+  "version": "1",
+  "activation_flag": "OCI_ONLOAD",
+  "driver_feature": ["onload"],
+  "conditions": {
+    "ctl": {"exists_named_in": ["/sys/module/m/parameters/ctl_path"],
+            "description": "the vendor's words on it"},
+    "plain": {"exists": ["/etc/plain", "/etc/plain2"]}
+  },
+  "inventory": {
+    "onload": {
+      "devices": ["onload"],
+      "directories": [{"source": "/run/ctl", "optional": true, "create_if": "ctl"}],
+      "groups": [{"gid_file": "/sys/module/m/parameters/client_gid",
+                  "mode_file": "/sys/module/m/parameters/client_mode",
+                  "default_mode": "0666", "optional": true}]
+    }
+  }
+})";
+
+FakeHost SharedHost() {
+  FakeHost h;
+  h.Chr("/dev/onload", 240, 0);
+  return h;
+}
+
+CheckReport SharedReport(const FakeHost& h, const std::string& root = "/") {
+  return ocid::BuildCheckReport("/etc/ocid.d", Set({Parse(kShared, kFile)}), h, root, Node());
+}
+
+const ocid::ConditionCheck& Condition(const CheckReport& r, const std::string& name) {
+  for (const auto& c : r.inventories.at(0).conditions)
+    if (c.name == name) return c;
+  FAIL("no condition " << name);
+  throw 0;
+}
+
+const ocid::EntryCheck& DirEntry(const CheckReport& r) {
+  for (const auto& e : Feature(r, "onload").entries)
+    if (e.category == "directories") return e;
+  FAIL("no directories entry");
+  throw 0;
+}
+
+}  // namespace
+
+TEST_CASE("check: conditions, met, not met, and a named path that does not exist") {
+  SUBCASE("nothing of it on the host: information, with the inventory's words") {
+    CheckReport r = SharedReport(SharedHost());
+    const auto& c = Condition(r, "ctl");
+    CHECK_FALSE(c.met);
+    CHECK(c.state == CheckState::kInfo);
+    CHECK(c.description == "the vendor's words on it");
+    REQUIRE(c.named_in.size() == 1);
+    CHECK(c.named_in[0].file == "/sys/module/m/parameters/ctl_path");
+    CHECK_FALSE(c.named_in[0].exists);
+    CHECK(c.named_in[0].names.empty());
+    CHECK(Contains(c.why, "not met"));
+    CHECK(Contains(c.why, "the vendor's words on it"));
+    const auto& p = Condition(r, "plain");
+    CHECK(p.tried == std::vector<std::string>{"/etc/plain", "/etc/plain2"});
+    CHECK(p.state == CheckState::kInfo);
+    CHECK(r.ready);
+    CHECK(r.inventories[0].state == CheckState::kOk);
+  }
+  SUBCASE("met: ok, by the path the file names") {
+    FakeHost h = SharedHost();
+    h.Content("/sys/module/m/parameters/ctl_path", "/usr/sbin/ctl\n").File("/usr/sbin/ctl");
+    h.File("/etc/plain2");
+    CheckReport r = SharedReport(h);
+    const auto& c = Condition(r, "ctl");
+    CHECK(c.met);
+    CHECK(c.state == CheckState::kOk);
+    CHECK(c.by == "/usr/sbin/ctl");
+    CHECK(c.named_in[0].exists);
+    CHECK(c.named_in[0].names == "/usr/sbin/ctl");
+    CHECK(c.named_in[0].names_exists);
+    CHECK(Condition(r, "plain").by == "/etc/plain2");
+    CHECK(r.ready);
+  }
+  SUBCASE("the file names a path that does not exist: a warning naming both") {
+    FakeHost h = SharedHost();
+    h.Content("/sys/module/m/parameters/ctl_path", "/sbin/ctl\n");
+    CheckReport r = SharedReport(h, "/host");
+    const auto& c = Condition(r, "ctl");
+    CHECK_FALSE(c.met);
+    CHECK(c.state == CheckState::kWarn);
+    CHECK(c.named_in[0].exists);
+    CHECK(c.named_in[0].names == "/sbin/ctl");
+    CHECK_FALSE(c.named_in[0].names_exists);
+    CHECK(c.why ==
+          "/sys/module/m/parameters/ctl_path names /sbin/ctl, which does not exist under /host: "
+          "every container that uses ctl fails (the vendor's words on it)");
+    // A warning: the node still serves what does not use it.
+    CHECK(r.inventories[0].state == CheckState::kWarn);
+    CHECK(r.ready);
+    const std::string t = ocid::CheckTable(r);
+    CHECK(Contains(t, "WARN  condition    ctl"));
+    nlohmann::json j = nlohmann::json::parse(ocid::CheckJson(r));
+    const auto& jc = j["inventories"][0]["conditions"][0];
+    CHECK(jc["name"] == "ctl");
+    CHECK(jc["met"] == false);
+    CHECK(jc["state"] == "warn");
+    CHECK(jc["by"] == "");
+    CHECK(jc["description"] == "the vendor's words on it");
+    CHECK(jc["named_in"][0] == nlohmann::json{{"file", "/sys/module/m/parameters/ctl_path"},
+                                              {"exists", true},
+                                              {"names", "/sbin/ctl"},
+                                              {"names_exists", false}});
+    CHECK(jc["tried"] == nlohmann::json::array());
+    CHECK(j["inventories"][0]["conditions"][1]["tried"] ==
+          nlohmann::json::array({"/etc/plain", "/etc/plain2"}));
+  }
+  SUBCASE("the file names no absolute path: a warning") {
+    FakeHost h = SharedHost();
+    h.Content("/sys/module/m/parameters/ctl_path", "ctl\n");
+    const auto& c = Condition(SharedReport(h), "ctl");
+    CHECK(c.state == CheckState::kWarn);
+    CHECK(Contains(c.why, "names no absolute path"));
+  }
+}
+
+TEST_CASE(
+    "check: a create_if directory: created when asked, or a warning when others can write it") {
+  SUBCASE("missing, condition not met: optional, skipped") {
+    const auto& e = DirEntry(SharedReport(SharedHost()));
+    CHECK(e.create_if == "ctl");
+    CHECK_FALSE(e.create);
+    CHECK(e.state == CheckState::kInfo);
+    CHECK(Contains(e.reason, "/run/ctl (condition ctl not met)"));
+  }
+  SUBCASE("missing, condition met: will be created (information)") {
+    FakeHost h = SharedHost();
+    h.Content("/sys/module/m/parameters/ctl_path", "/usr/sbin/ctl\n").File("/usr/sbin/ctl");
+    CheckReport r = SharedReport(h);
+    const auto& e = DirEntry(r);
+    CHECK(e.create);
+    CHECK(e.state == CheckState::kInfo);
+    CHECK(e.files.empty());
+    CHECK(Contains(e.reason, "/run/ctl will be created (root, 0755) when a container asks"));
+    CHECK(Feature(r, "onload").state == CheckState::kOk);
+    CHECK(r.ready);
+    CHECK(Contains(ocid::CheckTable(r), "INFO  directories  /run/ctl"));
+    nlohmann::json j = nlohmann::json::parse(ocid::CheckJson(r));
+    for (const auto& je : j["inventories"][0]["features"][0]["entries"]) {
+      if (je["category"] != "directories") {
+        CHECK(je["create_if"] == "");
+        CHECK(je["create"] == false);
+        continue;
+      }
+      CHECK(je["create_if"] == "ctl");
+      CHECK(je["create"] == true);
+    }
+  }
+  SUBCASE("existing, root's 0755: mounted, ok") {
+    FakeHost h = SharedHost();
+    h.Dir("/run/ctl");
+    const auto& e = DirEntry(SharedReport(h));
+    CHECK_FALSE(e.create);
+    CHECK(e.state == CheckState::kOk);
+  }
+  SUBCASE("existing, writable by group or others: a warning") {
+    for (unsigned perm : {0775u, 0757u}) {
+      CAPTURE(perm);
+      FakeHost h = SharedHost();
+      h.Dir("/run/ctl").Perm("/run/ctl", perm);
+      CheckReport r = SharedReport(h);
+      const auto& e = DirEntry(r);
+      CHECK(e.state == CheckState::kWarn);
+      CHECK(Contains(e.reason, "any local user could stand in for the service it serves"));
+      CHECK(Feature(r, "onload").state == CheckState::kWarn);
+      CHECK(r.ready);
+    }
+    // Sticky, as /tmp: what others write there they cannot replace.
+    FakeHost h = SharedHost();
+    h.Dir("/run/ctl").Perm("/run/ctl", 01777);
+    CHECK(DirEntry(SharedReport(h)).state == CheckState::kOk);
+  }
+}
+
+TEST_CASE("check: groups, as the planner reads them") {
+  const std::string gid = "/sys/module/m/parameters/client_gid";
+  const std::string mode = "/sys/module/m/parameters/client_mode";
+  auto group = [](const CheckReport& r) {
+    REQUIRE(r.inventories.at(0).groups.size() == 1);
+    return r.inventories[0].groups[0];
+  };
+  SUBCASE("no gid file, optional: information") {
+    const auto g = group(SharedReport(SharedHost()));
+    CHECK(g.feature == "onload");
+    CHECK(g.gid_file == gid);
+    CHECK(g.mode_file == mode);
+    CHECK_FALSE(g.gid_known);
+    CHECK(g.state == CheckState::kInfo);
+    CHECK(Contains(g.why, "not on this host"));
+  }
+  SUBCASE("gid 0: none") {
+    FakeHost h = SharedHost();
+    h.Content(gid, "0\n");
+    const auto g = group(SharedReport(h));
+    CHECK(g.gid_known);
+    CHECK(g.gid == 0);
+    CHECK(g.state == CheckState::kInfo);
+  }
+  SUBCASE("a gid, mode 0 falls back to the default 0666: not required") {
+    FakeHost h = SharedHost();
+    h.Content(gid, "4242\n").Content(mode, "0\n");
+    CheckReport r = SharedReport(h);
+    const auto g = group(r);
+    CHECK(g.gid == 4242);
+    CHECK(g.mode_known);
+    CHECK(g.mode == 0666);
+    CHECK_FALSE(g.required);
+    CHECK(g.state == CheckState::kInfo);
+    CHECK(Contains(g.why, "0666 admits others"));
+    nlohmann::json j = nlohmann::json::parse(ocid::CheckJson(r));
+    CHECK(j["inventories"][0]["groups"][0]["mode"] == "0666");
+    CHECK(j["inventories"][0]["groups"][0]["required"] == false);
+  }
+  SUBCASE("a gid and mode 0660 (432 in decimal): required, a warning") {
+    FakeHost h = SharedHost();
+    h.Content(gid, "4242\n").Content(mode, "432\n");
+    CheckReport r = SharedReport(h);
+    const auto g = group(r);
+    CHECK(g.mode == 0660);
+    CHECK(g.required);
+    CHECK(g.state == CheckState::kWarn);
+    CHECK(Contains(g.why, "hook-mode containers need --group-add 4242"));
+    CHECK(Contains(g.why, "supplementalGroups: [4242]"));
+    CHECK(r.inventories[0].state == CheckState::kWarn);
+    CHECK(r.ready);
+    CHECK(Contains(ocid::CheckTable(r), "WARN  group        4242 (onload)"));
+    nlohmann::json j = nlohmann::json::parse(ocid::CheckJson(r));
+    CHECK(j["inventories"][0]["groups"][0] == nlohmann::json{{"feature", "onload"},
+                                                             {"gid_file", gid},
+                                                             {"gid", 4242},
+                                                             {"mode_file", mode},
+                                                             {"mode", "0660"},
+                                                             {"required", true},
+                                                             {"state", "warn"},
+                                                             {"why", g.why}});
+  }
+  SUBCASE("a gid file that holds no number: fails, as every container that asks would") {
+    FakeHost h = SharedHost();
+    h.Content(gid, "onload_users\n");
+    CheckReport r = SharedReport(h);
+    const auto g = group(r);
+    CHECK_FALSE(g.gid_known);
+    CHECK(g.state == CheckState::kFail);
+    CHECK(Contains(g.why, "does not hold a decimal group id"));
+    CHECK_FALSE(r.ready);
+    nlohmann::json j = nlohmann::json::parse(ocid::CheckJson(r));
+    CHECK(j["inventories"][0]["groups"][0]["gid"].is_null());
+    CHECK(j["inventories"][0]["groups"][0]["mode"].is_null());
+    CHECK(Contains(ocid::CheckTable(r), "FAIL  group        ? (onload)"));
+  }
+}
+
+TEST_CASE("check: an inventory without conditions or groups reports none") {
+  CheckReport r = Report(Host(), Node());
+  CHECK(r.inventories[0].conditions.empty());
+  CHECK(r.inventories[0].groups.empty());
+  nlohmann::json j = nlohmann::json::parse(ocid::CheckJson(r));
+  CHECK(j["inventories"][0]["conditions"] == nlohmann::json::array());
+  CHECK(j["inventories"][0]["groups"] == nlohmann::json::array());
+}
+
+TEST_CASE("check: a current CDI spec mounting a create_if directory that is missing fails") {
+  FakeHost h = SharedHost();
+  h.Content("/sys/module/m/parameters/ctl_path", "/usr/sbin/ctl\n").File("/usr/sbin/ctl");
+  h.Dir("/run/ctl");
+  Inventory inv = Parse(kShared, kFile);
+  ocid::CdiSpec spec;
+  Error err;
+  // Written while the directory was there (cdi generate creates it).
+  REQUIRE(ocid::BuildCdiSpec(inv, h, "/", "/etc/cdi/oci-decorator-onload.json", &spec, &err));
+  REQUIRE(Contains(spec.json, "/run/ctl"));
+  NodeFacts n = Node();
+  n.engines.hooks.clear();
+  n.cdi_files.push_back({"/etc/cdi", "oci-decorator-onload.json", spec.json, {}});
+  auto report = [&](const FakeHost& host) {
+    return ocid::BuildCheckReport("/etc/ocid.d", Set({inv}), host, "/", n);
+  };
+  CheckReport r = report(h);
+  REQUIRE(r.inventories[0].cdi.size() == 1);
+  CHECK(r.inventories[0].cdi[0].state == "current");
+  CHECK(r.ready);
+
+  // After a reboot /run is empty: the same bytes, but every container fails.
+  FakeHost rebooted = h;
+  rebooted.Remove("/run/ctl");
+  r = report(rebooted);
+  CHECK(r.inventories[0].cdi[0].state == "missing_source");
+  const std::string& why = r.inventories[0].cdi[0].reason;
+  CHECK(Contains(why, "it mounts /run/ctl, which does not exist"));
+  CHECK(Contains(why, "`oci-decorator cdi generate`"));
+  CHECK(Contains(why, "`systemd-tmpfiles --create`"));
+  CHECK_FALSE(r.ready);
+  CHECK_FALSE(r.inventories[0].delivered);
+  CHECK(r.inventories[0].state == CheckState::kFail);
+  CHECK(Contains(ocid::CheckTable(r), "FAIL  cdi          /etc/cdi/oci-decorator-onload.json"));
+  nlohmann::json j = nlohmann::json::parse(ocid::CheckJson(r));
+  CHECK(j["inventories"][0]["cdi"][0]["state"] == "missing_source");
+
+  // Condition not met: nothing would be created, the spec is merely stale.
+  rebooted.Remove("/usr/sbin/ctl");
+  CHECK(report(rebooted).inventories[0].cdi[0].state == "stale");
+}

@@ -88,6 +88,18 @@ PreloadFile PreloadFileFor(const ClusterResource& r, const std::string& cdi_dir)
   return f;
 }
 
+std::string SupplementalGroupsNote(const ClusterResource& r, AllocateMode mode) {
+  if (mode != AllocateMode::kMounts || !r.healthy || r.k8s_name.empty() ||
+      r.delivery.additional_gids.empty())
+    return "";
+  std::string gids;
+  for (uint32_t g : r.delivery.additional_gids)
+    gids += (gids.empty() ? "" : ", ") + std::to_string(g);
+  return r.k8s_name + ": pods need securityContext.supplementalGroups: [" + gids +
+         "] (the --allocate mounts answer cannot add groups; the host's service admits only "
+         "them; --allocate cdi or both carries them in the CDI spec)";
+}
+
 const ClusterResource* FindK8sResource(const ClusterView& view, const std::string& k8s_name) {
   for (const ClusterResource& r : view.resources)
     if (!r.k8s_name.empty() && r.k8s_name == k8s_name) return &r;

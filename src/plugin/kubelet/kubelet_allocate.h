@@ -111,4 +111,12 @@ grpc::Status BuildAllocateResponse(const std::string& resource, const ClusterRes
                                    std::string* note = nullptr,
                                    const std::string& preload_file = "");
 
+// What a mounts answer cannot carry: the device plugin API has no field
+// for a container's groups, so a healthy resource whose delivery needs
+// supplementary groups (Delivery::additional_gids, the plan's required
+// groups) answered with --allocate mounts reaches its service only when the
+// pod adds them. The log line that says so ("" when nothing is missing: no
+// group, or a cdi/both answer, whose CDI spec carries them).
+std::string SupplementalGroupsNote(const ClusterResource& r, AllocateMode mode);
+
 }  // namespace ocid

@@ -259,6 +259,7 @@ class KubeletPlugin {
   Registrar registrar_;
   KubeletDirLock lock_;
   int dir_watch_ = -1;
+  uint64_t groups_said_ = 0;  // the view generation SupplementalGroupsNote last logged
   bool said_waiting_ = false;
   bool said_no_kubelet_ = false;
   bool said_health_error_ = false;
@@ -451,7 +452,15 @@ void KubeletPlugin::Restart(const std::string& resource, Served* s) {
 // whose socket the kubelet deleted. Only in a directory this instance owns.
 void KubeletPlugin::Reconcile() {
   if (dir_watch_ < 0 || !lock_.held()) return;
-  ClusterView view = watch_.View();
+  uint64_t generation = 0;
+  ClusterView view = watch_.View(&generation);
+  // Once per view: what the answers cannot carry.
+  if (generation != groups_said_) {
+    groups_said_ = generation;
+    for (const ClusterResource& r : view.resources)
+      if (std::string note = SupplementalGroupsNote(r, k8s_.allocate); !note.empty())
+        log::Warn(note);
+  }
   std::set<std::string> wanted;
   for (const ClusterResource& r : view.resources)
     if (!r.k8s_name.empty()) wanted.insert(r.k8s_name);

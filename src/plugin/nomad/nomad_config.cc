@@ -286,6 +286,7 @@ PluginOptions WatchOptions(const NomadConfig& cfg, const PluginOptions& base) {
   o.host_path_root = cfg.host_path_root;
   o.recheck_seconds = static_cast<int>(cfg.fingerprint_period.count());
   o.profile = cfg.profile;
+  o.create_planned_dirs = true;
   return o;
 }
 

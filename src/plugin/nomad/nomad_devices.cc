@@ -119,6 +119,15 @@ std::vector<NomadGroup> NomadGroups(const ClusterView& view, const NomadConfig& 
     g.attributes["features"] = Join(r.features, ",");
     g.attributes["inventory"] = r.inventory;
     if (!r.cdi_device.empty()) g.attributes["cdi_device"] = r.cdi_device;
+    // Host facts for constraints: the inventory's conditions met here
+    // (set_contains; absent when none is), and the groups a task's user must be in, which a
+    // reservation cannot carry.
+    if (!r.met_conditions.empty()) g.attributes["conditions"] = Join(r.met_conditions, ",");
+    if (!r.delivery.additional_gids.empty()) {
+      std::vector<std::string> gids;
+      for (uint32_t gid : r.delivery.additional_gids) gids.push_back(std::to_string(gid));
+      g.attributes["additional_gids"] = Join(gids, ",");
+    }
     AddNicAttributes(r, &g);
     groups.push_back(std::move(g));
   }

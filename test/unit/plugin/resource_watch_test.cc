@@ -236,3 +236,40 @@ TEST_CASE("resource watch: two paths to one directory share a watch; both's name
   CHECK(WaitHealth(w, "example.com/t", false));
   w.Stop();
 }
+
+TEST_CASE("resource watch: Nomad mode creates the directories its resources' plans create") {
+  ocid::test::TempTree t;
+  t.File("host/tool", "x");
+  t.File("host/marker", "");
+  t.File("conf/t.json", R"({"version": "1", "activation_flag": "OCI_T",
+    "cdi_kind": "example.com/watch", "driver_feature": ["t"],
+    "conditions": {"c": {"exists": "/marker"}},
+    "inventory": {"t": {"binaries": ["/tool"],
+      "directories": [{"source": "/run/ctl", "optional": true, "create_if": "c"}]}}})");
+  ocid::PluginOptions opts;
+  opts.config_dir = t / "conf";
+  opts.host_root = t / "host";
+  opts.recheck_seconds = 3600;
+  const std::string dir = t / "host/run/ctl";
+  {
+    // Kubernetes (and `resources`) create nothing.
+    ResourceWatch w(opts);
+    ocid::Error err;
+    REQUIRE_MESSAGE(w.Start(&err), err.Line());
+    CHECK(Find(w.View(), "example.com/t")->healthy);
+    CHECK_FALSE(std::filesystem::exists(dir));
+    w.Stop();
+  }
+  opts.create_planned_dirs = true;
+  ResourceWatch w(opts);
+  ocid::Error err;
+  REQUIRE_MESSAGE(w.Start(&err), err.Line());
+  const auto* r = Find(w.View(), "example.com/t");
+  REQUIRE(r);
+  CHECK(r->healthy);
+  struct stat st {};
+  REQUIRE(::stat(dir.c_str(), &st) == 0);
+  CHECK(S_ISDIR(st.st_mode));
+  CHECK((st.st_mode & 07777) == 0755);
+  w.Stop();
+}
