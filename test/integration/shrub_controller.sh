@@ -1,0 +1,217 @@
+#!/bin/bash
+# Onload's shrub controller (X3/X4 queue sharing) end to end, against the
+# SIMULATED Onload install with a shrub controller (sim_shrub) and the
+# stand-in controller (test/standins/shrub_standin.c, OCID_SHRUB_STANDIN)
+# listening at <host-root>/run/onload/controller-0/shrub_config. Containers
+# run the stand-in's client (`request --data`, what libonload does) on
+# /run/onload/controller-0/shrub_config.
+#   1. no controller (plain install): no /run/onload mount, nothing created
+#      on the host, the container runs as before;
+#   2. hook (runc): the controller appears after the container started: the
+#      hook created <host-root>/run/onload (root 0755); inside it is a
+#      read-only mount, writes fail; connect() through it reaches the
+#      controller started later, and its data socket;
+#   3. a container started after the controller connects at once;
+#   4. shrub_controller_path naming an absent file: no mount, nothing created;
+#   5. client group (0660): uid 1000 without the group is told by `plan` and
+#      the hook's log (once) and refused (EACCES); with the group it
+#      connects; the default mode needs no group;
+#   7. fail closed: <host-root>/run writable by all, not sticky: a container
+#      that asks is refused with the writer's line, nothing created; one
+#      that does not ask runs.
+# After the hook sections the host mount table is the one at the start.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+it_setup lib64
+
+STANDIN=${OCID_SHRUB_STANDIN:-}
+[[ -n $STANDIN && -x $STANDIN ]] || die "OCID_SHRUB_STANDIN=$STANDIN is not executable (built by test/integration)"
+# Static: the client runs in every container from the image.
+install -m 0755 "$STANDIN" "$BASE_ROOTFS/usr/bin/shrub_standin"
+SOCK=/run/onload/controller-0/shrub_config
+REQ="shrub_standin request --data $SOCK"
+
+# shrub_host NAME [PATH_VALUE] [CLIENT_GID] [MODE_DEC]: a copy of the plain
+# simulated install with sim_shrub's module parameters and program. Sets SH.
+shrub_host() {
+  SH=$T/$1
+  cp -a "$HOST_ROOT" "$SH" || die "cannot copy $HOST_ROOT"
+  sim_shrub "$SH" "${@:2}"
+}
+
+# standin_start HOSTROOT [serve options...]: the stand-in controller 0 on the
+# host, until READY. standin_stop: SIGTERM, wait (it unlinks its sockets).
+# STANDIN_OUT: its output (standin_out prints it).
+STANDIN_PID=
+STANDIN_OUT=
+standin_start() {
+  local hr=$1; shift
+  STANDIN_OUT=$T/logs/standin-$RANDOM.out
+  "$STANDIN" serve "$hr/run/onload" 0 "$@" >"$STANDIN_OUT" 2>&1 &
+  STANDIN_PID=$!
+  for _ in $(seq 1 100); do grep -q '^READY' "$STANDIN_OUT" && return 0; sleep 0.05; done
+  die "the stand-in controller did not get ready: $(cat "$STANDIN_OUT")"
+}
+standin_stop() {
+  [[ -n $STANDIN_PID ]] || return 0
+  kill -TERM "$STANDIN_PID" 2>/dev/null
+  wait "$STANDIN_PID" 2>/dev/null
+  STANDIN_PID=
+  return 0
+}
+it_add_cleanup standin_stop
+standin_out() { cat "$STANDIN_OUT"; }
+
+# plan_of HOSTROOT: `oci-decorator plan` of the bundle $B against HOSTROOT.
+plan_of() { "$OCID_BIN" --host-root "$1" --config-dir "$CONF_DIR" plan --bundle "$B" 2>/dev/null; }
+# onload_mounts: the plan's mounts at /run/onload (JSON lines) from stdin.
+onload_mounts() { jq -c '.mounts[] | select(.target == "/run/onload")'; }
+# hook_log_jq FILE: a jq filter adding --log-file FILE to the bundle's hooks.
+hook_log_jq() {
+  printf '.hooks |= with_entries(.value |= map(.args |= (.[:-2] + ["--log-file", "%s"] + .[-2:])))' "$1"
+}
+# user_jq [GIDS_JSON]: the process runs as uid/gid 1000 (with additionalGids).
+user_jq() { printf '.process.user = ({uid: 1000, gid: 1000} + (if %s == null then {} else {additionalGids: %s} end))' "${1:-null}" "${1:-null}"; }
+
+# --- 1. no controller ------------------------------------------------------------------
+echo "# --- 1. plain install (no shrub controller)"
+make_bundle none --env OCI_ONLOAD=all -- "$REQ; echo DONE"
+plan=$(plan_of "$HOST_ROOT")
+assert_eq "[none] the plan has no /run/onload mount" "" "$(onload_mounts <<<"$plan")"
+assert_contains "[none] the plan says why it was skipped" "$(jq -r '.skipped[]' <<<"$plan")" \
+  "$HOST_ROOT/run/onload (condition shrub_controller not met)"
+run_container
+assert_eq "[none] the container runs (runc exit 0)" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+assert_contains "[none] there is no controller socket inside" "$OUT" "ERROR connect: ENOENT"
+assert_contains "[none] the container ran to the end" "$OUT" "DONE"
+check_not "[none] nothing created under <host-root>/run" test -e "$HOST_ROOT/run"
+
+# --- 2. hook: the controller appears after the container started -----------------------
+echo "# --- 2. hook, controller started after the container"
+shrub_host host-shrub
+H=$SH
+check_not "[later] <host-root>/run/onload is absent before the container" test -e "$H/run/onload"
+make_bundle later --host-root "$H" --env OCI_ONLOAD=all -- 'sleep 60'
+plan=$(plan_of "$H")
+assert_eq "[later] plan: /run/onload ro,nosuid,nodev, to be created" \
+  '{"source":"/run/onload","flags":["bind","ro","nosuid","nodev","private"],"create":true}' \
+  "$(onload_mounts <<<"$plan" | jq -c '{source, flags, create}' | sort -u)"
+IT_IDS+=("$CID")
+runc --root "$RUNC_ROOT" run -d --bundle "$B" "$CID" </dev/null >"$B/out" 2>"$B/err"
+assert_eq "[later] runc run -d succeeds" 0 "$?"
+check "[later] the container is running" wait_running "$CID"
+LATER=$CID
+assert_eq "[later] the hook created <host-root>/run/onload: a directory, root, 0755" "directory 0:0 755" \
+  "$(stat -c '%F %u:%g %a' "$H/run/onload" 2>&1)"
+inside() { runc --root "$RUNC_ROOT" exec "$LATER" sh -c "$1" 2>&1; }
+opts=$(inside "awk '\$5 == \"/run/onload\" {print \$6}' /proc/self/mountinfo")
+assert_match "[later] /run/onload is a read-only mount inside (${opts:-not a mount})" "$opts" '^ro(,|$)'
+assert_eq "[later] /run/onload is empty inside" "" "$(inside 'ls -A /run/onload')"
+assert_contains "[later] writing into /run/onload fails (EROFS)" "$(inside 'touch /run/onload/x')" \
+  "Read-only file system"
+check_not "[later] nothing was written on the host" test -e "$H/run/onload/x"
+assert_contains "[later] before the controller: ENOENT" "$(inside "$REQ")" "ERROR connect: ENOENT"
+standin_start "$H"
+got=$(inside "$REQ")
+assert_contains "[later] the controller started later answers from inside: REPLY 1" "$got" "REPLY 1"
+assert_contains "[later] ... and its data socket shrub-1: DATA token=1" "$got" "DATA token=1"
+assert_contains "[later] the stand-in got libonload's request (version 8, CREATE_HWPORT)" "$(standin_out)" \
+  "REQUEST socket=shrub_config version=8 command=1 buffers=32 peer_uid=0"
+
+# --- 3. a container started after the controller ---------------------------------------
+echo "# --- 3. a container started after the controller"
+make_bundle after --host-root "$H" --env OCI_ONLOAD=all -- "$REQ; echo DONE"
+run_container
+assert_eq "[after] the container runs (runc exit 0)" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+assert_contains "[after] it connects at once: REPLY 1" "$OUT" "REPLY 1"
+assert_contains "[after] ... DATA token=1" "$OUT" "DATA token=1"
+runc --root "$RUNC_ROOT" kill "$LATER" KILL >/dev/null 2>&1
+for _ in $(seq 1 50); do
+  [[ $(runc --root "$RUNC_ROOT" state "$LATER" 2>/dev/null | jq -r .status) == stopped ]] && break
+  sleep 0.1
+done
+check "[later] runc delete succeeds (poststop)" runc --root "$RUNC_ROOT" delete "$LATER"
+assert_state_dir_empty "[later] after both containers"
+assert_host_mounts_unchanged "[later] after both containers"
+
+# --- 4. a controller path pointing nowhere ---------------------------------------------
+echo "# --- 4. shrub_controller_path names an absent file"
+shrub_host host-nowhere /opt/onload/sbin/shrub_controller
+make_bundle nowhere --host-root "$SH" --env OCI_ONLOAD=all -- "$REQ; echo DONE"
+plan=$(plan_of "$SH")
+assert_eq "[nowhere] the plan has no /run/onload mount" "" "$(onload_mounts <<<"$plan")"
+run_container
+assert_eq "[nowhere] the container runs (runc exit 0)" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+assert_contains "[nowhere] no controller socket inside" "$OUT" "ERROR connect: ENOENT"
+check_not "[nowhere] nothing created under <host-root>/run" test -e "$SH/run"
+
+# --- 5. the client group (hook) --------------------------------------------------------
+echo "# --- 5. client group 4242, client mode 0660 (sysfs: 432)"
+standin_stop
+sim_shrub "$H" "" 4242 432
+standin_start "$H" --uid 65534 --gid 65534 --client-gid 4242 --client-mode 660
+make_bundle nogroup --host-root "$H" --env OCI_ONLOAD=all \
+  --jq "$(user_jq) | $(hook_log_jq "$T/logs/nogroup.log")" -- "$REQ; echo DONE"
+plan=$(plan_of "$H")
+assert_contains "[0660, no group] plan warns: --group-add 4242" "$(jq -r '.warnings[]?' <<<"$plan")" \
+  "start it with --group-add 4242"
+assert_eq "[0660, no group] plan: group 4242 mode 0660, required, not present" '{"gid":4242,"mode":"0660","required":true,"present":false}' \
+  "$(jq -c '.groups[] | {gid, mode, required, present}' <<<"$plan" | sort -u)"
+run_container
+assert_eq "[0660, no group] the container runs (runc exit 0)" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+assert_contains "[0660, no group] uid 1000 without the group: EACCES" "$OUT" "ERROR connect: EACCES"
+assert_eq "[0660, no group] the hook's log has the --group-add line once" 1 \
+  "$(grep -c -- 'start it with --group-add 4242' "$T/logs/nogroup.log" 2>/dev/null)"
+
+make_bundle group --host-root "$H" --env OCI_ONLOAD=all \
+  --jq "$(user_jq '[4242]') | $(hook_log_jq "$T/logs/group.log")" -- "$REQ; echo DONE"
+plan=$(plan_of "$H")
+assert_not_contains "[0660, group] plan: no --group-add warning" "$(jq -r '.warnings[]?' <<<"$plan")" "--group-add"
+assert_eq "[0660, group] plan: the group is present" true "$(jq -c '[.groups[].present] | all' <<<"$plan")"
+run_container
+assert_eq "[0660, group] the container runs (runc exit 0)" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+assert_contains "[0660, group] uid 1000 with group 4242 connects: REPLY" "$OUT" "REPLY 1"
+assert_contains "[0660, group] ... DATA token=1" "$OUT" "DATA token=1"
+assert_eq "[0660, group] the hook's log has no --group-add line" 0 \
+  "$(grep -c -- '--group-add' "$T/logs/group.log" 2>/dev/null)"
+assert_contains "[0660, group] the stand-in saw uid 1000" "$(standin_out)" "peer_uid=1000"
+
+echo "# --- 5. client group 4242, default client mode (sysfs: 0)"
+standin_stop
+sim_shrub "$H" "" 4242 0
+standin_start "$H" --uid 65534 --gid 65534 --client-gid 4242
+make_bundle defmode --host-root "$H" --env OCI_ONLOAD=all \
+  --jq "$(user_jq) | $(hook_log_jq "$T/logs/defmode.log")" -- "$REQ; echo DONE"
+plan=$(plan_of "$H")
+assert_not_contains "[default mode] plan: no --group-add warning" "$(jq -r '.warnings[]?' <<<"$plan")" "--group-add"
+assert_eq "[default mode] plan: group 4242 mode 0666, not required" '{"gid":4242,"mode":"0666","required":false}' \
+  "$(jq -c '.groups[]? | {gid, mode, required}' <<<"$plan" | sort -u)"
+run_container
+assert_eq "[default mode] the container runs (runc exit 0)" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+assert_contains "[default mode] uid 1000 without the group connects: REPLY" "$OUT" "REPLY 1"
+assert_eq "[default mode] the hook's log has no --group-add line" 0 \
+  "$(grep -c -- '--group-add' "$T/logs/defmode.log" 2>/dev/null)"
+standin_stop
+
+# --- 7. fail closed --------------------------------------------------------------------
+echo "# --- 7. <host-root>/run writable by all, not sticky"
+shrub_host host-open
+mkdir "$SH/run" && chmod 0777 "$SH/run"
+make_bundle open --host-root "$SH" --env OCI_ONLOAD=all -- 'echo SHOULD-NOT-RUN'
+run_container
+check_not "[open /run] the asking container is refused" test "$RC" -eq 0
+assert_not_contains "[open /run] its process never ran" "$OUT" "SHOULD-NOT-RUN"
+assert_contains "[open /run] runc shows the writer's line" "$ERR" \
+  "refused: not creating directory /run/onload: directory /run is writable by others and not sticky (owner 0, mode 0777)"
+check_not "[open /run] nothing created" test -e "$SH/run/onload"
+make_bundle open-notasked --host-root "$SH" -- 'echo RAN'
+run_container
+assert_eq "[open /run] a container that did not ask runs" "0 RAN" "$RC $OUT"
+assert_state_dir_empty "[open /run] after both"
+
+it_finish
