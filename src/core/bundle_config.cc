@@ -325,6 +325,20 @@ bool MapToHost(const std::vector<IdMapping>& mappings, uint32_t id, uint32_t* ho
   return false;
 }
 
+bool MapToContainer(const std::vector<IdMapping>& mappings, uint32_t host, uint32_t* id) {
+  if (mappings.empty()) {
+    *id = host;
+    return true;
+  }
+  for (const auto& m : mappings) {
+    if (host >= m.host_id && host - m.host_id < m.size) {
+      *id = m.container_id + (host - m.host_id);
+      return true;
+    }
+  }
+  return false;
+}
+
 bool EnvEntryIs(std::string_view entry, std::string_view name, std::string_view* value) {
   if (entry.size() < name.size() || entry.substr(0, name.size()) != name) return false;
   if (entry.size() == name.size()) {  // "NAME" without '=': present, empty

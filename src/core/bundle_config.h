@@ -80,6 +80,10 @@ struct BundleConfig {
 // The host id of container id `id` through `mappings`; false when no entry
 // maps it. An empty list is the identity (no user namespace).
 bool MapToHost(const std::vector<IdMapping>& mappings, uint32_t id, uint32_t* host);
+// The inverse: the container id that host id `host` is through `mappings`
+// (the first entry covering it); false when none does. An empty list is the
+// identity.
+bool MapToContainer(const std::vector<IdMapping>& mappings, uint32_t host, uint32_t* id);
 
 // `where` names the file in errors (the config.json path). With an
 // `interest`, env and annotations hold only the entries it names (the hook

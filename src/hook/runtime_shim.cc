@@ -21,6 +21,7 @@
 #include "engine_files.h"
 #include "exit_codes.h"
 #include "files.h"
+#include "host_dirs.h"
 #include "log.h"
 #include "log_setup.h"
 #include "options.h"
@@ -72,7 +73,7 @@ std::string Rfc3339Now() {
   return buf;
 }
 
-std::string Summary(const Plan& plan) {
+std::string Summary(const Plan& plan, const std::vector<uint32_t>& added_gids) {
   size_t devices = 0;
   for (const auto& m : plan.mounts)
     if (m.type == FileType::kCharDevice || m.type == FileType::kBlockDevice) ++devices;
@@ -86,6 +87,7 @@ std::string Summary(const Plan& plan) {
   for (const auto& p : plan.preload) s += ", LD_PRELOAD " + p;
   for (const auto& a : plan.activated)
     if (!a.profile.empty()) s += ", profile " + a.profile;
+  for (uint32_t g : added_gids) s += ", group " + std::to_string(g);
   return s;
 }
 
@@ -160,6 +162,7 @@ class RuntimeShim::Impl {
       return true;
     }
     Plan plan;
+    SpecEditNotes notes;
     std::string bytes = c.config_bytes;
     {
       std::unique_ptr<HostRootView> host;
@@ -174,14 +177,24 @@ class RuntimeShim::Impl {
         OCID_DEBUG("container " + c.state.id + ": not activated");
         return true;
       }
-      std::vector<std::string> kept;
-      if (!EditSpec(plan, host->root_path(), &bytes, err, &kept)) {
+      // The directories an inventory creates (create_if), on the host
+      // through root's writer (host_dirs.h), before runc reads config.json
+      // and binds them; a refused walk refuses the container.
+      if (!CreateDirectories(c.state.id, *host, &plan, err)) return false;
+      if (!EditSpec(plan, host->root_path(), &bytes, err, &notes)) {
         if (err->path == kConfigName) err->path = c.config_path;
         return false;
       }
-      if (!kept.empty()) {
+      for (const auto& w : notes.warnings) {
+        std::string line = Printable("container " + c.state.id + ": " + w);
+        log::Fields f;
+        f.container_id = Printable(c.state.id);
+        log::Write(log::Level::kWarn, line, f);
+        RuntimeLog("warning", line);
+      }
+      if (!notes.kept_env.empty()) {
         std::string names;
-        for (const auto& k : kept) names += (names.empty() ? "" : " ") + k;
+        for (const auto& k : notes.kept_env) names += (names.empty() ? "" : " ") + k;
         std::string line = "container " + c.state.id +
                            ": profile variables the container sets "
                            "itself kept at its values: " +
@@ -193,13 +206,30 @@ class RuntimeShim::Impl {
     // Replaced atomically, never through a symlink: the shim writes nowhere
     // but the bundle directory.
     if (bytes != c.config_bytes && !ReplaceBundleFile(c.config_path, bytes, err)) return false;
-    std::string line =
-        "container " + c.state.id + ": edited " + c.config_path + ": " + Summary(plan);
+    std::string line = "container " + c.state.id + ": edited " + c.config_path + ": " +
+                       Summary(plan, notes.added_gids);
     log::Fields f = planned_;
     f.decision = "applied";
     f.stage = "create";
     log::Write(log::Level::kInfo, line, f);
     RuntimeLog("info", line);
+    return true;
+  }
+
+  // Makes the plan's create_if directories on the host, one info line each
+  // (as the hook does), in the shim's log and the runtime's.
+  bool CreateDirectories(const std::string& id, const HostRootView& host, Plan* plan,
+                         Error* err) const {
+    std::vector<std::string> created;
+    if (!CreatePlannedDirectories(host.fd(), plan, &created, err)) return false;
+    for (const auto& path : created) {
+      log::Fields f;
+      f.container_id = Printable(id);
+      std::string line =
+          Printable("container " + id + ": created " + path + " (root, 0755) on the host");
+      log::Write(log::Level::kInfo, line, f);
+      RuntimeLog("info", line);
+    }
     return true;
   }
 

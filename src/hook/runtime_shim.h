@@ -17,8 +17,10 @@
 // Threat model: the shim runs as root with the engine's arguments and the
 // container's config.json. It execs nothing but the configured runtime (an
 // absolute path), never reads the rootfs, and writes only the bundle's
-// config.json (atomically, never through a symlink) and lines in the
-// runtime's own --log file.
+// config.json (atomically, never through a symlink), lines in the
+// runtime's own --log file and, for a container that asks, an inventory's
+// create_if directory on the host (root, 0755, through root's writer:
+// host_dirs.h), as the hook does.
 #pragma once
 #include <sys/types.h>
 

@@ -5,8 +5,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "bundle_config.h"
 #include "path_text.h"
 
 namespace ocid {
@@ -60,14 +63,22 @@ bool IntIs(const ordered* v, int64_t n) {
   return v->get<int64_t>() == n;
 }
 
+// An unsigned 32-bit member of an id mapping.
+bool MappingField(const ordered& e, const char* key, uint32_t* out) {
+  const ordered* v = Field(e, key);
+  if (!v || !v->is_number_unsigned() || v->get<uint64_t>() > UINT32_MAX) return false;
+  *out = static_cast<uint32_t>(v->get<uint64_t>());
+  return true;
+}
+
 class Editor {
  public:
-  Editor(const Plan& plan, const std::string& host_root, std::vector<std::string>* kept, Error* err)
-      : plan_(plan), host_root_(host_root), kept_(kept), err_(err) {}
+  Editor(const Plan& plan, const std::string& host_root, SpecEditNotes* notes, Error* err)
+      : plan_(plan), host_root_(host_root), notes_(notes), err_(err) {}
 
   bool Run(ordered* spec) {
     return AddMounts(spec) && AddDevices(spec) && AddDeviceRules(spec) && AddPreload(spec) &&
-           AddProfileEnv(spec);
+           AddProfileEnv(spec) && AddGroups(spec);
   }
 
  private:
@@ -236,7 +247,7 @@ class Editor {
     }
     for (const auto& [k, v] : plan_.env) {
       if (std::find(own.begin(), own.end(), k) != own.end()) {
-        if (kept_) kept_->push_back(k);
+        notes_->kept_env.push_back(k);
         continue;
       }
       env->push_back(k + "=" + v);
@@ -244,9 +255,77 @@ class Editor {
     return true;
   }
 
+  // How a host gid is seen in the container, as ProcessOnHost judges the
+  // other way (container_plan.h): through linux.gidMappings when there are
+  // any; a user namespace without them (a joined one) maps nothing known;
+  // otherwise the identity. *mapped false: no container gid is that group.
+  bool ContainerGid(const ordered& spec, uint32_t host, uint32_t* inside, bool* mapped) {
+    const ordered* lx = Field(spec, "linux");
+    const ordered* ns = lx ? Field(*lx, "namespaces") : nullptr;
+    const ordered* m = lx ? Field(*lx, "gidMappings") : nullptr;
+    bool user_namespace = false;
+    if (ns && ns->is_array())
+      for (const auto& n : *ns)
+        if (StringIs(Field(n, "type"), "user")) user_namespace = true;
+    std::vector<IdMapping> mappings;
+    if (m && !m->is_null()) {
+      if (!m->is_array()) return Fail(err_, "\"linux.gidMappings\" is not an array", kWhere);
+      for (const auto& e : *m) {
+        IdMapping im;
+        if (!MappingField(e, "containerID", &im.container_id) ||
+            !MappingField(e, "hostID", &im.host_id) || !MappingField(e, "size", &im.size))
+          return Fail(err_, "\"linux.gidMappings\" has an entry that is not an id mapping", kWhere);
+        mappings.push_back(im);
+      }
+    }
+    *mapped = !(user_namespace && mappings.empty()) && MapToContainer(mappings, host, inside);
+    return true;
+  }
+
+  // Each required group the process lacks (the plan says, on the host), as
+  // the container's gid, once, unless it is the primary gid.
+  bool AddGroups(ordered* spec) {
+    std::vector<const GroupOp*> wanted;
+    for (const auto& g : plan_.groups)
+      if (g.required && !g.present) wanted.push_back(&g);
+    if (wanted.empty()) return true;
+    auto pit = spec->find("process");
+    if (pit == spec->end() || !pit->is_object())
+      return Fail(err_, "no \"process\" object to add groups to", kWhere);
+    ordered* user = nullptr;
+    if (!Member(&*pit, "user", true, "process.user", &user, err_)) return false;
+    std::optional<uint32_t> primary;
+    if (uint32_t g = 0; MappingField(*user, "gid", &g)) primary = g;
+    ordered* gids = nullptr;
+    for (const GroupOp* g : wanted) {
+      uint32_t inside = 0;
+      bool mapped = false;
+      if (!ContainerGid(*spec, g->gid, &inside, &mapped)) return false;
+      const std::string gid = std::to_string(g->gid);
+      if (!mapped) {
+        notes_->warnings.push_back(
+            "group " + gid + " (" + g->gid_file +
+            ") not added to process.user.additionalGids: the container's user namespace does "
+            "not map it; what needs the group fails with EACCES (Onload: stacks with "
+            "EF_SHRUB_CONTROLLER)");
+        continue;
+      }
+      if (primary == inside) continue;
+      if (!gids &&
+          !Member(user, "additionalGids", false, "process.user.additionalGids", &gids, err_))
+        return false;
+      bool present = false;
+      for (const auto& e : *gids) present = present || IntIs(&e, inside);
+      if (present) continue;
+      gids->push_back(inside);
+      notes_->added_gids.push_back(inside);
+    }
+    return true;
+  }
+
   const Plan& plan_;
   const std::string& host_root_;
-  std::vector<std::string>* kept_;
+  SpecEditNotes* notes_;
   Error* err_;
 };
 
@@ -263,20 +342,20 @@ std::string Dump(const ordered& spec, const std::string& original) {
 }  // namespace
 
 bool EditSpec(const Plan& plan, const std::string& host_root_path, std::string* config_json,
-              Error* err, std::vector<std::string>* kept_env) {
+              Error* err, SpecEditNotes* notes) {
   ordered spec = ordered::parse(*config_json, nullptr, /*allow_exceptions=*/false);
   if (spec.is_discarded()) return Fail(err, "not valid JSON", kWhere);
   if (!spec.is_object()) return Fail(err, "not a JSON object", kWhere);
-  std::vector<std::string> kept;
-  Editor editor(plan, host_root_path, &kept, err);
+  SpecEditNotes edit_notes;
+  Editor editor(plan, host_root_path, &edit_notes, err);
   if (!editor.Run(&spec)) return false;
-  if (kept_env) *kept_env = std::move(kept);
   try {
     *config_json = Dump(spec, *config_json);
   } catch (const nlohmann::json::exception& e) {
     // A host path that is not UTF-8 cannot be written as JSON.
     return Fail(err, std::string("cannot write the edited config.json: ") + e.what(), kWhere);
   }
+  if (notes) *notes = std::move(edit_notes);
   return true;
 }
 

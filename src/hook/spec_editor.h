@@ -16,6 +16,15 @@
 //                             container's own value (space separated), or set;
 //                             the profile's variables (Plan::env), except those
 //                             the container sets itself: its own value wins
+//   process.user.additionalGids
+//                             each required group the process lacks
+//                             (GroupOp::required && !present), appended once,
+//                             not when it is process.user.gid; the array is
+//                             created when absent. With a user namespace the
+//                             gid is the container's through linux.gidMappings;
+//                             a group no mapping covers is not added, with a
+//                             warning (not a refusal: the container may never
+//                             use what needs it)
 //
 // Everything else is kept as it was, key order included. Editing twice adds
 // nothing the second time. A path the container already mounts (or lists as
@@ -25,6 +34,7 @@
 // The rootfs is never looked at: runc resolves mount destinations inside it
 // safely (securejoin) and creates the device nodes itself.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,13 +43,22 @@
 
 namespace ocid {
 
+// What an edit left out or added, for the shim's log.
+struct SpecEditNotes {
+  // Profile variables left alone because the container sets them itself.
+  std::vector<std::string> kept_env;
+  // Container gids this edit appended to process.user.additionalGids.
+  std::vector<uint32_t> added_gids;
+  // One line per required group the container's user namespace does not map.
+  std::vector<std::string> warnings;
+};
+
 // `host_root_path` is the absolute host root the plan's paths are relative
 // to ("/" or, for a simulated install, its directory), as resolved by
 // HostRootView. `config_json` holds config.json on entry and the edited
-// config.json on success; on failure it is left unchanged. `kept_env`, when
-// given, receives the profile variables left alone because the container
-// sets them itself.
+// config.json on success; on failure it is left unchanged. `notes`, when
+// given, receives what the edit left out or added.
 bool EditSpec(const Plan& plan, const std::string& host_root_path, std::string* config_json,
-              Error* err, std::vector<std::string>* kept_env = nullptr);
+              Error* err, SpecEditNotes* notes = nullptr);
 
 }  // namespace ocid

@@ -312,6 +312,19 @@ TEST_SUITE("bundle_config user and namespaces") {
     CHECK_FALSE(ocid::MapToHost(cfg.gid_mappings, 1001, &host));
     CHECK(ocid::MapToHost({}, 7, &host));
     CHECK(host == 7);
+    // The inverse, for what the runtime shim adds to additionalGids.
+    uint32_t inside = 0;
+    CHECK(ocid::MapToContainer(cfg.uid_mappings, 100000, &inside));
+    CHECK(inside == 0);
+    CHECK(ocid::MapToContainer(cfg.uid_mappings, 165535, &inside));
+    CHECK(inside == 65535);
+    CHECK_FALSE(ocid::MapToContainer(cfg.uid_mappings, 99999, &inside));
+    CHECK_FALSE(ocid::MapToContainer(cfg.uid_mappings, 165536, &inside));
+    CHECK(ocid::MapToContainer(cfg.gid_mappings, 1000, &inside));
+    CHECK(inside == 1000);
+    CHECK_FALSE(ocid::MapToContainer(cfg.gid_mappings, 4242, &inside));
+    CHECK(ocid::MapToContainer({}, 7, &inside));
+    CHECK(inside == 7);
   }
 
   TEST_CASE("bad user and namespace fields name the field") {

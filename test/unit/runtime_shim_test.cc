@@ -2,6 +2,8 @@
 // options, settings precedence and the runtime log lines.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -298,4 +300,128 @@ TEST_CASE("ShimRuntimeOf reads runtimeArgs as TakeShimOptions does") {
     REQUIRE(ocid::TakeShimOptions(&rest, &o, &err));
     CHECK(ocid::ShimRuntimeOf(args) == o.runtime.value_or(""));
   }
+}
+
+// EditIfAsked on a real tree: an inventory whose directory entry is created
+// when a condition is met (create_if), the way /run/onload is.
+namespace {
+
+struct ShimTree {
+  ocid::test::TempTree t;
+  ShimTree() {
+    ::chmod(t.path().c_str(), 0755);
+    t.Dir("host");
+    t.File("host/usr/sbin/svc-controller", "x");  // the condition's path
+    t.File("host/sys/svc/client_gid", "4242\n");
+    t.File("host/sys/svc/client_mode", "432\n");  // 0660: others get nothing
+    t.File("conf/svc.json",
+           R"({"version": "1", "activation_flag": "OCI_SVC", "driver_feature": ["f"],
+               "conditions": {"svc": {"exists": "/usr/sbin/svc-controller"}},
+               "inventory": {"f": {"directories": [
+                 {"source": "/run/svc", "optional": true, "create_if": "svc"}],
+                 "groups": [{"gid_file": "/sys/svc/client_gid",
+                             "mode_file": "/sys/svc/client_mode", "optional": true}]}}})");
+    ::chmod((t / "conf").c_str(), 0755);
+    ::chmod((t / "conf/svc.json").c_str(), 0644);
+    t.Dir("bundle/rootfs");
+  }
+  void Config(const std::string& env, const std::string& user = R"({"uid": 1000, "gid": 1000})",
+              const std::string& linux = "{}") const {
+    t.File("bundle/config.json", R"({"root": {"path": "rootfs"}, "process": {"user": )" + user +
+                                     R"(, "env": ["PATH=/bin", )" + env + R"(]}, "linux": )" +
+                                     linux + "}");
+  }
+  bool Edit(Error* err) const {
+    ocid::RuntimeShim shim(Args{"--log", t / "runc.log", "create", "--bundle", t / "bundle", "c1"},
+                           nullptr, 022);
+    shim.settings()->config_dir = t / "conf";
+    shim.settings()->host_root = t / "host";
+    return shim.EditIfAsked(err);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("runtime shim: a create_if directory is made on the host, then bound read-only") {
+  ShimTree s;
+  s.Config(R"("OCI_SVC=all")");
+  Error err;
+  REQUIRE_MESSAGE(s.Edit(&err), err.Line());
+  struct stat st;
+  REQUIRE(::stat((s.t / "host/run/svc").c_str(), &st) == 0);
+  CHECK(S_ISDIR(st.st_mode));
+  CHECK((st.st_mode & 07777) == 0755);
+  auto spec = nlohmann::json::parse(s.t.Read("bundle/config.json"));
+  REQUIRE(spec["mounts"].size() == 1);
+  CHECK(spec["mounts"][0]["destination"] == "/run/svc");
+  CHECK(spec["mounts"][0]["source"] == s.t / "host/run/svc");
+  CHECK(spec["mounts"][0]["options"] == nlohmann::json{"bind", "ro", "nosuid", "nodev"});
+  CHECK(s.t.Read("runc.log").find("container c1: created /run/svc (root, 0755) on the host") !=
+        std::string::npos);
+  // A second container finds it there: no second "created" line.
+  s.Config(R"("OCI_SVC=all")");
+  REQUIRE_MESSAGE(s.Edit(&err), err.Line());
+  std::string log = s.t.Read("runc.log");
+  CHECK(log.find("created") == log.rfind("created"));
+}
+
+TEST_CASE("runtime shim: a refused walk refuses the container that asked, nothing made") {
+  ShimTree s;
+  s.t.Dir("host/run");
+  ::chmod((s.t / "host/run").c_str(), 0777);  // others may change it, not sticky
+  s.Config(R"("OCI_SVC=all")");
+  std::string before = s.t.Read("bundle/config.json");
+  Error err;
+  CHECK_FALSE(s.Edit(&err));
+  CHECK(err.Line().find("not creating directory /run/svc") != std::string::npos);
+  CHECK_FALSE(s.t.Exists("host/run/svc"));
+  CHECK(s.t.Read("bundle/config.json") == before);
+  // A container that did not ask is not touched.
+  s.Config(R"("OTHER=1")");
+  REQUIRE_MESSAGE(s.Edit(&err), err.Line());
+  CHECK_FALSE(s.t.Exists("host/run/svc"));
+}
+
+TEST_CASE("runtime shim: condition not met, nothing is made nor mounted") {
+  ShimTree s;
+  ::unlink((s.t / "host/usr/sbin/svc-controller").c_str());
+  s.Config(R"("OCI_SVC=all")");
+  Error err;
+  REQUIRE_MESSAGE(s.Edit(&err), err.Line());
+  CHECK_FALSE(s.t.Exists("host/run"));
+  auto spec = nlohmann::json::parse(s.t.Read("bundle/config.json"));
+  CHECK_FALSE(spec.contains("mounts"));
+}
+
+TEST_CASE("runtime shim: a required client group goes into additionalGids, logged") {
+  ShimTree s;
+  s.Config(R"("OCI_SVC=all")");
+  Error err;
+  REQUIRE_MESSAGE(s.Edit(&err), err.Line());
+  auto spec = nlohmann::json::parse(s.t.Read("bundle/config.json"));
+  CHECK(spec["process"]["user"]["additionalGids"] == nlohmann::json{4242});
+  CHECK(s.t.Read("runc.log").find(", group 4242") != std::string::npos);
+  // The mode gives others access: nobody needs the group.
+  s.t.File("host/sys/svc/client_mode", "438\n");  // 0666
+  s.Config(R"("OCI_SVC=all")");
+  REQUIRE_MESSAGE(s.Edit(&err), err.Line());
+  spec = nlohmann::json::parse(s.t.Read("bundle/config.json"));
+  CHECK_FALSE(spec["process"]["user"].contains("additionalGids"));
+}
+
+TEST_CASE("runtime shim: a group the user namespace does not map is a warning, not a refusal") {
+  ShimTree s;
+  s.Config(R"("OCI_SVC=all")", R"({"uid": 0, "gid": 0})",
+           R"({"namespaces": [{"type": "user"}],
+               "uidMappings": [{"containerID": 0, "hostID": 100000, "size": 65536}],
+               "gidMappings": [{"containerID": 0, "hostID": 100000, "size": 65536}]})");
+  Error err;
+  REQUIRE_MESSAGE(s.Edit(&err), err.Line());
+  auto spec = nlohmann::json::parse(s.t.Read("bundle/config.json"));
+  CHECK_FALSE(spec["process"]["user"].contains("additionalGids"));
+  std::string log = s.t.Read("runc.log");
+  CHECK(log.find("warning") != std::string::npos);
+  CHECK(log.find("container c1: group 4242 (/sys/svc/client_gid) not added") != std::string::npos);
+  CHECK(log.find("EF_SHRUB_CONTROLLER") != std::string::npos);
+  CHECK(log.find("edited") != std::string::npos);
 }

@@ -285,13 +285,168 @@ TEST_CASE("EditSpec: the profile's variables are added; the container's own win"
   std::string json =
       R"({"process":{"env":["LD_PRELOAD=/mine.so","EF_POLL_USEC=7","EF_SPIN"]},"root":{"path":"r"}})";
   Error err;
-  std::vector<std::string> kept;
-  REQUIRE_MESSAGE(EditSpec(p, "/", &json, &err, &kept), err.Line());
+  ocid::SpecEditNotes notes;
+  REQUIRE_MESSAGE(EditSpec(p, "/", &json, &err, &notes), err.Line());
   CHECK(json.find(R"("env":["LD_PRELOAD=/mine.so /usr/lib64/libonload.so","EF_POLL_USEC=7",)"
                   R"("EF_SPIN","EF_TCP_FASTSTART_INIT=0"])") != std::string::npos);
-  CHECK(kept == std::vector<std::string>{"EF_POLL_USEC", "EF_SPIN"});
+  CHECK(notes.kept_env == std::vector<std::string>{"EF_POLL_USEC", "EF_SPIN"});
   // Editing again adds nothing.
   std::string again = json;
-  REQUIRE(EditSpec(p, "/", &again, &err, &kept));
+  REQUIRE(EditSpec(p, "/", &again, &err, &notes));
   CHECK(again == json);
+}
+
+namespace {
+
+// A required group (the client mode gives others nothing), as the planner
+// reads it from the inventory's gid_file.
+ocid::GroupOp Group(uint32_t gid, bool required = true, bool present = false) {
+  ocid::GroupOp g;
+  g.gid = gid;
+  g.mode = 0660;
+  g.mode_known = true;
+  g.required = required;
+  g.present = present;
+  g.gid_file = "/sys/module/onload/parameters/shrub_controller_client_gid";
+  g.inventory = "onload.json";
+  g.feature = "onload";
+  return g;
+}
+
+Plan GroupPlan(std::vector<ocid::GroupOp> groups) {
+  Plan p;
+  p.activated.push_back({"onload.json", "OCI_ONLOAD", {"onload"}, "env OCI_ONLOAD=all"});
+  p.groups = std::move(groups);
+  return p;
+}
+
+std::string WithUser(const std::string& user, const std::string& linux = "") {
+  return R"({"process":{"user":)" + user + R"(,"env":["OCI_ONLOAD=all"]},"root":{"path":"r"})" +
+         (linux.empty() ? "" : R"(,"linux":)" + linux) + "}";
+}
+
+ocid::SpecEditNotes EditNotes(const Plan& p, std::string* json) {
+  Error err;
+  ocid::SpecEditNotes notes;
+  REQUIRE_MESSAGE(EditSpec(p, "/", json, &err, &notes), err.Line());
+  return notes;
+}
+
+}  // namespace
+
+TEST_CASE("EditSpec: a required group the process lacks goes into additionalGids, once") {
+  std::string json = WithUser(R"({"uid":1000,"gid":1000})");
+  ocid::SpecEditNotes notes = EditNotes(GroupPlan({Group(4242)}), &json);
+  CHECK(json == WithUser(R"({"uid":1000,"gid":1000,"additionalGids":[4242]})"));
+  CHECK(notes.added_gids == std::vector<uint32_t>{4242});
+  CHECK(notes.warnings.empty());
+  // Idempotent: a second edit adds nothing, and says so.
+  std::string again = json;
+  notes = EditNotes(GroupPlan({Group(4242)}), &again);
+  CHECK(again == json);
+  CHECK(notes.added_gids.empty());
+}
+
+TEST_CASE("EditSpec: the container's own additionalGids keep their order; ours go last") {
+  std::string json = WithUser(R"({"uid":1000,"gid":1000,"additionalGids":[20,10]})");
+  EditNotes(GroupPlan({Group(4242), Group(5000)}), &json);
+  CHECK(json == WithUser(R"({"uid":1000,"gid":1000,"additionalGids":[20,10,4242,5000]})"));
+  // Listed already (the plan may not know it: another reading), or the
+  // primary gid: nothing added, no array created.
+  json = WithUser(R"({"uid":1000,"gid":1000,"additionalGids":[4242,10]})");
+  std::string before = json;
+  EditNotes(GroupPlan({Group(4242)}), &json);
+  CHECK(json == before);
+  json = WithUser(R"({"uid":1000,"gid":4242})");
+  before = json;
+  CHECK(EditNotes(GroupPlan({Group(4242)}), &json).added_gids.empty());
+  CHECK(json == before);
+}
+
+TEST_CASE("EditSpec: groups not required, or present already, are not added") {
+  std::string json = WithUser(R"({"uid":1000,"gid":1000})");
+  std::string before = json;
+  EditNotes(GroupPlan({Group(4242, /*required=*/false), Group(5000, true, /*present=*/true)}),
+            &json);
+  CHECK(json == before);
+}
+
+TEST_CASE("EditSpec: no process.user: one is made holding the group") {
+  std::string json = R"({"process":{"env":["OCI_ONLOAD=all"]},"root":{"path":"r"}})";
+  EditNotes(GroupPlan({Group(4242)}), &json);
+  CHECK(
+      json ==
+      R"({"process":{"env":["OCI_ONLOAD=all"],"user":{"additionalGids":[4242]}},"root":{"path":"r"}})");
+}
+
+TEST_CASE("EditSpec: with a user namespace the container's gid is found through gidMappings") {
+  const std::string linux =
+      R"({"namespaces":[{"type":"user"}],"gidMappings":[{"containerID":0,"hostID":100000,"size":65536},)"
+      R"({"containerID":70000,"hostID":4000,"size":1000}]})";
+  std::string json = WithUser(R"({"uid":0,"gid":0})", linux);
+  ocid::SpecEditNotes notes = EditNotes(GroupPlan({Group(4242)}), &json);
+  CHECK(json == WithUser(R"({"uid":0,"gid":0,"additionalGids":[70242]})", linux));
+  CHECK(notes.added_gids == std::vector<uint32_t>{70242});
+  std::string again = json;
+  EditNotes(GroupPlan({Group(4242)}), &again);
+  CHECK(again == json);
+}
+
+TEST_CASE("EditSpec: a group the user namespace does not map: not added, one warning") {
+  const std::string mapped =
+      R"({"namespaces":[{"type":"user"}],"gidMappings":[{"containerID":0,"hostID":100000,"size":65536}]})";
+  const std::string joined = R"({"namespaces":[{"type":"user","path":"/proc/42/ns/user"}]})";
+  for (const std::string& linux : {mapped, joined}) {
+    CAPTURE(linux);
+    std::string json = WithUser(R"({"uid":0,"gid":0})", linux);
+    std::string before = json;
+    ocid::SpecEditNotes notes = EditNotes(GroupPlan({Group(4242)}), &json);
+    CHECK(json == before);
+    CHECK(notes.added_gids.empty());
+    REQUIRE(notes.warnings.size() == 1);
+    const std::string& w = notes.warnings[0];
+    CHECK(w.find("group 4242 ") != std::string::npos);
+    CHECK(w.find("shrub_controller_client_gid") != std::string::npos);
+    CHECK(w.find("does not map it") != std::string::npos);
+    CHECK(w.find("EF_SHRUB_CONTROLLER") != std::string::npos);
+    CHECK(w.find("EACCES") != std::string::npos);
+  }
+  // One mapped, one not: the mapped one is added.
+  std::string json = WithUser(R"({"uid":0,"gid":0})", mapped);
+  ocid::SpecEditNotes notes = EditNotes(GroupPlan({Group(4242), Group(100007)}), &json);
+  CHECK(json == WithUser(R"({"uid":0,"gid":0,"additionalGids":[7]})", mapped));
+  CHECK(notes.warnings.size() == 1);
+  // Without a user namespace the host gid is the container's.
+  json = WithUser(R"({"uid":0,"gid":0})", R"({"namespaces":[{"type":"mount"}]})");
+  EditNotes(GroupPlan({Group(4242)}), &json);
+  CHECK(json.find(R"("additionalGids":[4242])") != std::string::npos);
+}
+
+TEST_CASE("EditSpec: malformed gidMappings or additionalGids are errors, config.json unchanged") {
+  for (const std::string& json0 :
+       {WithUser(R"({"gid":0})", R"({"namespaces":[{"type":"user"}],"gidMappings":{}})"),
+        WithUser(R"({"gid":0})", R"({"namespaces":[{"type":"user"}],"gidMappings":[{"size":1}]})"),
+        WithUser(R"({"gid":0,"additionalGids":7})")}) {
+    CAPTURE(json0);
+    std::string json = json0;
+    Error err;
+    CHECK_FALSE(EditSpec(GroupPlan({Group(4242)}), "/", &json, &err));
+    CHECK(json == json0);
+    CHECK(err.path == "config.json");
+  }
+}
+
+TEST_CASE("EditSpec: a directory created on the host is bound like any other directory") {
+  Plan p;
+  p.activated.push_back({"onload.json", "OCI_ONLOAD", {"onload"}, "env OCI_ONLOAD=all"});
+  MountOp m = Dir("/run/onload");
+  m.create = true;
+  m.resolved = "/run/onload";
+  p.mounts = {m};
+  std::string json = R"({"process":{"env":["OCI_ONLOAD=all"]},"root":{"path":"r"}})";
+  Error err;
+  REQUIRE_MESSAGE(EditSpec(p, "/srv/host", &json, &err), err.Line());
+  CHECK(json == R"({"process":{"env":["OCI_ONLOAD=all"]},"root":{"path":"r"},"mounts":[)"
+                R"({"destination":"/run/onload","type":"bind","source":"/srv/host/run/onload",)"
+                R"("options":["bind","ro","nosuid","nodev"]}]})");
 }
