@@ -16,6 +16,10 @@
 #   5. client group (0660): uid 1000 without the group is told by `plan` and
 #      the hook's log (once) and refused (EACCES); with the group it
 #      connects; the default mode needs no group;
+#   6. runtime shim (as docker and containerd invoke it), 0660, a host
+#      without the directory: create makes it (root 0755), config.json gains
+#      the read-only mount and additionalGids [4242]; uid 1000 connects; a
+#      second create changes nothing;
 #   7. fail closed: <host-root>/run writable by all, not sticky: a container
 #      that asks is refused with the writer's line, nothing created; one
 #      that does not ask runs;
@@ -203,6 +207,52 @@ assert_contains "[default mode] uid 1000 without the group connects: REPLY" "$OU
 assert_eq "[default mode] the hook's log has no --group-add line" 0 \
   "$(grep -c -- '--group-add' "$T/logs/defmode.log" 2>/dev/null)"
 standin_stop
+
+# --- 6. the runtime shim ---------------------------------------------------------------
+# Invoked as docker and containerd invoke a runtime (shim_runc.sh): the shim
+# edits config.json on create; runc then mounts what it says.
+echo "# --- 6. runtime shim, client group 4242 mode 0660, a fresh host"
+shrub_host host-shim "" 4242 432
+HS=$SH
+mkdir -p "$T/bin"
+ln -s "$OCID_BIN" "$T/bin/oci-decorator-runtime"
+echo "{\"runtime\": \"$(command -v runc)\", \"log_file\": \"$T/logs/shim.log\"}" >"$T/runtime.json"
+shim() {
+  "$T/bin/oci-decorator-runtime" --ocid-config "$T/runtime.json" --ocid-host-root "$HS" \
+    --ocid-config-dir "$CONF_DIR" --root "$RUNC_ROOT" --log "$T/logs/runc-$CID.json" --log-format json "$@"
+}
+make_bundle shim --no-hook --env OCI_ONLOAD=all --jq "$(user_jq)" -- "id -G; $REQ; echo DONE"
+CFG=$B/config.json
+IT_IDS+=("$CID")
+shim create --bundle "$B" "$CID" </dev/null >"$B/out" 2>"$B/err"
+assert_eq "[shim] create exits 0" 0 "$?"
+assert_eq "[shim] the shim created <host-root>/run/onload: a directory, root, 0755" "directory 0:0 755" \
+  "$(stat -c '%F %u:%g %a' "$HS/run/onload" 2>&1)"
+assert_eq "[shim] config.json mounts it read-only" \
+  "{\"destination\":\"/run/onload\",\"type\":\"bind\",\"source\":\"$HS/run/onload\",\"options\":[\"bind\",\"ro\",\"nosuid\",\"nodev\"]}" \
+  "$(jq -c '.mounts[] | select(.destination == "/run/onload")' "$CFG")"
+assert_eq "[shim] config.json: process.user.additionalGids [4242]" "[4242]" "$(jq -c .process.user.additionalGids "$CFG")"
+standin_start "$HS" --uid 65534 --gid 65534 --client-gid 4242 --client-mode 660
+shim start "$CID" || nok "[shim] shim start $CID"
+for _ in $(seq 1 100); do
+  [[ $(runc --root "$RUNC_ROOT" state "$CID" 2>/dev/null | jq -r .status) == stopped ]] && break
+  sleep 0.1
+done
+OUT=$(cat "$B/out")
+assert_match "[shim] the container's process has group 4242" "$(head -1 <<<"$OUT")" '(^| )4242( |$)'
+assert_contains "[shim] uid 1000 connects: REPLY 1" "$OUT" "REPLY 1"
+assert_contains "[shim] ... DATA token=1" "$OUT" "DATA token=1"
+assert_contains "[shim] the stand-in saw uid 1000" "$(standin_out)" "peer_uid=1000"
+check "[shim] shim delete" shim delete "$CID"
+before=$(jq -S . "$CFG")
+CID=$CID-again
+IT_IDS+=("$CID")
+shim create --bundle "$B" "$CID" </dev/null >"$B/out" 2>"$B/err"
+assert_eq "[shim] a second create from the edited bundle exits 0" 0 "$?"
+assert_eq "[shim] ... and changes nothing (one mount, one 4242)" "$before" "$(jq -S . "$CFG")"
+check "[shim] delete the second" shim delete -f "$CID"
+standin_stop
+assert_host_mounts_unchanged "[shim] after the containers"
 
 # --- 7. fail closed --------------------------------------------------------------------
 echo "# --- 7. <host-root>/run writable by all, not sticky"
