@@ -62,6 +62,14 @@ install(FILES config/onload.json config/rdma.json config/nvidia.json
 install(FILES man/oci-decorator.8 DESTINATION ${CMAKE_INSTALL_MANDIR}/man8 COMPONENT hook)
 install(FILES man/oci-decorator.json.5 DESTINATION ${CMAKE_INSTALL_MANDIR}/man5 COMPONENT hook)
 install(FILES README.md LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT hook)
+# systemd-tmpfiles makes /run/onload at boot, for CDI specs that mount it.
+# lib/tmpfiles.d under the prefix (not CMAKE_INSTALL_LIBDIR, which is
+# multiarch on Debian): /usr/lib/tmpfiles.d in the packages, and
+# /usr/local/lib/tmpfiles.d, which systemd reads too, for a default install.
+set(OCID_TMPFILES_DIR lib/tmpfiles.d CACHE STRING
+    "Where the tmpfiles.d entry goes, relative to the install prefix")
+install(FILES packaging/tmpfiles.d/oci-decorator.conf DESTINATION ${OCID_TMPFILES_DIR}
+        COMPONENT hook)
 # The operator's pages the README links to, at the same relative path.
 set(OCID_DOC_PAGES README.md architecture.md clusters.md delivery-modes.md install.md
                    inventories-and-profiles.md logs-and-check.md speed.md)
@@ -154,7 +162,8 @@ set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION
     ${OCID_PKG_MANDIR} ${OCID_PKG_MANDIR}/man5 ${OCID_PKG_MANDIR}/man8
     ${OCID_PKG_DATADIR}/bash-completion ${OCID_PKG_DATADIR}/bash-completion/completions
     ${OCID_PKG_DATADIR}/zsh ${OCID_PKG_DATADIR}/zsh/site-functions
-    ${OCID_PKG_DATADIR}/containers)
+    ${OCID_PKG_DATADIR}/containers
+    ${CPACK_PACKAGING_INSTALL_PREFIX}/${OCID_TMPFILES_DIR})
 # cpack reads packaging/cpack-generator.cmake per generator (it tells the
 # install code of the zsh completions which generator runs).
 set(CPACK_PROJECT_CONFIG_FILE ${CMAKE_CURRENT_SOURCE_DIR}/packaging/cpack-generator.cmake)

@@ -128,6 +128,10 @@ void AddCdi(CLI::App& app, Cli& c) {
                   "Write DIR/oci-decorator-<inventory>.json for each inventory (e.g. /etc/cdi)")
       ->excludes(out);
   gen->add_option("--inventory", c.cdi.inventory, "Only the inventory NAME (file NAME.json)");
+  gen->add_option("--cdi-version", c.cdi.max_version,
+                  "The highest cdiVersion a spec may need (default: none); below 0.7.0 a spec "
+                  "leaves its additionalGids out")
+      ->check(CLI::IsMember(ocid::CdiVersionChoices()));
 }
 
 void AddSetup(CLI::App& app, Cli& c) {
@@ -146,8 +150,12 @@ void AddSetup(CLI::App& app, Cli& c) {
                 "containerd's main config, checked for an import of the drop-in")
       ->capture_default_str();
   s->add_flag("--with-runtime", o.with_runtime, "crio: also register the runtime shim");
-  s->add_flag("--cdi", o.cdi, "podman: also write the CDI specs into --cdi-dir");
+  CLI::Option* cdi = s->add_flag("--cdi", o.cdi, "podman: also write the CDI specs into --cdi-dir");
   s->add_option("--cdi-dir", o.cdi_dir, "Where --cdi writes")->capture_default_str();
+  s->add_option("--cdi-version", o.cdi_version,
+                "podman --cdi: the highest cdiVersion a spec may need (as cdi generate's)")
+      ->check(CLI::IsMember(ocid::CdiVersionChoices()))
+      ->needs(cdi);
   CLI::Option* set_default = s->add_flag_function(
       "--default-runtime", [&o](int64_t) { o.docker_default = ocid::DockerDefault::kSet; },
       "docker: make the runtime docker's default, so plain `docker run` reaches it");

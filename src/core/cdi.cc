@@ -262,12 +262,17 @@ bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string&
   for (const auto& d : devices) {
     out->devices.push_back(d.name);
     if (spec_dir.empty() && !d.plan.preload.empty()) out->preload_in_env = true;
+    for (const auto& m : d.plan.mounts)
+      if (m.create && std::none_of(out->create.begin(), out->create.end(),
+                                   [&](const MountOp& c) { return c.source == m.source; }))
+        out->create.push_back(m);
   }
   if (!CdiSpecJson(out->kind, out->file_name, devices, host_root, spec_dir, &out->json,
                    &out->preload_files, err))
     return false;
   // The version the content needs, against the cap.
   std::string need = nlohmann::json::parse(out->json).at("cdiVersion").get<std::string>();
+  out->cdi_version = need;
   if (CdiVersionNumber(need) > cap)
     return Fail(err, "inventory " + inv.file + ": the CDI spec needs cdiVersion " + need +
                          " (a device node's hostPath under a --host-root, or a device name "

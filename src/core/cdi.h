@@ -98,7 +98,12 @@ struct CdiSpec {
   std::vector<std::string> devices;   // names, in the spec's order
   std::vector<std::string> warnings;  // devices left out, and why; plan warnings
   std::string json;
+  std::string cdi_version;                    // the spec's cdiVersion ("0.3.0" ...)
   std::vector<CdiFileToWrite> preload_files;  // written in the spec's directory
+  // The devices' directories to create on the host (MountOp::create), each
+  // once: the engine binds a spec's mount source as it finds it, so its
+  // writer makes them first (host_dirs.h).
+  std::vector<MountOp> create;
   bool preload_in_env = false;  // no directory: a device preloads through env LD_PRELOAD
 };
 

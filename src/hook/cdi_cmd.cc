@@ -1,7 +1,8 @@
 // `cdi generate`, in the order it works: load the inventories and select
 // those asked for (a broken one is a warning, or the error when it was
-// named); open the host root; for each, render its spec (cdi.h) and write
-// it with its preload files, or print it. The exit code is 1 when any
+// named); open the host root; for each, render its spec (cdi.h), create
+// the directories it mounts and creates (host_dirs.h), and write it with
+// its preload files, or print it. The exit code is 1 when any
 // selected inventory gave no spec or a write failed; the others are still
 // written.
 #include "cdi_cmd.h"
@@ -15,10 +16,12 @@
 #include "cdi.h"
 #include "cdi_dir.h"
 #include "exit_codes.h"
+#include "host_dirs.h"
 #include "host_view.h"
 #include "inventory.h"
 #include "log.h"
 #include "path_text.h"
+#include "plan.h"
 
 namespace ocid {
 namespace {
@@ -107,6 +110,20 @@ bool WriteSpec(const SpecDestination& to, const CdiSpec& spec, Error* err) {
   return true;
 }
 
+// The directories the spec's devices mount and create (create_if), made on
+// the host before the spec is written: an engine binds a spec's mount source
+// as it finds it. One line each; they stay (until a reboot, for a
+// directory on a tmpfs such as /run: the package's tmpfiles.d entry makes
+// /run/onload again at boot).
+bool CreateSpecDirectories(const HostRootView& host, const CdiSpec& spec, Error* err) {
+  Plan plan;
+  plan.mounts = spec.create;
+  std::vector<std::string> created;
+  if (!CreatePlannedDirectories(host.fd(), &plan, &created, err)) return false;
+  for (const auto& path : created) log::Info("created " + path + " (root, 0755)");
+  return true;
+}
+
 // One inventory: its destination, its spec (warnings logged), then stdout
 // or the files. False with *err when it gave nothing.
 bool GenerateOne(const CdiOptions& cdi, const Inventory& inv, const HostRootView& host,
@@ -114,17 +131,32 @@ bool GenerateOne(const CdiOptions& cdi, const Inventory& inv, const HostRootView
   SpecDestination to;
   if (!DestinationOf(cdi, inv, &to, err)) return false;
   CdiSpec spec;
-  bool built = BuildCdiSpec(inv, host, host.root_path(), to.spec_path, &spec, err);
+  bool built = BuildCdiSpec(inv, host, host.root_path(), to.spec_path, &spec, err,
+                            /*versions=*/nullptr, cdi.max_version);
   for (const auto& w : spec.warnings) log::Warn(inv.file + ": " + w);
   if (!built) return false;
+  if (cdi.max_version.empty() && spec.cdi_version == "0.7.0")
+    log::Warn(inv.file + ": the spec" + (to.ToStdout() ? "" : " " + to.dest) +
+              " needs cdiVersion 0.7.0 (additionalGids): an engine whose CDI library is older "
+              "than 0.7 (Debian 12's podman 4.3) refuses the whole spec; --cdi-version 0.5.0 "
+              "leaves the group out");
   if (to.ToStdout()) {
+    for (const auto& m : spec.create)
+      log::Warn(inv.file + ": the spec mounts " + m.source +
+                ", missing on the host: it must exist when a container is created (write the "
+                "spec with --output-dir or --output, which creates it)");
     PrintSpec(inv, spec);
     return true;
   }
-  return WriteSpec(to, spec, err);
+  return CreateSpecDirectories(host, spec, err) && WriteSpec(to, spec, err);
 }
 
 }  // namespace
+
+const std::vector<std::string>& CdiVersionChoices() {
+  static const std::vector<std::string> kChoices = {"0.3.0", "0.4.0", "0.5.0", "0.6.0", "0.7.0"};
+  return kChoices;
+}
 
 int RunCdiGenerate(const Options& opts, const CdiOptions& cdi) {
   // Load, and decide which inventories.

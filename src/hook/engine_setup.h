@@ -53,6 +53,7 @@ struct SetupOptions {
   bool dry_run = false;
   bool with_runtime = false;  // crio: also register the shim
   bool cdi = false;           // podman: write CDI specs
+  std::string cdi_version;    // podman --cdi: cdi generate's --cdi-version ("" = no cap)
   // docker: --default-runtime (kSet), --no-default-runtime (kUnset).
   DockerDefault docker_default = DockerDefault::kLeave;
   bool wrap_default = false;  // docker: --wrap-default

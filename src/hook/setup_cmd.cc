@@ -37,12 +37,14 @@ bool CheckNames(const SetupOptions& setup) {
 // podman --cdi: the specs, into --cdi-dir.
 int PodmanCdi(const Options& opts, const SetupOptions& setup) {
   if (setup.dry_run) {
-    std::printf("\npodman: would run `oci-decorator cdi generate --output-dir %s` (dry run)\n",
-                setup.cdi_dir.c_str());
+    std::string version = setup.cdi_version.empty() ? "" : " --cdi-version " + setup.cdi_version;
+    std::printf("\npodman: would run `oci-decorator cdi generate --output-dir %s%s` (dry run)\n",
+                setup.cdi_dir.c_str(), version.c_str());
     return 0;
   }
   CdiOptions cdi;
   cdi.output_dir = setup.cdi_dir;
+  cdi.max_version = setup.cdi_version;
   return RunCdiGenerate(opts, cdi);
 }
 

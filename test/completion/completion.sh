@@ -123,7 +123,7 @@ assert_eq "zsh: a value is skipped: oci-decorator --log-level debug <TAB>" "cdi 
 assert_eq "zsh: oci-decorator --config-dir <TAB> completes file names" "FILES" \
   "$(zsh_complete "$Z" oci-decorator --config-dir '')"
 assert_eq "zsh: oci-decorator cdi generate --o<TAB> offers cdi generate's options" \
-  "--help --inventory --output --output-dir -h -o" "$(zsh_complete "$Z" oci-decorator cdi generate --o)"
+  "--cdi-version --help --inventory --output --output-dir -h -o" "$(zsh_complete "$Z" oci-decorator cdi generate --o)"
 assert_eq "zsh: oci-decorator hook <TAB>" "createRuntime poststop prestart" "$(zsh_complete "$Z" oci-decorator hook '')"
 
 # zsh's real completion system (compinit, an interactive zsh in a pty): what

@@ -29,7 +29,8 @@ NONCONF=("$BIN" "$LINK" "$HOOKS/oci-decorator-prestart.json" "$HOOKS/oci-decorat
          /usr/share/doc/oci-decorator/README.md /usr/share/doc/oci-decorator/LICENSE
          /usr/share/doc/oci-decorator/docs/{README,architecture,clusters,delivery-modes,install}.md
          /usr/share/doc/oci-decorator/docs/{inventories-and-profiles,logs-and-check,speed}.md
-         /usr/share/bash-completion/completions/oci-decorator /usr/share/zsh/vendor-completions/_oci-decorator)
+         /usr/share/bash-completion/completions/oci-decorator /usr/share/zsh/vendor-completions/_oci-decorator
+         /usr/lib/tmpfiles.d/oci-decorator.conf)
 
 status=$(dpkg-query -W -f='${Status}' "$PKG" 2>/dev/null)
 if [[ -n $status && $status != *not-installed* ]]; then
@@ -96,9 +97,12 @@ for f in "$HOOKS/oci-decorator-prestart.json" "$HOOKS/oci-decorator-poststop.jso
          /usr/share/doc/oci-decorator/README.md /usr/share/doc/oci-decorator/LICENSE \
          /usr/share/doc/oci-decorator/docs/{README,architecture,clusters,delivery-modes,install}.md \
          /usr/share/doc/oci-decorator/docs/{inventories-and-profiles,logs-and-check,speed}.md \
-         /usr/share/bash-completion/completions/oci-decorator /usr/share/zsh/vendor-completions/_oci-decorator; do
+         /usr/share/bash-completion/completions/oci-decorator /usr/share/zsh/vendor-completions/_oci-decorator \
+         /usr/lib/tmpfiles.d/oci-decorator.conf; do
   assert_eq "$f: regular file 644 root" "regular file 644 root:root" "$(mode_of "$f")"
 done
+assert_eq "the tmpfiles.d entry makes /run/onload as Onload does (root, 0755)" \
+  "d /run/onload 0755 root root -" "$(grep -v '^#' /usr/lib/tmpfiles.d/oci-decorator.conf)"
 assert_eq "the bash completion is the build's" "$(host_sha "$BUILD/completions/oci-decorator.bash")" \
   "$(host_sha /usr/share/bash-completion/completions/oci-decorator)"
 assert_contains "the bash completion registers oci-decorator" \

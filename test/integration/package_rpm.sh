@@ -58,6 +58,7 @@ EXPECTED_FILES="/etc/oci-decorator
 $CONFFILE
 /usr/bin/oci-decorator
 /usr/bin/oci-decorator-runtime
+/usr/lib/tmpfiles.d/oci-decorator.conf
 /usr/libexec/oci
 /usr/libexec/oci/hooks.d
 $BIN

@@ -655,6 +655,32 @@ TEST_CASE("cdi: a version cap below 0.7.0 leaves the groups out, with a warning"
   CHECK(Contains(err.Line(), "unknown CDI version"));
 }
 
+TEST_CASE("cdi: the spec names its cdiVersion and the directories its writer creates, once") {
+  const std::string json = R"({"activation_flag": "OCI_X", "driver_feature": ["a", "b"],
+    "conditions": {"ctl": {"exists": "/usr/sbin/ctl"}},
+    "inventory": {
+      "a": {"binaries": ["/usr/bin/onload"],
+            "directories": [{"source": "/run/ctl", "optional": true, "create_if": "ctl"}]},
+      "b": {"directories": [{"source": "/run/ctl", "optional": true, "create_if": "ctl"}]}}})";
+  FakeHost h = Host();
+  CdiSpec spec = Build(Parse(json), h, "/");
+  CHECK(spec.cdi_version == "0.3.0");
+  CHECK(spec.create.empty());  // condition not met: nothing to create, nor mounted
+  CHECK_FALSE(Contains(spec.json, "/run/ctl"));
+  h.File("/usr/sbin/ctl");
+  spec = Build(Parse(json), h, "/sim");
+  REQUIRE(spec.create.size() == 1);  // three devices mount it
+  CHECK(spec.create[0].source == "/run/ctl");
+  CHECK(spec.create[0].create);
+  CHECK(Contains(spec.json, R"("hostPath": "/sim/run/ctl")"));
+  CHECK(spec.cdi_version == "0.3.0");
+  // Where it exists, it is mounted and nothing is created.
+  h.Dir("/run/ctl");
+  CHECK(Build(Parse(json), h, "/").create.empty());
+  h.Content("/sys/gid", "4242\n").Content("/sys/mode", "432\n");
+  CHECK(Build(Parse(kGroupInventory), h, "/").cdi_version == "0.7.0");
+}
+
 TEST_CASE("cdi: a device name starting with a digit needs 0.5.0") {
   std::string json = R"({"activation_flag": "OCI_X", "driver_feature": ["x3"],
     "inventory": {"x3": {"binaries": ["/usr/bin/onload"]}}})";
