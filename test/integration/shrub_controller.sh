@@ -24,10 +24,12 @@
 #      that asks is refused with the writer's line, nothing created; one
 #      that does not ask runs;
 #   8. podman with the hook from hooks.d: the container connects;
-#   9. podman with a CDI spec (no hook): default mode: the spec keeps the
-#      plain install's cdiVersion, mounts the directory, the container
-#      connects; mode 0660: cdiVersion 0.7.0 with additionalGids [4242],
-#      which Debian 12's podman 4.3 refuses (the documented limit).
+#   9. podman with a CDI spec (no hook), a host without the directory:
+#      default mode: cdi generate creates it (root 0755); the spec keeps the
+#      plain install's cdiVersion and mounts it; the container connects;
+#      mode 0660: cdiVersion 0.7.0 with additionalGids [4242], which Debian
+#      12's podman 4.3 refuses (the documented limit); --cdi-version 0.5.0
+#      leaves the group out, and podman --group-add 4242 connects.
 # 8 and 9 are left out under the legacy-kernel wrapper (podman runs its
 # hooks itself). The host mount table is checked after each part.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -315,8 +317,20 @@ if ((PODMAN)); then
             | "\(.hostPath) \(.options | join(","))"], g: .additionalGids}] | unique' "$SPEC"
   }
   cdi_gen "$HOST_ROOT" -o "$T/plain-spec.json" 2>/dev/null || nok "cdi generate on the plain install failed"
+  check_not "[cdi] the plain install: nothing created under <host-root>/run" test -e "$HOST_ROOT/run"
+  # A host without the directory: the engine binds a CDI mount's source as
+  # it finds it, so cdi generate makes it.
+  standin_stop
+  shrub_host host-cdi
+  H=$SH
   cdi_gen "$H" -o "$SPEC" 2>"$T/logs/cdi-default.err"
   assert_eq "[cdi] cdi generate exits 0" 0 "$?"
+  assert_contains "[cdi] it says it created /run/onload" "$(cat "$T/logs/cdi-default.err")" \
+    "created /run/onload (root, 0755)"
+  assert_eq "[cdi] <host-root>/run/onload: a directory, root, 0755" "directory 0:0 755" \
+    "$(stat -c '%F %u:%g %a' "$H/run/onload" 2>&1)"
+  assert_not_contains "[cdi] no cdiVersion warning" "$(cat "$T/logs/cdi-default.err")" "cdiVersion"
+  standin_start "$H"
   assert_eq "[cdi] cdiVersion is the plain install's (the mount needs no newer one)" \
     "$(jq -r .cdiVersion "$T/plain-spec.json")" "$(jq -r .cdiVersion "$SPEC")"
   assert_eq "[cdi] every device mounts $H/run/onload ro,nosuid,nodev, no additionalGids" \
@@ -333,6 +347,10 @@ if ((PODMAN)); then
   standin_start "$H" --uid 65534 --gid 65534 --client-gid 4242 --client-mode 660
   cdi_gen "$H" -o "$SPEC" 2>"$T/logs/cdi-0660.err"
   assert_eq "[cdi 0660] cdi generate exits 0" 0 "$?"
+  assert_contains "[cdi 0660] it warns that the spec needs 0.7.0, naming the way out" \
+    "$(cat "$T/logs/cdi-0660.err")" "needs cdiVersion 0.7.0 (additionalGids)"
+  assert_contains "[cdi 0660] ... --cdi-version 0.5.0" "$(cat "$T/logs/cdi-0660.err")" \
+    "--cdi-version 0.5.0 leaves the group out"
   assert_eq "[cdi 0660] cdiVersion 0.7.0 (additionalGids)" 0.7.0 "$(jq -r .cdiVersion "$SPEC")"
   assert_eq "[cdi 0660] every device has the mount and additionalGids [4242]" \
     "[{\"m\":[\"$H/run/onload ro,nosuid,nodev,bind\"],\"g\":[4242]}]" "$(cdi_edits)"
@@ -352,6 +370,23 @@ if ((PODMAN)); then
     assert_contains "[cdi 0660] ... in this spec" "$ERR" "$SPEC"
     assert_not_contains "[cdi 0660] the container never ran" "$OUT" "DONE"
   fi
+
+  echo "# --- 9. podman, CDI, 0660, cdi generate --cdi-version 0.5.0"
+  cdi_gen "$H" --cdi-version 0.5.0 -o "$SPEC" 2>"$T/logs/cdi-050.err"
+  assert_eq "[cdi 0.5.0] cdi generate exits 0" 0 "$?"
+  assert_eq "[cdi 0.5.0] cdiVersion 0.5.0, the mount, no additionalGids" \
+    "0.5.0 [{\"m\":[\"$H/run/onload ro,nosuid,nodev,bind\"],\"g\":null}]" \
+    "$(jq -r .cdiVersion "$SPEC") $(cdi_edits)"
+  assert_contains "[cdi 0.5.0] it warns that group 4242 is left out" "$(cat "$T/logs/cdi-050.err")" \
+    "group 4242 left out of the spec; start containers with --group-add 4242"
+  run_podman runc --hooks-dir "$T/empty-hooks.d" -- --user 1000:1000 --device "$KIND=all" -- "$REQ; echo DONE"
+  assert_eq "[cdi 0.5.0] podman accepts the spec" 0 "$RC"
+  assert_contains "[cdi 0.5.0] uid 1000 without the group: EACCES" "$OUT" "ERROR connect: EACCES"
+  run_podman runc --hooks-dir "$T/empty-hooks.d" -- --user 1000:1000 --group-add 4242 --device "$KIND=all" -- "$REQ; echo DONE"
+  assert_eq "[cdi 0.5.0] podman --group-add 4242 exits 0" 0 "$RC"
+  [[ $RC -eq 0 ]] || dump_run
+  assert_contains "[cdi 0.5.0] uid 1000 with --group-add 4242 connects: REPLY 1" "$OUT" "REPLY 1"
+  assert_contains "[cdi 0.5.0] ... DATA token=1" "$OUT" "DATA token=1"
   standin_stop
   rm -f "$SPEC"
   assert_host_mounts_unchanged "[cdi] after the containers"
