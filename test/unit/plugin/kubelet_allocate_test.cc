@@ -12,6 +12,7 @@
 #include "fake_host.h"
 #include "inventory.h"
 #include "nic.h"
+#include "shared_dir_view.h"
 #include "test_tree.h"
 
 #include "atomic_file.h"
@@ -432,40 +433,13 @@ TEST_CASE("kubelet: PreloadFileFor names the file the CDI writer keeps, with its
 
 // --- an inventory's create_if directory and groups, from a view of a fake host
 
-namespace {
-
-const char* kShared = R"({
-  "version": "1", "activation_flag": "OCI_ONLOAD", "cdi_kind": "amd.com/onload",
-  "driver_feature": ["onload"],
-  "conditions": {"ctl": {"exists_named_in": "/sys/module/m/parameters/ctl_path"}},
-  "inventory": {"onload": {
-    "devices": ["onload"],
-    "directories": [{"source": "/run/ctl", "optional": true, "create_if": "ctl"}],
-    "groups": [{"gid_file": "/sys/module/m/parameters/client_gid",
-                "mode_file": "/sys/module/m/parameters/client_mode",
-                "default_mode": "0666", "optional": true}]}}
-})";
-
-ClusterView SharedView(const ocid_test::FakeHost& h) {
-  ocid::Inventory inv;
-  ocid::Error err;
-  REQUIRE(ocid::ParseInventory(kShared, "/etc/ocid.d/amd.json", &inv, &err));
-  ocid::InventorySet set;
-  set.inventories.push_back(inv);
-  ClusterView v;
-  ocid::BuildClusterView(set, h, {}, "/host", nullptr, &v);
-  return v;
-}
-
-}  // namespace
-
 TEST_CASE("kubelet: the mounts answer mounts a create_if directory; groups are a log line") {
   ocid_test::FakeHost h;
   h.Chr("/dev/onload", 240, 0);
   h.Content("/sys/module/m/parameters/ctl_path", "/usr/sbin/ctl\n").File("/usr/sbin/ctl");
   h.Content("/sys/module/m/parameters/client_gid", "4242\n");
   h.Content("/sys/module/m/parameters/client_mode", "432\n");  // 0660: others get nothing
-  ClusterView v = SharedView(h);
+  ClusterView v = SharedDirView(h, "/host");
   const ClusterResource* r = ocid::FindK8sResource(v, "amd.com/onload");
   REQUIRE(r);
   REQUIRE(r->healthy);
@@ -491,7 +465,7 @@ TEST_CASE("kubelet: the mounts answer mounts a create_if directory; groups are a
   CHECK(ocid::SupplementalGroupsNote(*r, AllocateMode::kBoth).empty());
   // A mode that admits others: no group, nothing to say.
   h.Content("/sys/module/m/parameters/client_mode", "438\n");  // 0666
-  ClusterView open = SharedView(h);
+  ClusterView open = SharedDirView(h, "/host");
   CHECK(ocid::FindK8sResource(open, "amd.com/onload")->delivery.additional_gids.empty());
   CHECK(ocid::SupplementalGroupsNote(*ocid::FindK8sResource(open, "amd.com/onload"),
                                      AllocateMode::kMounts)

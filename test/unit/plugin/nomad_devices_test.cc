@@ -12,6 +12,7 @@
 #include "inventory.h"
 #include "nic.h"
 #include "nomad_devices.h"
+#include "shared_dir_view.h"
 #include "test_tree.h"
 
 using ocid::ClusterResource;
@@ -275,41 +276,11 @@ TEST_CASE("nomad groups: numa_node -1 everywhere: bus id, no NUMA attributes; no
 
 // --- the inventory's conditions and groups, from a view of a fake host -------
 
-namespace {
-
-// A condition whose file names a program, a directory created when it is
-// met, and a group read from two files (the shape of the shipped Onload
-// inventory's X3/X4 entries).
-const char* kShared = R"({
-  "version": "1", "activation_flag": "OCI_ONLOAD", "cdi_kind": "amd.com/onload",
-  "driver_feature": ["onload"],
-  "conditions": {"ctl": {"exists_named_in": "/sys/module/m/parameters/ctl_path"}},
-  "inventory": {"onload": {
-    "devices": ["onload"],
-    "directories": [{"source": "/run/ctl", "optional": true, "create_if": "ctl"}],
-    "groups": [{"gid_file": "/sys/module/m/parameters/client_gid",
-                "mode_file": "/sys/module/m/parameters/client_mode",
-                "default_mode": "0666", "optional": true}]}}
-})";
-
-ClusterView SharedView(const ocid_test::FakeHost& h) {
-  ocid::Inventory inv;
-  ocid::Error err;
-  REQUIRE(ocid::ParseInventory(kShared, "/etc/ocid.d/amd.json", &inv, &err));
-  ocid::InventorySet set;
-  set.inventories.push_back(inv);
-  ClusterView v;
-  ocid::BuildClusterView(set, h, {}, "/", nullptr, &v);
-  return v;
-}
-
-}  // namespace
-
 TEST_CASE("nomad groups: conditions met and required groups are attributes") {
   ocid_test::FakeHost h;
   h.Chr("/dev/onload", 240, 0);
   SUBCASE("no condition met, no group: neither attribute") {
-    auto groups = NomadGroups(SharedView(h), NomadConfig{});
+    auto groups = NomadGroups(SharedDirView(h, "/"), NomadConfig{});
     REQUIRE(groups.size() == 1);
     CHECK(groups[0].healthy);
     CHECK(groups[0].attributes.count("conditions") == 0);
@@ -319,7 +290,7 @@ TEST_CASE("nomad groups: conditions met and required groups are attributes") {
     h.Content("/sys/module/m/parameters/ctl_path", "/usr/sbin/ctl\n").File("/usr/sbin/ctl");
     h.Content("/sys/module/m/parameters/client_gid", "4242\n");
     h.Content("/sys/module/m/parameters/client_mode", "432\n");  // 0660
-    ClusterView v = SharedView(h);
+    ClusterView v = SharedDirView(h, "/");
     REQUIRE(v.resources.size() == 1);
     CHECK(v.resources[0].met_conditions == std::vector<std::string>{"ctl"});
     REQUIRE(v.resources[0].to_create.size() == 1);
@@ -339,7 +310,7 @@ TEST_CASE("nomad groups: conditions met and required groups are attributes") {
   }
   SUBCASE("a group the default mode admits others to: not an attribute") {
     h.Content("/sys/module/m/parameters/client_gid", "4242\n");
-    auto groups = NomadGroups(SharedView(h), NomadConfig{});
+    auto groups = NomadGroups(SharedDirView(h, "/"), NomadConfig{});
     CHECK(groups[0].attributes.count("additional_gids") == 0);
   }
 }
