@@ -18,7 +18,16 @@
 #      one without is untouched;
 #   3. a host whose libonload and module versions differ: the container that
 #      asked is refused (StartContainer fails naming both versions), one that
-#      did not ask runs.
+#      did not ask runs;
+#   4. Onload's shrub controller (X3/X4) with client group 4242, mode 0660,
+#      the stand-in controller (OCID_SHRUB_STANDIN) serving on the host, the
+#      containers running as uid 1000 its client (`request --data`) on
+#      /run/onload/controller-0/shrub_config: the plugin's cdi answer
+#      (cdiVersion 0.7.0, additionalGids) gives the group and it connects;
+#      the mounts answer mounts /run/onload but cannot carry a group (the
+#      device plugin API has no field for one): EACCES, and the pod's
+#      supplemental_groups [4242] (what the plugin's log asks for) connects;
+#      the shim's container has the group and connects.
 # If containerd 2.x cannot be fetched, the test FAILS (it is reachable in CI).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$SRC/test/cri/containerd2.sh"
@@ -32,6 +41,11 @@ mkdir -p "$T/bin"
 ln -s "$OCID_BIN" "$T/bin/oci-decorator-runtime"
 SHIM=$T/bin/oci-decorator-runtime
 PROBE=$(onload_probe "$CDI_LIBDIRS $IMAGE_LIBDIR")  # the plugin's answers, and the shim's
+SHRUB=${OCID_SHRUB_STANDIN:-}
+[[ -n $SHRUB && -x $SHRUB ]] || die "OCID_SHRUB_STANDIN=$SHRUB is not executable (built by test/integration)"
+# Static: the shrub client runs in the containers of part 4 (the image is
+# built from BASE_ROOTFS by ctd2_start).
+install -m 0755 "$SHRUB" "$BASE_ROOTFS/usr/bin/shrub_standin"
 
 PLUGIN_PID=
 stop_plugin() {
@@ -73,11 +87,11 @@ assert_eq "both images are there (ctr -n k8s.io images import)" "$CTD2_IMAGE $CT
   "$(cri image-status "$CTD2_IMAGE" | jq -r '.repo_tags[0]') $(cri image-status "$CTD2_PAUSE_IMAGE" | jq -r '.repo_tags[0]')"
 
 # --- 1. Allocate answers applied as the kubelet applies them -------------------------------
-# allocate MODE: the plugin's answer for onload-0 in --allocate MODE, its
-# CDI specs written into containerd's cdi_spec_dirs; sets RESP.
+# allocate MODE [HOSTROOT]: the plugin's answer for onload-0 in --allocate
+# MODE, its CDI specs written into containerd's cdi_spec_dirs; sets RESP.
 allocate() {
   rm -f "$KDIR"/*
-  env -i "$OCID_PLUGIN" --config-dir "$CONF_DIR" --host-root "$HOST_ROOT" kubernetes \
+  env -i "$OCID_PLUGIN" --config-dir "$CONF_DIR" --host-root "${2:-$HOST_ROOT}" kubernetes \
     --kubelet-dir "$KDIR" --allocate "$1" --cdi-dir "$CTD2_CDI_DIR" >>"$T/logs/plugin-$1.log" 2>&1 &
   PLUGIN_PID=$!
   local sock=$KDIR/oci-decorator-amd.com_onload.sock
@@ -184,6 +198,99 @@ ctd2_assert_mounts "[mismatch] after the containers"
 cri stopp "$POD_ID" >/dev/null && cri rmp "$POD_ID" >/dev/null
 assert_eq "the pod is removed" "" "$(cri pods)"
 assert_host_mounts_unchanged "all pods removed"
+
+# --- 4. the shrub controller's client group (X3/X4) ---------------------------------------
+# A fresh simulated host with the shrub controller's parameters: client gid
+# 4242, client mode 0660 (sysfs shows it in decimal: 432); the stand-in
+# controller 0 serves <host-root>/run/onload/controller-0/shrub_config,
+# group 4242, mode 0660, as the real one does with these parameters.
+echo "# --- 4. shrub controller, client group 4242, mode 0660"
+shrub_start=$SECONDS
+SH=$T/host-shrub
+cp -a "$HOST_ROOT" "$SH" || die "cannot copy $HOST_ROOT"
+sim_shrub "$SH" "" 4242 432
+mkdir -m 0755 "$SH/run"  # a host's /run: the controller makes /run/onload in it
+SHRUB_PID=
+SHRUB_OUT=$T/logs/shrub-standin.out
+shrub_stop() {
+  [[ -n $SHRUB_PID ]] || return 0
+  kill -TERM "$SHRUB_PID" 2>/dev/null
+  wait "$SHRUB_PID" 2>/dev/null  # it unlinks its sockets
+  SHRUB_PID=
+  return 0
+}
+it_add_cleanup shrub_stop
+"$SHRUB" serve "$SH/run/onload" 0 --uid 65534 --gid 65534 --client-gid 4242 --client-mode 660 \
+  >"$SHRUB_OUT" 2>&1 &
+SHRUB_PID=$!
+for _ in $(seq 1 100); do grep -q '^READY' "$SHRUB_OUT" && break; sleep 0.05; done
+grep -q '^READY' "$SHRUB_OUT" || die "the stand-in controller did not get ready: $(cat "$SHRUB_OUT")"
+REQ="shrub_standin request --data /run/onload/controller-0/shrub_config"
+SHRUB_SCRIPT="echo GROUPS \$(id -G); awk '\$5 == \"/run/onload\" {print \"MOUNT \" \$6}' /proc/self/mountinfo; $REQ; echo DONE"
+# as_uid1000 [GIDS_JSON]: the CRI security context of a container run as
+# uid/gid 1000 (the pod's supplementalGroups land in the container's).
+as_uid1000() {
+  printf '.linux.security_context = {run_as_user: {value: 1000}, run_as_group: {value: 1000}, supplemental_groups: %s}' \
+    "${1:-[]}"
+}
+has_group() { [[ " $(sed -n 's/^GROUPS //p' <<<"$1") " == *" 4242 "* ]]; }
+if [[ -z ${OCID_PLUGIN:-} || ! -x ${OCID_PLUGIN:-} ]]; then
+  info "OCID_PLUGIN is not set: the shrub Allocate cases are not run"
+else
+  ctd2_runp shrub
+  allocate cdi "$SH"
+  spec=$(cat "$CTD2_CDI_DIR"/oci-decorator-onload*.json 2>/dev/null | jq -c 'select(.devices)' | head -1)
+  assert_eq "[shrub cdi] the plugin's spec: cdiVersion 0.7.0, the onload device with additionalGids [4242]" \
+    "0.7.0 [4242]" \
+    "$(jq -r '"\(.cdiVersion) \(.devices[] | select(.name == "onload") | .containerEdits.additionalGids | tojson)"' <<<"$spec")"
+  cfg=$(ctd2_container_json shrub-cdi "$SHRUB_SCRIPT" "$(as_uid1000)")
+  ctd2_run shrub-cdi "$cfg" --allocate "$T/allocate-cdi.json"
+  assert_eq "[shrub cdi] the container ran (exit 0)" 0 "$RC"
+  [[ $RC -eq 0 ]] || dump_run
+  check "[shrub cdi] uid 1000 has group 4242 from the CDI spec ($(grep '^GROUPS' <<<"$OUT"))" has_group "$OUT"
+  assert_match "[shrub cdi] /run/onload is a read-only mount inside" "$(grep '^MOUNT' <<<"$OUT")" '^MOUNT ro(,|$)'
+  assert_contains "[shrub cdi] it connects to the controller: REPLY 1" "$OUT" "REPLY 1"
+  assert_contains "[shrub cdi] ... DATA token=1" "$OUT" "DATA token=1"
+  assert_contains "[shrub cdi] the stand-in saw uid 1000" "$(cat "$SHRUB_OUT")" "peer_uid=1000"
+
+  allocate mounts "$SH"
+  assert_eq "[shrub mounts] the answer mounts $SH/run/onload read-only" "$SH/run/onload true" \
+    "$(jq -r '.container_responses[0].mounts[] | select(.container_path == "/run/onload") | "\(.host_path) \(.read_only)"' <<<"$RESP")"
+  assert_contains "[shrub mounts] the plugin's log asks for the pods' supplementalGroups" \
+    "$(cat "$T/logs/plugin-mounts.log")" "pods need securityContext.supplementalGroups: [4242]"
+  cfg=$(ctd2_container_json shrub-mounts "$SHRUB_SCRIPT" "$(as_uid1000)")
+  ctd2_run shrub-mounts "$cfg" --allocate "$T/allocate-mounts.json"
+  assert_eq "[shrub mounts] the container ran (exit 0)" 0 "$RC"
+  [[ $RC -eq 0 ]] || dump_run
+  assert_match "[shrub mounts] /run/onload is a read-only mount inside" "$(grep '^MOUNT' <<<"$OUT")" '^MOUNT ro(,|$)'
+  check_not "[shrub mounts] the answer cannot add group 4242 ($(grep '^GROUPS' <<<"$OUT"))" has_group "$OUT"
+  assert_contains "[shrub mounts] uid 1000 without the group is refused: EACCES" "$OUT" "ERROR connect: EACCES"
+  cfg=$(ctd2_container_json shrub-mounts-sg "$SHRUB_SCRIPT" "$(as_uid1000 '[4242]')")
+  ctd2_run shrub-mounts-sg "$cfg" --allocate "$T/allocate-mounts.json"
+  assert_eq "[shrub mounts + supplemental_groups] the container ran (exit 0)" 0 "$RC"
+  [[ $RC -eq 0 ]] || dump_run
+  check "[shrub mounts + supplemental_groups] uid 1000 has group 4242" has_group "$OUT"
+  assert_contains "[shrub mounts + supplemental_groups] it connects: REPLY 1" "$OUT" "REPLY 1"
+  cri stopp "$POD_ID" >/dev/null && cri rmp "$POD_ID" >/dev/null
+fi
+
+# The runtime shim (the handler setup registered), OCI_ONLOAD=all.
+write_shim_settings "$SH"
+ctd2_runp shrub-shim oci-decorator
+cfg=$(ctd2_container_json shrub-shim "$SHRUB_SCRIPT" "$(as_uid1000) | .envs += [{key: \"OCI_ONLOAD\", value: \"all\"}]")
+ctd2_run shrub-shim "$cfg"
+assert_eq "[shrub shim] the container ran (exit 0)" 0 "$RC"
+[[ $RC -eq 0 ]] || dump_run
+check "[shrub shim] uid 1000 has group 4242 from the shim ($(grep '^GROUPS' <<<"$OUT"))" has_group "$OUT"
+assert_match "[shrub shim] /run/onload is a read-only mount inside" "$(grep '^MOUNT' <<<"$OUT")" '^MOUNT ro(,|$)'
+assert_contains "[shrub shim] it connects to the controller: REPLY 1" "$OUT" "REPLY 1"
+assert_contains "[shrub shim] ... DATA token=1" "$OUT" "DATA token=1"
+cri stopp "$POD_ID" >/dev/null && cri rmp "$POD_ID" >/dev/null
+shrub_stop
+check_not "[shrub] the stand-in removed its socket" test -e "$SH/run/onload/controller-0/shrub_config"
+assert_eq "the pods are removed" "" "$(cri pods)"
+assert_host_mounts_unchanged "[shrub] all pods removed"
+info "part 4 (shrub controller) took $((SECONDS - shrub_start)) s"
 
 # --- stop ---------------------------------------------------------------------------------
 echo "# --- stop containerd 2.x"
