@@ -1190,7 +1190,8 @@ TEST_CASE("check: conditions, met, not met, and a named path that does not exist
   SUBCASE("the file names no absolute path: a warning") {
     FakeHost h = SharedHost();
     h.Content("/sys/module/m/parameters/ctl_path", "ctl\n");
-    const auto& c = Condition(SharedReport(h), "ctl");
+    CheckReport r = SharedReport(h);
+    const auto& c = Condition(r, "ctl");
     CHECK(c.state == CheckState::kWarn);
     CHECK(Contains(c.why, "names no absolute path"));
   }
@@ -1199,7 +1200,8 @@ TEST_CASE("check: conditions, met, not met, and a named path that does not exist
 TEST_CASE(
     "check: a create_if directory: created when asked, or a warning when others can write it") {
   SUBCASE("missing, condition not met: optional, skipped") {
-    const auto& e = DirEntry(SharedReport(SharedHost()));
+    CheckReport r = SharedReport(SharedHost());
+    const auto& e = DirEntry(r);
     CHECK(e.create_if == "ctl");
     CHECK_FALSE(e.create);
     CHECK(e.state == CheckState::kInfo);
@@ -1231,7 +1233,8 @@ TEST_CASE(
   SUBCASE("existing, root's 0755: mounted, ok") {
     FakeHost h = SharedHost();
     h.Dir("/run/ctl");
-    const auto& e = DirEntry(SharedReport(h));
+    CheckReport r = SharedReport(h);
+    const auto& e = DirEntry(r);
     CHECK_FALSE(e.create);
     CHECK(e.state == CheckState::kOk);
   }

@@ -264,7 +264,8 @@ TEST_CASE("resource watch: Nomad mode creates the directories its resources' pla
   ResourceWatch w(opts);
   ocid::Error err;
   REQUIRE_MESSAGE(w.Start(&err), err.Line());
-  const auto* r = Find(w.View(), "example.com/t");
+  const ClusterView view = w.View();  // a copy: Find points into it
+  const auto* r = Find(view, "example.com/t");
   REQUIRE(r);
   CHECK(r->healthy);
   struct stat st {};
