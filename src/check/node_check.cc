@@ -9,6 +9,7 @@
 #include "cdi.h"
 #include "delivery.h"
 #include "dir_trust.h"
+#include "host_dirs.h"
 #include "library_dirs.h"
 #include "planner.h"
 
@@ -46,6 +47,18 @@ std::string PermissionProblem(const std::string& category, const CheckedFile& f)
   return "";
 }
 
+// `inv` with `f` as its only feature, which is its driver: the planner on
+// one entry or one group alone, with the conditions a "create_if" names.
+Inventory OneFeature(const Inventory& inv, Feature f) {
+  Inventory one;
+  one.file = inv.file;
+  one.activation_flag = inv.activation_flag;
+  one.driver_features = {f.name};
+  one.features = {std::move(f)};
+  one.conditions = inv.conditions;
+  return one;
+}
+
 EntryCheck CheckEntry(const Inventory& inv, const Feature& f, const InventoryEntry& e,
                       const HostView& host) {
   EntryCheck c;
@@ -56,12 +69,7 @@ EntryCheck CheckEntry(const Inventory& inv, const Feature& f, const InventoryEnt
     c.tried.push_back(host.Display(e.kind == EntryKind::kDevice ? "/dev/" + alt : alt));
   // The planner on this entry alone: the same matching, alternatives and
   // type checks as the real plan, and an error naming what was tried.
-  Inventory one;
-  one.file = inv.file;
-  one.activation_flag = inv.activation_flag;
-  one.driver_features = {f.name};
-  one.features = {Feature{f.name, {e}, {}}};
-  one.conditions = inv.conditions;  // what "create_if" names
+  Inventory one = OneFeature(inv, Feature{f.name, {e}, {}});
   Plan plan;
   Error err;
   if (!BuildInventoryPlan(one, {f.name}, host, &plan, &err)) {
@@ -210,11 +218,7 @@ std::vector<GroupCheck> CheckGroups(const Inventory& inv, const HostView& host) 
       c.feature = f.name;
       c.gid_file = host.Display(g.gid_file);
       c.mode_file = g.mode_file.empty() ? "" : host.Display(g.mode_file);
-      Inventory one;
-      one.file = inv.file;
-      one.activation_flag = inv.activation_flag;
-      one.driver_features = {f.name};
-      one.features = {Feature{f.name, {}, {}, {g}}};
+      Inventory one = OneFeature(inv, Feature{f.name, {}, {}, {g}});
       Plan plan;
       Error err;
       if (!BuildInventoryPlan(one, {f.name}, host, &plan, &err)) {
@@ -332,17 +336,16 @@ std::string UnsafeCdiProblem(const CdiFile& spec, const std::vector<std::string>
 // spec mounts them as they are, and an engine does not create a missing
 // mount source, so a spec naming one fails every container given it.
 std::vector<std::string> DirectoriesToCreate(const Inventory& inv, const HostView& host) {
-  std::vector<std::string> out;
+  std::vector<MountOp> create;
   for (const auto& f : inv.features) {
     Plan plan;
     Error err;
-    if (!BuildInventoryPlan(inv, {f.name}, host, &plan, &err)) continue;
-    for (const auto& m : plan.mounts) {
-      std::string path = host.Display(m.source);
-      if (m.create && std::find(out.begin(), out.end(), path) == out.end())
-        out.push_back(std::move(path));
-    }
+    if (BuildInventoryPlan(inv, {f.name}, host, &plan, &err))
+      AddDirectoriesToCreate(plan.mounts, &create);
   }
+  std::vector<std::string> out;
+  out.reserve(create.size());
+  for (const auto& m : create) out.push_back(host.Display(m.source));
   return out;
 }
 

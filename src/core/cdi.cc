@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "delivery.h"
+#include "host_dirs.h"
 #include "planner.h"
 
 namespace ocid {
@@ -262,10 +263,7 @@ bool BuildCdiSpec(const Inventory& inv, const HostView& host, const std::string&
   for (const auto& d : devices) {
     out->devices.push_back(d.name);
     if (spec_dir.empty() && !d.plan.preload.empty()) out->preload_in_env = true;
-    for (const auto& m : d.plan.mounts)
-      if (m.create && std::none_of(out->create.begin(), out->create.end(),
-                                   [&](const MountOp& c) { return c.source == m.source; }))
-        out->create.push_back(m);
+    AddDirectoriesToCreate(d.plan.mounts, &out->create);
   }
   if (!CdiSpecJson(out->kind, out->file_name, devices, host_root, spec_dir, &out->json,
                    &out->preload_files, err))

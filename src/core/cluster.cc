@@ -5,6 +5,7 @@
 #include <set>
 
 #include "cdi.h"
+#include "host_dirs.h"
 #include "planner.h"
 
 namespace ocid {
@@ -72,23 +73,15 @@ ClusterResource Resource(const Inventory& inv, const std::vector<std::string>& f
   };
   if (!BuildInventoryPlan(inv, features, host, &plan, &e, &versions) || !add_profile() ||
       !DeliveryOf(plan, host_path_root, &r.delivery, &e)) {
-    r.healthy = false;
-    r.why = e.Line();
-    r.delivery = Delivery{};
+    MarkUnhealthy(&r, e.Line());
   } else {
     r.healthy = true;
-    for (const auto& m : plan.mounts)
-      if (m.create) r.to_create.push_back(m);
+    AddDirectoriesToCreate(plan.mounts, &r.to_create);
   }
   r.met_conditions = plan.met_conditions;
   NicVerdict nic = NicsFor(inv, features, nics);
   r.nics = std::move(nic.serve);
-  if (r.healthy && !nic.why.empty()) {
-    r.healthy = false;
-    r.why = nic.why;
-    r.delivery = Delivery{};
-    r.to_create.clear();
-  }
+  if (r.healthy && !nic.why.empty()) MarkUnhealthy(&r, nic.why);
   for (const auto& w : plan.warnings)
     if (std::find(warnings->begin(), warnings->end(), w) == warnings->end()) warnings->push_back(w);
   return r;
@@ -117,6 +110,13 @@ bool CheckK8sResourceName(const std::string& name, std::string* why) {
     return false;
   }
   return true;
+}
+
+void MarkUnhealthy(ClusterResource* r, const std::string& why) {
+  r->healthy = false;
+  r->why = why;
+  r->delivery = Delivery{};
+  r->to_create.clear();
 }
 
 void BuildClusterView(const InventorySet& set, const HostView& host, const HostNics& nics,
@@ -202,10 +202,7 @@ void BuildClusterView(const InventorySet& set, const HostView& host, const HostN
             claim(nomad_names, p.nomad_vendor + "/" + p.nomad_type, b.file, "Nomad device");
         if (!k8s_ok || !nomad_ok) continue;
         ClusterResource r = p;
-        r.healthy = false;
-        r.why = b.error.Line();
-        r.delivery = Delivery{};
-        r.to_create.clear();
+        MarkUnhealthy(&r, b.error.Line());
         out->resources.push_back(std::move(r));
         kept = true;
       }

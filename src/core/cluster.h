@@ -59,6 +59,10 @@ struct ClusterResource {
   std::vector<MountOp> to_create;
 };
 
+// Makes `r` unhealthy for `why`: nothing of it is handed out (no delivery)
+// and nothing is created for it.
+void MarkUnhealthy(ClusterResource* r, const std::string& why);
+
 // The CDI spec one inventory yields in a CDI directory (the device plugin's
 // --cdi-dir), or why it yields none.
 struct ClusterCdiSpec {

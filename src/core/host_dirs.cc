@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "dir_trust.h"
@@ -54,6 +55,13 @@ bool CreatePlannedDirectories(int root_fd, Plan* plan, std::vector<std::string>*
   for (auto& m : plan->mounts)
     if (m.create && !CreateOne(root_fd, &m, created, err)) return false;
   return true;
+}
+
+void AddDirectoriesToCreate(const std::vector<MountOp>& mounts, std::vector<MountOp>* out) {
+  for (const MountOp& m : mounts)
+    if (m.create && std::none_of(out->begin(), out->end(),
+                                 [&](const MountOp& o) { return o.source == m.source; }))
+      out->push_back(m);
 }
 
 }  // namespace ocid

@@ -36,4 +36,9 @@ namespace ocid {
 bool CreatePlannedDirectories(int root_fd, Plan* plan, std::vector<std::string>* created,
                               Error* err);
 
+// Appends to *out each MountOp of `mounts` with `create` whose source *out
+// does not hold yet: the directories several plans create (a CDI spec's
+// devices, a view's resources), each once.
+void AddDirectoriesToCreate(const std::vector<MountOp>& mounts, std::vector<MountOp>* out);
+
 }  // namespace ocid

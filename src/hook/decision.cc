@@ -4,6 +4,7 @@
 
 #include "container_plan.h"
 #include "files.h"
+#include "host_dirs.h"
 #include "library_dirs.h"
 #include "log.h"
 #include "spec_keys.h"
@@ -149,6 +150,21 @@ bool PlanFor(const Options& opts, const Container& c, bool resolve_paths,
   ContainerDecision decision;
   return PlanContainer(facts, c.inventories, **host, ProbeLibraryDirs(facts.rootfs), &decision,
                        plan, err);
+}
+
+bool CreateDirectories(const std::string& id, const HostRootView& host, Plan* plan,
+                       std::vector<std::string>* lines, Error* err) {
+  std::vector<std::string> created;
+  if (!CreatePlannedDirectories(host.fd(), plan, &created, err)) return false;
+  for (const auto& path : created) {
+    log::Fields f;
+    f.container_id = Printable(id);
+    std::string line =
+        Printable("container " + id + ": created " + path + " (root, 0755) on the host");
+    log::Write(log::Level::kInfo, line, f);
+    lines->push_back(std::move(line));
+  }
+  return true;
 }
 
 void ReportBroken(const InventorySet& set, bool activated) {

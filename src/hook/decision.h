@@ -18,6 +18,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "bundle_config.h"
 #include "error.h"
@@ -98,6 +99,13 @@ bool CouldHaveAsked(const Options& opts, const std::string& state_bytes);
 // host path (needed by `plan` and by modes that hand paths to a runtime).
 bool PlanFor(const Options& opts, const Container& c, bool resolve_paths,
              std::unique_ptr<HostRootView>* host, Plan* plan, Error* err);
+
+// The first step of carrying a plan out (the hook, the runtime shim):
+// its create_if directories made on the host under `host`'s root through
+// root's writer (host_dirs.h), one info line each, also appended to *lines
+// (the shim copies them into the runtime's log).
+bool CreateDirectories(const std::string& id, const HostRootView& host, Plan* plan,
+                       std::vector<std::string>* lines, Error* err);
 
 // Logs broken inventories: a warning when something was activated, debug
 // otherwise.

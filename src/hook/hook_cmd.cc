@@ -15,10 +15,10 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "decision.h"
 #include "exit_codes.h"
-#include "host_dirs.h"
 #include "log.h"
 #include "oci_state.h"
 #include "plan_executor.h"
@@ -108,19 +108,6 @@ bool MayApply(const Plan& plan, bool confined, Error* err) {
   return true;
 }
 
-// Makes the plan's create_if directories on the host, one info line each.
-bool CreateDirectories(const std::string& id, const HostRootView& host, Plan* plan, Error* err) {
-  std::vector<std::string> created;
-  if (!CreatePlannedDirectories(host.fd(), plan, &created, err)) return false;
-  for (const auto& path : created) {
-    log::Fields f;
-    f.container_id = Printable(id);
-    log::Write(log::Level::kInfo,
-               Printable("container " + id + ": created " + path + " (root, 0755) on the host"), f);
-  }
-  return true;
-}
-
 std::string Summary(const Plan& plan) {
   std::string s;
   for (const auto& a : plan.activated) {
@@ -190,8 +177,9 @@ int RunHook(const Options& opts, const std::string& stage, int stdin_fd, bool co
 
   // 4. Execute: the directories an inventory creates (create_if) first, on
   // the host through root's writer (host_dirs.h), then the plan.
+  std::vector<std::string> created;
   if (!MayApply(plan, confined, &err) ||
-      !CreateDirectories(plan.container_id, *host, &plan, &err) ||
+      !CreateDirectories(plan.container_id, *host, &plan, &created, &err) ||
       !ExecutePlan(opts, plan, *host, &err))
     return Refused(plan.container_id, err, stage, &plan);
 

@@ -21,7 +21,6 @@
 #include "engine_files.h"
 #include "exit_codes.h"
 #include "files.h"
-#include "host_dirs.h"
 #include "log.h"
 #include "log_setup.h"
 #include "options.h"
@@ -180,7 +179,9 @@ class RuntimeShim::Impl {
       // The directories an inventory creates (create_if), on the host
       // through root's writer (host_dirs.h), before runc reads config.json
       // and binds them; a refused walk refuses the container.
-      if (!CreateDirectories(c.state.id, *host, &plan, err)) return false;
+      std::vector<std::string> created;
+      if (!CreateDirectories(c.state.id, *host, &plan, &created, err)) return false;
+      for (const auto& line : created) RuntimeLog("info", line);
       if (!EditSpec(plan, host->root_path(), &bytes, err, &notes)) {
         if (err->path == kConfigName) err->path = c.config_path;
         return false;
@@ -213,23 +214,6 @@ class RuntimeShim::Impl {
     f.stage = "create";
     log::Write(log::Level::kInfo, line, f);
     RuntimeLog("info", line);
-    return true;
-  }
-
-  // Makes the plan's create_if directories on the host, one info line each
-  // (as the hook does), in the shim's log and the runtime's.
-  bool CreateDirectories(const std::string& id, const HostRootView& host, Plan* plan,
-                         Error* err) const {
-    std::vector<std::string> created;
-    if (!CreatePlannedDirectories(host.fd(), plan, &created, err)) return false;
-    for (const auto& path : created) {
-      log::Fields f;
-      f.container_id = Printable(id);
-      std::string line =
-          Printable("container " + id + ": created " + path + " (root, 0755) on the host");
-      log::Write(log::Level::kInfo, line, f);
-      RuntimeLog("info", line);
-    }
     return true;
   }
 

@@ -177,12 +177,7 @@ void ResourceWatch::Rebuild(const std::string& why) {
     // The host root went away (a DaemonSet's mount?): everything known is
     // kept, unhealthy, until it is back.
     next = previous;
-    for (auto& r : next.resources) {
-      r.healthy = false;
-      r.why = err.Line();
-      r.delivery = Delivery{};
-      r.to_create.clear();
-    }
+    for (auto& r : next.resources) MarkUnhealthy(&r, err.Line());
     if (next.resources.empty())
       next.none_why = NoResourcesWhy(loaded, err, set, opts_.config_dir, next);
     used_.clear();
@@ -262,12 +257,7 @@ void ResourceWatch::Rebuild(const std::string& why) {
 
 void ResourceWatch::CreateDirectories(int root_fd, const ClusterView& view) {
   Plan plan;
-  for (const ClusterResource& r : view.resources)
-    for (const MountOp& m : r.to_create) {
-      bool have = false;
-      for (const MountOp& p : plan.mounts) have = have || p.source == m.source;
-      if (!have) plan.mounts.push_back(m);
-    }
+  for (const ClusterResource& r : view.resources) AddDirectoriesToCreate(r.to_create, &plan.mounts);
   if (plan.mounts.empty()) return;
   std::vector<std::string> created;
   Error err;
